@@ -1,0 +1,21 @@
+"""smevals: run evals, grade Runs, keep results as immutable content-addressed files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "check"]
+
+
+def check(
+    spec: dict[str, Any],
+    output: str,
+    task: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run one built-in Check on ``output`` without a store; see smevals.checkers.api."""
+    from smevals.checkers.api import check as _check
+
+    return _check(spec, output, task=task, usage=usage)

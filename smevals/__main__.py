@@ -1,0 +1,3 @@
+from smevals.cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""Command-line interface. Only this package imports click."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from smevals.cli import commands as _commands  # noqa: F401  (registers the commands)
+from smevals.cli.base import cli
+from smevals.errors import EXIT_BAD_INPUT, SmevalsError
+
+EXIT_INTERNAL = 3
+
+__all__ = ["cli", "main"]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: no traceback reaches a user unless --debug asks for it."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args or os.environ.get("SMEVALS_DEBUG") == "1"
+    try:
+        cli.main(args=args, prog_name="smevals", standalone_mode=False)
+    except SmevalsError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_BAD_INPUT if exc.exit_code == 2 else exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # an unexpected bug: short message, traceback on request
+        if debug:
+            traceback.print_exc()
+        else:
+            click.echo(
+                f"Internal error: {type(exc).__name__}: {exc}\n"
+                "This is a bug in smevals. Re-run with --debug to see the traceback.",
+                err=True,
+            )
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,46 @@
+"""The click group every command attaches to, and shared options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from smevals import __version__
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="smevals")
+@click.option("--debug", is_flag=True, help="Show the full traceback of an unexpected error.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Run evals against language models and agent harnesses, grade the Runs, and keep
+    every Run and Grade as an immutable, content-addressed directory.
+
+    \b
+    Typical session:
+      smevals validate suites/haiku
+      smevals run suites/haiku -g
+      smevals report suites/haiku
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`--store DIR`: where Runs and Grades live (one sub-folder per Eval)."""
+    return click.option(
+        "--store",
+        "store",
+        type=click.Path(file_okay=False),
+        envvar="SMEVALS_STORE",
+        help="Results store folder shared by Evals (one sub-folder per Eval). "
+        "Default: <eval>/results. Env: SMEVALS_STORE.",
+    )(f)
+
+
+def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)

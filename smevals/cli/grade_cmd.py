@@ -1,0 +1,112 @@
+"""`smevals grade` and `smevals regrade`."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from smevals.cli.base import cli, store_option
+from smevals.cli.progress import Progress
+from smevals.errors import EvidenceFailed
+
+
+def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Filters shared by grade and regrade."""
+    options = [
+        click.option("-t", "--task", "tasks", multiple=True, help="Only Runs of this task."),
+        click.option("-m", "--model", "models", multiple=True, help="Only Runs of this model."),
+        click.option("-c", "--config", "configs", multiple=True, help="Only Runs of this config."),
+        click.option("--run", "runs", multiple=True, help="Only this Run (id or prefix)."),
+        click.option("--since", help="Only Runs started at or after this date (ISO)."),
+        click.option("--outcome", type=click.Choice(["pass", "fail"]),
+                     help="Only Runs whose newest Grade has this outcome."),
+        click.option("--from-version", help="Only Runs whose newest Grade is of this grader "
+                     "version (prefix)."),
+        click.option("-g", "--grader", default="default", show_default=True, help="Grader name."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True),
+        store_option,
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+class GradeText:
+    def __init__(self) -> None:
+        self.progress = Progress("grade")
+
+    def start(self, ev: Any, version: str, total: int) -> None:
+        click.echo(f"{ev.name}: grading {total} Run(s) with grader version {version}")
+        self.progress.start(total)
+
+    def done(self, result: Any) -> None:
+        rec = result.run.record
+        score = "" if result.score is None else f" score={result.score:.3g}"
+        line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
+                f"{result.run.id} ... {result.outcome}{score}")
+        self.progress.step(result.outcome == "pass", line)
+
+
+def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
+    from smevals.commands.grade import GradeOptions, grade_command
+
+    opts = GradeOptions(paths=paths, regrade=regrade, **kw)
+    ui = GradeText()
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        summary = grade_command(opts, ui)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        ui.progress.close()
+    _report(summary, opts)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _report(s: Any, opts: Any) -> None:
+    click.echo(f"Graded {s.graded} Run(s): {s.passed} pass, {s.failed} fail")
+    if s.up_to_date:
+        click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
+    if s.skipped_failed_runs:
+        click.echo(f"Skipped {s.skipped_failed_runs} failed Run(s)")
+    if s.older_only and not opts.regrade:
+        click.echo(f"{s.older_only} Run(s) had Grades only from older grader versions "
+                   "(graded again above; the old Grades are kept)")
+    if s.flips_to_fail or s.flips_to_pass or s.score_changes:
+        mean = sum(s.score_changes) / len(s.score_changes) if s.score_changes else 0.0
+        click.echo(f"Against each Run's previous Grade: {s.flips_to_fail} pass->fail, "
+                   f"{s.flips_to_pass} fail->pass, mean score change {mean:+.3f} "
+                   f"over {len(s.score_changes)} scored Run(s)")
+    if s.interrupted:
+        click.echo("Interrupted: the Grades above are kept.", err=True)
+        raise SystemExit(130)
+    if s.failed:
+        raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
+
+
+@cli.command("grade")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@filter_options
+def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
+    """Grade every successful Run that has no Grade from the current grader version.
+
+    Failed Runs are skipped. Editing the grader, a checker program or a Task's grading
+    data makes the affected Grades out of date; older Grades are never changed.
+    """
+    _run(False, paths, **kw)
+
+
+@cli.command("regrade")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@filter_options
+def regrade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
+    """Write a new Grade for every selected Run, even when a current one exists.
+
+    Ends with what changed against each Run's previous Grade.
+    """
+    _run(True, paths, **kw)

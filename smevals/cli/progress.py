@@ -1,0 +1,54 @@
+"""Progress for long work: a bar on a terminal, one line per finished item otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+
+class Progress:
+    def __init__(self, label: str, stream_is_tty: bool | None = None):
+        self.label = label
+        self.tty = sys.stderr.isatty() if stream_is_tty is None else stream_is_tty
+        self.total = 0
+        self.counts = {"done": 0, "ok": 0, "failed": 0}
+        self.start_time = time.monotonic()
+
+    def start(self, total: int) -> None:
+        self.total = total
+        self.counts = {"done": 0, "ok": 0, "failed": 0}
+        self.start_time = time.monotonic()
+        self._draw()
+
+    def step(self, ok: bool, line: str) -> None:
+        self.counts["done"] += 1
+        self.counts["ok" if ok else "failed"] += 1
+        if self.tty:
+            self._draw()
+        else:
+            click.echo(line)
+
+    def close(self) -> None:
+        if self.tty and self.total:
+            click.echo("", err=True)
+
+    def _draw(self) -> None:
+        if not self.tty or not self.total:
+            return
+        done, total = self.counts["done"], self.total
+        width = 28
+        filled = int(width * done / total)
+        elapsed = time.monotonic() - self.start_time
+        eta = elapsed / done * (total - done) if done else 0.0
+        bar = "#" * filled + "-" * (width - filled)
+        text = (f"\r{self.label} [{bar}] {done}/{total}  ok {self.counts['ok']}  "
+                f"failed {self.counts['failed']}  ETA {_clock(eta)}")
+        click.echo(text, nl=False, err=True)
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -1,0 +1,123 @@
+"""`smevals run`."""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Any
+
+import click
+
+from smevals.cli.base import cli, store_option
+from smevals.cli.progress import Progress
+from smevals.errors import EvidenceFailed
+
+
+def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`-g` takes an optional value but never swallows an Eval path: `-g EVAL` is `-g default EVAL`."""
+    if value and value != "default" and os.path.isdir(value):
+        ctx.meta.setdefault("smevals_extra_paths", []).append(value)
+        return "default"
+    return value
+
+
+class TextUI:
+    def __init__(self, quiet_plan: bool = False):
+        self.progress = Progress("run")
+
+    def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
+        self._header(ev, config, pairs, jobs)
+
+    def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
+        have = sum(1 for p in pairs if p.existing)
+        click.echo(f"{ev.name}: {jobs} Run(s) to make with config '{config}' "
+                   f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same inputs)")
+
+    def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
+        self._header(ev, config, pairs, jobs)
+        for p in pairs:
+            click.echo(f"  {p.task} / {config} / {p.model}: {p.existing} Run(s) exist, "
+                       f"would run {p.wanted}")
+
+    def start(self, total: int) -> None:
+        self.progress.start(total)
+
+    def done(self, item: Any, grade: Any) -> None:
+        rec = item.record
+        status = "ok" if item.ok else f"FAILED ({rec['failure']['detail']})"
+        line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} ... {status} "
+                f"({rec['duration_seconds']:.1f}s) -> {item.written.id}")
+        if grade is not None:
+            score = "" if grade.score is None else f" score={grade.score:.3g}"
+            line += f"\n    grade: {grade.outcome}{score}"
+        self.progress.step(item.ok, line)
+
+
+@cli.command("run")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("-m", "--model", "models", multiple=True, help="Model to run (repeatable). "
+              "Default: the config's model.")
+@click.option("-c", "--config", default="default", show_default=True, help="Config name.")
+@click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable).")
+@click.option("-n", "--repeat", type=click.IntRange(min=1), default=None,
+              help="Top each task/model pair up to N successful Runs with the same inputs.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Runners at once.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Seconds per Run (default: the config's timeout, else none).")
+@click.option("-g", "--grader", default=None, is_flag=False, flag_value="default",
+              callback=_grader_value, help="Grade each Run as it finishes (bare -g: default).")
+@click.option("--dry-run", is_flag=True, help="List what would run, run nothing.")
+@store_option
+@click.pass_context
+def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...], config: str,
+            tasks: tuple[str, ...], repeat: int | None, jobs: int, timeout: float | None,
+            grader: str | None, dry_run: bool, store: str | None) -> None:
+    """Attempt every Task of each Eval (or Suite) with a Config's Runner, for each model.
+
+    A Run whose runner exits non-zero is kept as a failed Run (never graded, not counted by
+    -n). Ctrl-C stops launching, ends running runners and keeps every finished Run.
+    """
+    from smevals.commands.run import RunOptions, run_command
+
+    paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
+    if not paths:
+        raise click.UsageError("Missing argument 'PATHS...': give an Eval or a Suite.")
+    opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader)
+    ui = TextUI()
+    if dry_run:
+        ui.plan = ui.dry  # type: ignore[method-assign]
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        summary = run_command(opts, ui, _grade_hook() if grader else None)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        ui.progress.close()
+    _finish(summary, dry_run)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _grade_hook() -> Any:
+    from smevals.commands.grade import grade_after_run
+
+    return grade_after_run
+
+
+def _finish(summary: Any, dry_run: bool) -> None:
+    if dry_run:
+        return
+    click.echo(f"{summary.ok} ok, {summary.failed} failed")
+    if summary.interrupted:
+        click.echo("Interrupted: the Runs above are kept; run the same command again "
+                   "(with -n) to resume.", err=True)
+        raise SystemExit(130)
+    problems = []
+    if summary.failed:
+        problems.append(f"{summary.failed} run(s) failed")
+    if summary.graded_fail:
+        problems.append(f"{summary.graded_fail} run(s) graded as fail")
+    if problems:
+        raise EvidenceFailed(", ".join(problems))

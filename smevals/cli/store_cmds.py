@@ -1,0 +1,82 @@
+"""`smevals verify`, `smevals show`, `smevals gc`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import orjson
+
+from smevals.cli.base import cli, store_option
+from smevals.errors import EvidenceFailed
+
+
+@cli.command("verify")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--rev", help="Verify the store as committed at this git revision.")
+@click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@store_option
+def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: str | None) -> None:
+    """Recompute every hash and list every problem (changed, missing or extra files, renamed
+    folders, edited records, Grades whose Run is missing, staging leftovers). Exit 1 if any.
+
+    PATHS are Evals, Suites or store folders (default: the current folder).
+    """
+    from smevals.commands.maintain import verify_command
+
+    report = verify_command(paths, store, rev)
+    if as_json:
+        doc = {"checked": report.checked, "ok": not report.problems,
+               "problems": [{"store": str(root), "path": d.path, "message": d.message}
+                            for root, d in report.problems]}
+        click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+    else:
+        for root, damage in report.problems:
+            click.echo(f"{root / damage.path}: {damage.message}")
+    if report.problems:
+        raise EvidenceFailed(f"{len(report.problems)} problem(s) in {report.checked} object(s)")
+    if not as_json:
+        click.echo(f"OK: {report.checked} object(s) verified, no problems")
+
+
+@cli.command("show")
+@click.argument("ident")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--file", "name", help="Print this file of the object instead.")
+@click.option("--rev", help="Read the store as committed at this git revision.")
+@store_option
+def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | None,
+             store: str | None) -> None:
+    """Print a Run's or Grade's record and file list, or one of its files.
+
+    IDENT is an id or any unique prefix of at least 6 characters (of the id or of its hash).
+    PATHS are Evals, Suites or stores to look in (default: the current folder).
+    """
+    from smevals.commands.maintain import find_object, show_object
+
+    st, obj = find_object(paths, store, ident, rev)
+    record, content = show_object(st, obj, name)
+    if record is None:
+        sys.stdout.buffer.write(content)
+        return
+    click.echo(f"{obj.kind} {obj.id}\n{st.path_of(obj)}\n")
+    click.echo(orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+@cli.command("gc")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Print what would be removed; remove nothing.")
+@click.option("--superseded", is_flag=True,
+              help="Also remove Grades whose grader version is not the current one.")
+@click.option("--grace", type=click.FloatRange(min=0), default=3600.0, show_default=True,
+              help="Seconds a staging folder of a live process is left alone.")
+@store_option
+def gc_cmd(paths: tuple[str, ...], dry_run: bool, superseded: bool, grace: float,
+           store: str | None) -> None:
+    """Remove staging leftovers of interrupted writes (and, with --superseded, old Grades)."""
+    from smevals.commands.maintain import gc_command
+
+    report = gc_command(paths, store, dry_run, superseded, grace)
+    for line in report.removed:
+        click.echo(line)
+    click.echo(f"{len(report.removed)} item(s) {'would be ' if dry_run else ''}removed")

@@ -1,0 +1,40 @@
+"""`smevals validate`."""
+
+from __future__ import annotations
+
+import click
+import orjson
+
+from smevals.cli.base import cli
+from smevals.errors import EXIT_BAD_INPUT
+
+
+@cli.command("validate")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="Print the problems (and counts) as JSON.")
+def validate_cmd(paths: tuple[str, ...], as_json: bool) -> None:
+    """Check Evals (or every Eval in Suites) against the schemas and across files.
+
+    Lists every problem as path:line:col: message and exits 2, or prints a one-line
+    summary and exits 0.
+    """
+    from smevals.commands.validate import validate_paths
+
+    summary = validate_paths(list(paths))
+    if as_json:
+        doc = {
+            "ok": not summary.problems,
+            "evals": summary.evals, "tasks": summary.tasks,
+            "configs": summary.configs, "graders": summary.graders,
+            "problems": [p.as_dict() for p in summary.problems],
+        }
+        click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+    elif summary.problems:
+        for problem in summary.problems:
+            click.echo(problem.render(), err=True)
+        n = len(summary.problems)
+        click.echo(f"{n} problem{'' if n == 1 else 's'} found", err=True)
+    else:
+        click.echo(summary.line())
+    if summary.problems:
+        raise SystemExit(EXIT_BAD_INPUT)

@@ -1,0 +1,50 @@
+"""Helpers shared by commands: loading Evals strictly, picking configs, tasks and graders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from smevals.errors import SmevalsError, SpecError
+from smevals.spec.discover import find_evals
+from smevals.spec.load import load_eval
+from smevals.spec.model import Config, Eval, Grader, Task
+
+
+def load_evals(paths: list[str] | tuple[str, ...]) -> list[Eval]:
+    """Every Eval under `paths`, schema-valid, or a SpecError listing every problem."""
+    evals, problems = [], []
+    for path in find_evals(list(paths)):
+        try:
+            evals.append(load_eval(path))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return evals
+
+
+def pick_config(ev: Eval, name: str) -> Config:
+    if name not in ev.configs:
+        have = ", ".join(sorted(ev.configs)) or "(none)"
+        raise SmevalsError(f"{ev.name}: no config named '{name}' - available configs: {have}")
+    return ev.configs[name]
+
+
+def pick_grader(ev: Eval, name: str) -> Grader:
+    if name not in ev.graders:
+        have = ", ".join(sorted(ev.graders)) or "(none)"
+        raise SmevalsError(f"{ev.name}: no grader named '{name}' - available graders: {have}")
+    return ev.graders[name]
+
+
+def pick_tasks(ev: Eval, names: tuple[str, ...] | list[str]) -> list[Task]:
+    if not ev.tasks:
+        raise SmevalsError(f"no tasks found in {Path(ev.path) / 'tasks'}")
+    if not names:
+        return list(ev.tasks)
+    known = {t.name: t for t in ev.tasks}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise SmevalsError(f"{ev.name}: no such task(s): {', '.join(missing)} - available "
+                           f"tasks: {', '.join(sorted(known))}")
+    return [known[n] for n in dict.fromkeys(names)]

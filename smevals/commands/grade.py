@@ -1,0 +1,195 @@
+"""`smevals grade` and `smevals regrade`: new Grades, never touching a Run or an older Grade."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from smevals.commands.common import load_evals, pick_grader
+from smevals.commands.validate import check_problems
+from smevals.errors import SmevalsError, SpecError
+from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
+from smevals.grade.select import Choice, counts, grades_by_run
+from smevals.grade.version import grader_version, grading_hash
+from smevals.run.engine import Interrupted, run_pool
+from smevals.run.execute import ProcessGroups
+from smevals.spec.model import Eval, Grader
+from smevals.store.layout import parse_iso
+from smevals.store.store import Obj, Store, store_root
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    paths: tuple[str, ...]
+    grader: str = "default"
+    jobs: int = 4
+    store: str | None = None
+    tasks: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    configs: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
+    since: str | None = None
+    outcome: str | None = None
+    from_version: str | None = None
+    regrade: bool = False
+
+
+class GradeUI(Protocol):
+    def start(self, ev: Eval, version: str, total: int) -> None: ...
+    def done(self, result: GradeResult) -> None: ...
+
+
+@dataclass
+class GradeSummary:
+    graded: int = 0
+    passed: int = 0
+    failed: int = 0
+    skipped_failed_runs: int = 0
+    up_to_date: int = 0
+    older_only: int = 0
+    flips_to_fail: int = 0
+    flips_to_pass: int = 0
+    score_changes: list[float] = field(default_factory=list)
+    interrupted: bool = False
+
+
+@dataclass
+class Plan:
+    ev: Eval
+    grader: Grader
+    version: str
+    store: Store
+    todo: list[Obj]
+    previous: dict[str, Obj | None]
+
+
+def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
+    summary = GradeSummary()
+    plans = [_plan(ev, opts, summary) for ev in load_evals(opts.paths)]
+    groups = ProcessGroups()
+    for plan in plans:
+        ui.start(plan.ev, plan.version, len(plan.todo))
+        try:
+            _grade_all(plan, opts.jobs, groups, ui, summary)
+        except Interrupted:
+            summary.interrupted = True
+            break
+    return summary
+
+
+def checked_grader(ev: Eval, name: str) -> Grader:
+    """The grader `name`, with every Check's options and programs valid (else exit 2)."""
+    grader = pick_grader(ev, name)
+    problems = [p for check in grader.checks for p in check_problems(grader, check)]
+    if problems:
+        raise SpecError(problems)
+    return grader
+
+
+def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
+    grader = checked_grader(ev, opts.grader)
+    version = grader_version(grader)
+    store = Store(store_root(ev.path, ev.name, opts.store))
+    history = grades_by_run(store.grades(), grader.name)
+    todo, previous = [], {}
+    for run in _select(store, ev, opts, history):
+        if run.record.get("status") != "ok":
+            summary.skipped_failed_runs += 1
+            continue
+        past = history.get(run.rel, [])
+        previous[run.rel] = past[-1] if past else None
+        choice = Choice(grader.name, version,
+                        {run.record["task"]["name"]: grading_hash(grading_data(ev, run))})
+        current = any(counts(g, choice) for g in past)
+        if current and not opts.regrade:
+            summary.up_to_date += 1
+            continue
+        summary.older_only += bool(past and not current)
+        todo.append(run)
+    return Plan(ev, grader, version, store, todo, previous)
+
+
+def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
+    since = _since(opts.since)
+    out = []
+    for run in sorted(store.runs(), key=lambda r: r.rel):
+        rec = run.record
+        if opts.tasks and rec["task"]["name"] not in opts.tasks:
+            continue
+        if opts.models and rec["model"] not in opts.models:
+            continue
+        if opts.configs and rec["config"]["name"] not in opts.configs:
+            continue
+        if opts.runs and not any(_id_match(run.id, p) for p in opts.runs):
+            continue
+        if since and parse_iso(rec["started"]) < since:
+            continue
+        newest = (history.get(run.rel) or [None])[-1]
+        if opts.outcome and (newest is None or newest.record.get("outcome") != opts.outcome):
+            continue
+        if opts.from_version and (newest is None or not str(
+                newest.record["grader"]["version"]).startswith(opts.from_version)):
+            continue
+        out.append(run)
+    if not out and (opts.runs or not store.runs()):
+        what = "matching Runs" if opts.runs else "Runs"
+        raise SmevalsError(f"{ev.name}: no {what} in {store.root}")
+    return out
+
+
+def _id_match(oid: str, prefix: str) -> bool:
+    return oid.startswith(prefix) or oid.split("-", 1)[-1].startswith(prefix)
+
+
+def _since(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        moment = parse_iso(text)
+    except ValueError:
+        raise SmevalsError(f"--since: '{text}' is not a date (use YYYY-MM-DD or an ISO "
+                           "date and time)") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
+               summary: GradeSummary) -> None:
+    environ = dict(os.environ)
+
+    def work(run: Obj) -> GradeResult | None:
+        return grade_run(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
+                                  environ, groups))
+
+    def done(result: GradeResult) -> None:
+        _count(summary, result, plan.previous.get(result.run.rel))
+        ui.done(result)
+
+    run_pool(plan.todo, work, jobs, done, groups.cancel)
+
+
+def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> None:
+    summary.graded += 1
+    summary.passed += result.outcome == "pass"
+    summary.failed += result.outcome == "fail"
+    if before is None:
+        return
+    old = before.record
+    summary.flips_to_fail += old.get("outcome") == "pass" and result.outcome == "fail"
+    summary.flips_to_pass += old.get("outcome") == "fail" and result.outcome == "pass"
+    if old.get("score") is not None and result.score is not None:
+        summary.score_changes.append(result.score - float(old["score"]))
+
+
+_VERSIONS: dict[int, str] = {}
+
+
+def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
+    """`smevals run -g`: grade one Run as soon as it finished."""
+    grader: Grader = prep.grader
+    version = _VERSIONS.setdefault(id(grader), grader_version(grader))
+    session = prep.session
+    run = Obj("run", made.written.id, made.written.rel, made.record)
+    return grade_run(GradeJob(prep.ev, grader, version, run, session.store, session.environ,
+                              session.groups))

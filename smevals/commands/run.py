@@ -1,0 +1,119 @@
+"""`smevals run`: attempt every Task with a Config's Runner, for every model."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from smevals.commands.common import load_evals, pick_config, pick_grader, pick_tasks
+from smevals.commands.validate import check_problems, config_problems
+from smevals.errors import SmevalsError, SpecError
+from smevals.run.attempt import Attempt, Session, attempt
+from smevals.run.engine import Interrupted, run_pool
+from smevals.run.execute import ProcessGroups
+from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
+from smevals.run.provenance import provenance
+from smevals.spec.model import Eval, Grader
+from smevals.store.store import Store, store_root
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    paths: tuple[str, ...]
+    models: tuple[str, ...] = ()
+    config: str = "default"
+    tasks: tuple[str, ...] = ()
+    repeat: int | None = None
+    jobs: int = 4
+    timeout: float | None = None
+    store: str | None = None
+    dry_run: bool = False
+    grader: str | None = None
+
+
+class RunUI(Protocol):
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int) -> None: ...
+    def start(self, total: int) -> None: ...
+    def done(self, item: Attempt, grade: Any) -> None: ...
+
+
+@dataclass
+class Prepared:
+    ev: Eval
+    session: Session
+    jobs: list[Job]
+    pairs: list[PairPlan]
+    grader: Grader | None
+
+
+@dataclass
+class RunSummary:
+    ok: int = 0
+    failed: int = 0
+    graded_fail: int = 0
+    interrupted: bool = False
+    results: list[tuple[Attempt, Any]] = field(default_factory=list)
+
+
+def run_command(opts: RunOptions, ui: RunUI,
+                grade_one: Callable[[Prepared, Attempt], Any] | None = None) -> RunSummary:
+    """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
+    prepared = [_prepare(ev, opts) for ev in load_evals(opts.paths)]
+    summary = RunSummary()
+    for prep in prepared:
+        ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs))
+    if opts.dry_run:
+        return summary
+    for prep in prepared:
+        _execute(prep, opts, ui, summary, grade_one)
+        if summary.interrupted:
+            break
+    return summary
+
+
+def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
+    config = pick_config(ev, opts.config)
+    problems = config_problems(config)
+    grader = pick_grader(ev, opts.grader) if opts.grader else None
+    for check in grader.checks if grader else ():
+        problems.extend(check_problems(grader, check))  # type: ignore[arg-type]
+    if problems:
+        raise SpecError(problems)
+    models = list(dict.fromkeys(opts.models)) or ([config.model] if config.model else [])
+    if not models:
+        raise SmevalsError(f"{config.path}: config '{config.name}' names no model; "
+                           "add `model:` to it or pass -m MODEL")
+    tasks = pick_tasks(ev, opts.tasks)
+    runner = resolve_runner(config)
+    store = Store(store_root(ev.path, ev.name, opts.store))
+    timeout = opts.timeout if opts.timeout is not None else config.timeout
+    session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
+                      ProcessGroups(), dict(os.environ))
+    jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
+    return Prepared(ev, session, jobs, pairs, grader)
+
+
+def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
+             grade_one: Callable[[Prepared, Attempt], Any] | None) -> None:
+    def work(job: Job) -> tuple[Attempt, Any] | None:
+        made = attempt(prep.session, job)
+        if made is None:
+            return None
+        grade = grade_one(prep, made) if grade_one and prep.grader and made.ok else None
+        return made, grade
+
+    def done(result: tuple[Attempt, Any]) -> None:
+        made, grade = result
+        summary.results.append(result)
+        summary.ok += made.ok
+        summary.failed += not made.ok
+        summary.graded_fail += bool(grade is not None and getattr(grade, "outcome", "") == "fail")
+        ui.done(made, grade)
+
+    ui.start(len(prep.jobs))
+    try:
+        run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+    except Interrupted:
+        summary.interrupted = True

@@ -1,0 +1,1 @@
+"""Grading Runs: checker programs, grader versions, grade semantics, which Grade counts."""

@@ -1,0 +1,167 @@
+"""Apply one grader version to one Run and store the Grade (never touching the Run)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smevals.grade.normalise import normalize_tags
+from smevals.grade.program import CheckerContext, run_program
+from smevals.grade.score import grade_outcome, grade_score
+from smevals.grade.version import checker_program, grading_hash
+from smevals.run.execute import ProcessGroups
+from smevals.spec.model import Check, Eval, Grader
+from smevals.spec.programs import ProgramError
+from smevals.store.store import Obj, Store
+
+GRADER_COPY = "grader.yaml"
+
+
+@dataclass(frozen=True)
+class GradeJob:
+    ev: Eval
+    grader: Grader
+    version: str
+    run: Obj
+    store: Store
+    environ: dict[str, str]
+    groups: ProcessGroups
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    run: Obj
+    id: str
+    rel: str
+    outcome: str
+    score: float | None
+    record: dict[str, Any]
+
+
+def grading_data(ev: Eval, run: Obj) -> dict[str, Any]:
+    """The Task's current grading data while the Task exists, else the Run's copy."""
+    task = ev.task(str(run.record.get("task", {}).get("name")))
+    if task is not None:
+        return dict(task.grading)
+    return dict(run.record.get("grading") or {})
+
+
+def grade_run(job: GradeJob) -> GradeResult | None:
+    """Grade `job.run`; None when the session was cancelled meanwhile."""
+    staging = job.store.stage("grade")
+    try:
+        started, clock = datetime.now(UTC), time.monotonic()
+        (staging.dir / GRADER_COPY).write_bytes(job.grader.raw)
+        grading = grading_data(job.ev, job.run)
+        results = run_checks(job, staging.dir, {**job.run.record.get("task", {}), **grading})
+        if job.groups.cancelled.is_set():
+            staging.abort()
+            return None
+        record = _record(job, results, grading, started, time.monotonic() - clock)
+        rec = job.run.record
+        written = staging.commit(record, [job.grader.name, rec["task"]["name"],
+                                          rec["config"]["name"], rec["model"]])
+    except BaseException:
+        staging.abort()
+        raise
+    return GradeResult(job.run, written.id, written.rel, record["outcome"], record["score"],
+                       record)
+
+
+def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[dict[str, Any]]:
+    run_dir = job.store.path_of(job.run)
+    ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
+                         job.groups)
+    results: list[dict[str, Any]] = []
+    halted = False
+    for check in job.grader.checks:
+        if halted:
+            results.append({"checker": check.checker, "skipped": True, **_label(check)})
+            continue
+        result = _one(job, check, ctx)
+        results.append(result)
+        halted = check.required and not result["ok"]
+    return results
+
+
+def _label(check: Check) -> dict[str, Any]:
+    return {"name": check.spec["name"]} if "name" in check.spec else {}
+
+
+def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> dict[str, Any]:
+    start = time.monotonic()
+    try:
+        program = checker_program(job.grader, check)
+    except ProgramError as exc:
+        result: dict[str, Any] = {"ok": False, "notes": f"checker {exc}"}
+    else:
+        result = run_program(program, check, ctx) if program else _builtin(check, ctx)
+    _promises(check, ctx.workspace, result)
+    _minimum(check, result)
+    result["_weight"] = check.weight
+    result["seconds"] = round(time.monotonic() - start, 4)
+    return {"checker": check.checker, **_label(check), **result}
+
+
+def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
+    from smevals import checkers
+
+    output = (ctx.run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
+    inp = checkers.CheckInput(output=output, task=ctx.task, usage=ctx.run.get("usage"),
+                              run_dir=ctx.run_dir, workspace=ctx.workspace,
+                              timeout=check.timeout, check_name=check.spec.get("name"))
+    return checkers.run_check(check.checker, check.options, inp).as_dict()
+
+
+def _promises(check: Check, workspace: Path, result: dict[str, Any]) -> None:
+    if not result["ok"] or not check.creates:
+        return
+    missing = [name for name in check.creates if not (workspace / name).exists()]
+    if missing:
+        result["ok"] = False
+        result["notes"] = f"did not create promised file(s): {', '.join(missing)}"
+
+
+def _minimum(check: Check, result: dict[str, Any]) -> None:
+    if check.min_score is None or not result["ok"]:
+        return
+    score = result.get("score")
+    if score is None:
+        result["ok"] = False
+        result["notes"] = f"the check sets min {check.min_score} but produced no score"
+    elif score < check.min_score:
+        result["ok"] = False
+        result["notes"] = f"score {score:g} is below the check's min {check.min_score:g}"
+
+
+def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any],
+            started: datetime, seconds: float) -> dict[str, Any]:
+    score = grade_score(job.grader, results)
+    outcome = grade_outcome(job.grader, results, score)
+    metrics: dict[str, Any] = {}
+    tags: list[str] = []
+    for result in results:
+        metrics.update(result.get("metrics") or {})
+        tags.extend(result.get("tags") or [])
+        result.pop("_weight", None)
+    rec = job.run.record
+    return {
+        "eval": job.ev.name,
+        "run": {"id": job.run.id, "rel": job.run.rel, "task": rec["task"]["name"],
+                "config": rec["config"]["name"], "model": rec["model"]},
+        "grader": {"name": job.grader.name, "version": job.version, "file": GRADER_COPY},
+        "grading_hash": grading_hash(grading), "method": job.grader.method,
+        "graded": started.isoformat().replace("+00:00", "Z"),
+        "duration_seconds": round(seconds, 4), "outcome": outcome, "score": score,
+        "tags": normalize_tags(tags), "metrics": metrics, "checks": results,
+        "smevals": _version(),
+    }
+
+
+def _version() -> str:
+    from smevals import __version__
+
+    return __version__

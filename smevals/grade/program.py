@@ -1,0 +1,77 @@
+"""The checker-program contract: no arguments, the contract's environment, the shared
+workspace as working directory, stdin closed, exit 0 a pass, optional JSON on stdout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from smevals.grade.normalise import parse_stdout
+from smevals.run.env import clean_base, scalar_vars, to_json
+from smevals.run.execute import ProcessGroups, launch
+from smevals.spec.model import Check
+
+DEFAULT_TIMEOUT = 300.0
+OUTPUT_CAP = 1 << 20
+
+
+@dataclass(frozen=True)
+class CheckerContext:
+    run_dir: Path
+    workspace: Path
+    run: dict[str, Any]          # the Run record
+    task: dict[str, Any]         # the Task's keys with grading keys on top
+    eval_dir: Path
+    environ: dict[str, str]
+    groups: ProcessGroups
+
+
+def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:
+    env = clean_base(ctx.environ)
+    config = ctx.run.get("config") or {}
+    env.update(scalar_vars("SMEVALS_TASK_", ctx.task))
+    env.update(scalar_vars("SMEVALS_CONFIG_", config))
+    env.update(scalar_vars("SMEVALS_CHECK_", check.spec))
+    env.update({
+        "SMEVALS_CHECK": to_json(check.spec),
+        "SMEVALS_TASK": str(ctx.task.get("name", "")),
+        "SMEVALS_RUN_DIR": str(ctx.run_dir.absolute()),
+        "SMEVALS_GRADE_DIR": str(ctx.workspace.absolute()),
+        "SMEVALS_EVAL_DIR": str(ctx.eval_dir.absolute()),
+        "SMEVALS_MODEL": str(ctx.run.get("model", "")),
+        "SMEVALS_CONFIG": to_json(config),
+        "SMEVALS_USAGE": to_json(ctx.run.get("usage")),
+    })
+    if "prompt" in ctx.task:
+        env["SMEVALS_PROMPT"] = str(ctx.task["prompt"])
+    return env
+
+
+def run_program(program: Path, check: Check, ctx: CheckerContext) -> dict[str, Any]:
+    """One Check by a program: {"ok", "score"?, "metrics"?, "tags"?, "notes"?, "details"?}."""
+    timeout = check.timeout or DEFAULT_TIMEOUT
+    fin = launch([str(program)], ctx.workspace, checker_env(check, ctx), timeout, ctx.groups)
+    if fin.failure in ("launch", "timeout", "signal"):
+        return {"ok": False, "notes": f"checker {fin.detail}"}
+    result, problem = _read_stdout(fin.stdout)
+    result["ok"] = fin.exit_code == 0 and problem is None
+    if problem:
+        result["notes"] = problem + (f" ({result['notes']})" if result.get("notes") else "")
+    elif fin.exit_code != 0 and "notes" not in result:
+        err = fin.stderr.decode("utf-8", "replace").strip()
+        result["notes"] = err[-2000:] if err else f"checker exited with status {fin.exit_code}"
+    return result
+
+
+def _read_stdout(data: bytes) -> tuple[dict[str, Any], str | None]:
+    if len(data) > OUTPUT_CAP:
+        kept = data[:OUTPUT_CAP].decode("utf-8", "replace")
+        return {"details": {"output": kept}}, (
+            f"checker printed {len(data)} bytes, over the {OUTPUT_CAP}-byte cap (kept truncated)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"details": {"output": data.decode("utf-8", "replace")}}, (
+            "checker output is not valid UTF-8")
+    return parse_stdout(text)

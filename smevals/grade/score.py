@@ -1,0 +1,36 @@
+"""How Check results combine into a Grade's score and outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smevals.spec.model import Grader
+
+
+def grade_score(grader: Grader, results: list[dict[str, Any]]) -> float | None:
+    """The original rule by default (`last`): the last score any Check produced. A failed
+    Check that produced no score leaves the Grade unscored, whatever the method."""
+    ran = [r for r in results if not r.get("skipped")]
+    if any(not r["ok"] and r.get("score") is None for r in ran):
+        return None
+    scored = [(r["score"], r.get("_weight", 1.0)) for r in ran if r.get("score") is not None]
+    if not scored:
+        return None
+    if grader.method == "mean":
+        return sum(s for s, _ in scored) / len(scored)
+    if grader.method == "min":
+        return min(s for s, _ in scored)
+    if grader.method == "weighted":
+        total = sum(w for _, w in scored)
+        return sum(s * w for s, w in scored) / total if total else None
+    return float(scored[-1][0])
+
+
+def grade_outcome(grader: Grader, results: list[dict[str, Any]], score: float | None) -> str:
+    if any(not r.get("skipped") and not r["ok"] for r in results):
+        return "fail"
+    if any(r.get("skipped") for r in results):
+        return "fail"
+    if score is not None and grader.pass_threshold is not None:
+        return "pass" if score >= grader.pass_threshold else "fail"
+    return "pass"

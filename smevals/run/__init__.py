@@ -1,0 +1,1 @@
+"""Attempting Tasks with Runners: plan, launch, record."""

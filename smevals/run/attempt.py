@@ -1,0 +1,170 @@
+"""One attempt: a fresh workspace in the store's staging area, the runner, then the Run record."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from smevals.run.env import clean_base, scalar_vars, to_json
+from smevals.run.execute import Finished, ProcessGroups, launch
+from smevals.run.plan import Job, Runner
+from smevals.run.text import normalise
+from smevals.spec.model import Config, Eval
+from smevals.store.canonical import loads
+from smevals.store.objects import RECORD_NAMES, Written
+from smevals.store.store import Store
+
+USAGE_FILE = "smevals-usage.json"
+
+
+@dataclass(frozen=True)
+class Session:
+    """What every attempt of one `smevals run` shares."""
+
+    ev: Eval
+    config: Config
+    runner: Runner
+    store: Store
+    timeout: float | None
+    provenance: dict[str, Any]
+    groups: ProcessGroups
+    environ: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    job: Job
+    written: Written
+    record: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.record["status"] == "ok"
+
+
+def attempt(session: Session, job: Job) -> Attempt | None:
+    """Run `job` and store its Run; None when the session was cancelled meanwhile."""
+    staging = session.store.stage("run")
+    try:
+        started = datetime.now(UTC)
+        finished = _execute(session, job, staging.dir)
+        if session.groups.cancelled.is_set():
+            staging.abort()
+            return None
+        record = _record(session, job, staging.dir, finished, started)
+        written = staging.commit(record, [job.task.name, session.config.name, job.model])
+    except BaseException:
+        staging.abort()
+        raise
+    return Attempt(job, written, record)
+
+
+def runner_env(session: Session, job: Job, workspace: Path) -> dict[str, str]:
+    env = clean_base(session.environ)
+    env.update(scalar_vars("SMEVALS_TASK_", job.task.doc))
+    env.update(scalar_vars("SMEVALS_CONFIG_", job.config))
+    env.update({
+        "SMEVALS_CONFIG": to_json(job.config),
+        "SMEVALS_CONFIG_DIR": str(session.config.path.parent.absolute()),
+        "SMEVALS_EVAL_DIR": str(session.ev.path.absolute()),
+        "SMEVALS_MODEL": job.model,
+        "SMEVALS_TASK": job.task.name,
+        "SMEVALS_RUN_DIR": str(workspace.absolute()),
+        "SMEVALS_USAGE_FILE": str((workspace / USAGE_FILE).absolute()),
+        "SMEVALS_SAMPLE": str(job.sample),
+    })
+    if "prompt" in job.task.doc:
+        env["SMEVALS_PROMPT"] = str(job.task.doc["prompt"])
+    return env
+
+
+def _execute(session: Session, job: Job, workspace: Path) -> Finished:
+    if session.runner.builtin:
+        return _builtin(session, job, workspace)
+    assert session.runner.program is not None
+    env = runner_env(session, job, workspace)
+    return launch([str(session.runner.program)], workspace, env, session.timeout, session.groups)
+
+
+def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
+    import time
+
+    from smevals.runners import BuiltinContext, run_builtin
+
+    ctx = BuiltinContext(config=job.config, config_dir=session.config.path.parent,
+                         task=job.task.doc, model=job.model, sample_index=job.sample,
+                         workspace=workspace, timeout=session.timeout,
+                         environ=session.environ, cancel=_event(session))
+    start = time.monotonic()
+    out = run_builtin(session.runner.builtin or "", ctx)
+    if out.usage is not None:
+        (workspace / USAGE_FILE).write_bytes(to_json(out.usage).encode())
+    failure = None if out.exit_code == 0 else (out.failure or "exit")
+    detail = "" if failure is None else (out.stderr.strip().splitlines() or ["failed"])[-1]
+    return Finished(out.stdout.encode(), out.stderr.encode(), out.exit_code, failure, detail,
+                    time.monotonic() - start)
+
+
+def _event(session: Session) -> threading.Event:
+    return session.groups.cancelled
+
+
+def _record(session: Session, job: Job, workspace: Path, fin: Finished,
+            started: datetime) -> dict[str, Any]:
+    out_text, out_bad = normalise(fin.stdout)
+    err_text, err_bad = normalise(fin.stderr)
+    (workspace / "output.txt").write_text(out_text, encoding="utf-8", newline="\n")
+    if err_text:
+        (workspace / "stderr.txt").write_text(err_text, encoding="utf-8", newline="\n")
+    usage, usage_error = _usage(workspace)
+    failure = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
+    failure = _refuse_reserved(workspace) or failure
+    record: dict[str, Any] = {
+        "eval": session.ev.name, "task": job.task.doc, "grading": job.task.grading,
+        "config": job.config, "model": job.model, "inputs": job.inputs, "sample": job.sample,
+        "started": started.isoformat().replace("+00:00", "Z"),
+        "ended": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "duration_seconds": round(fin.seconds, 3), "exit_code": fin.exit_code,
+        "status": "failed" if failure else "ok", "failure": failure,
+        "text": {"output_bytes_replaced": out_bad, "stderr_bytes_replaced": err_bad},
+        "usage": usage, "provenance": session.provenance,
+    }
+    if usage_error:
+        record["usage_error"] = usage_error
+    return record
+
+
+def _refuse_reserved(workspace: Path) -> dict[str, str] | None:
+    name = RECORD_NAMES["run"]
+    path = workspace / name
+    if not (path.exists() or path.is_symlink()):
+        return None
+    path.unlink()
+    return {"kind": "artifact", "detail": f"the runner wrote '{name}', a name reserved for the "
+            "Run record; that file was not kept and the Run counts as failed"}
+
+
+def _usage(workspace: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """Read and validate the runner's usage file; a malformed one is noted, not fatal."""
+    path = workspace / USAGE_FILE
+    if not path.is_file() or path.is_symlink():
+        return None, None
+    try:
+        data = loads(path.read_bytes())
+    except ValueError as exc:
+        return None, f"{USAGE_FILE} is not valid JSON: {exc}"
+    finally:
+        os.unlink(path)
+    from smevals.spec.schema import validator
+
+    errors = list(validator("usage").iter_errors(data))
+    if errors:
+        where = "/".join(map(str, errors[0].absolute_path)) or "(top level)"
+        return None, f"{USAGE_FILE} does not match usage.schema.json at {where}: {errors[0].message}"
+    if "total_tokens" not in data and {"input_tokens", "output_tokens"} <= data.keys():
+        data["total_tokens"] = data["input_tokens"] + data["output_tokens"]
+    return data, None

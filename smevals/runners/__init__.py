@@ -1,0 +1,76 @@
+"""Built-in Runners that run in-process: `runner: smevals:replay` and `runner: smevals:openai`.
+
+Cheap to import: a built-in's module (and urllib, ssl, ...) loads only when it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
+
+__all__ = [
+    "BUILTINS",
+    "PREFIX",
+    "BuiltinContext",
+    "BuiltinOutcome",
+    "builtin_name",
+    "config_problems",
+    "run_builtin",
+]
+
+PREFIX = "smevals:"
+
+# name -> (module, function running one Run). Each module also has `config_problems(config)`.
+BUILTINS: dict[str, tuple[str, str]] = {
+    "replay": ("smevals.runners.replay", "run"),
+    "openai": ("smevals.runners.openai", "run"),
+}
+
+
+def builtin_name(runner: str) -> str | None:
+    """`"smevals:replay"` -> `"replay"`; any other runner (a program) -> None.
+
+    An unknown `smevals:NAME` still gives NAME, so that validation can say it is unknown.
+    """
+    if isinstance(runner, str) and runner.startswith(PREFIX):
+        return runner[len(PREFIX):].strip()
+    return None
+
+
+def _unknown(name: str) -> str:
+    return f"unknown built-in runner {PREFIX}{name}; built-ins: " + ", ".join(
+        PREFIX + known for known in sorted(BUILTINS)
+    )
+
+
+def _module(name: str) -> Any:
+    return importlib.import_module(BUILTINS[name][0])
+
+
+def config_problems(name: str, config: Mapping[str, Any]) -> Problems:
+    """(field, message) for each unknown, missing or wrong-typed config key of built-in `name`."""
+    if name not in BUILTINS:
+        return [("runner", _unknown(name))]
+    problems: Problems = _module(name).config_problems(config)
+    return problems
+
+
+def run_builtin(name: str, ctx: BuiltinContext) -> BuiltinOutcome:
+    """Run built-in `name` for one Run. Never raises (except KeyboardInterrupt / SystemExit)."""
+    prefix = PREFIX + name
+    try:
+        if name not in BUILTINS:
+            raise RunFailed(_unknown(name), failure="launch")
+        run = getattr(_module(name), BUILTINS[name][1])
+        outcome: BuiltinOutcome = run(ctx)
+        return outcome
+    except RunFailed as failed:
+        return failed.outcome(prefix)
+    except Exception as error:  # the contract is: never raise
+        last = traceback.extract_tb(error.__traceback__)[-1:]
+        where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
+        return RunFailed(f"internal error: {type(error).__name__}: {error}{where}").outcome(prefix)

@@ -1,0 +1,1 @@
+"""Authoring files (eval, task, config, grader): load, validate, and typed records."""

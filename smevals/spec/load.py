@@ -1,0 +1,134 @@
+"""Load an Eval folder into typed records, collecting every problem with its location."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from smevals.errors import Problem, SpecError
+from smevals.spec.model import Check, Config, Eval, Grader, Task
+from smevals.spec.schema import schema_problems
+from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
+
+RESERVED_CHECK_KEYS = frozenset(
+    {"checker", "type", "name", "description", "required", "creates", "timeout", "weight", "min"}
+)
+
+
+def display_path(path: Path) -> str:
+    """A path as the user should see it: relative to the working folder when shorter."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return rel if len(rel) < len(str(path)) else str(path)
+
+
+def load_eval(path: Path) -> Eval:
+    """Load and schema-check an Eval; raise SpecError listing every problem."""
+    ev, problems = read_eval(path)
+    if problems:
+        raise SpecError(problems)
+    return ev
+
+
+def read_eval(path: Path) -> tuple[Eval, list[Problem]]:
+    """The Eval (with whatever loaded cleanly) and every problem found while loading it."""
+    problems: list[Problem] = []
+    head = _read(path / "eval.yaml", "eval", problems)
+    data = head.data if head and isinstance(head.data, dict) else {}
+    tasks = [t for t in (_task(p, problems) for p in _files(path, "tasks")) if t]
+    configs = [c for c in (_config(p, problems) for p in _files(path, "configs")) if c]
+    graders = [g for g in (_grader(p, problems) for p in _files(path, "graders")) if g]
+    ev = Eval(
+        name=str(data.get("name") or path.absolute().name),
+        path=path,
+        description=str(data.get("description", "")),
+        tasks=tuple(tasks),
+        configs={c.name: c for c in configs},
+        graders={g.name: g for g in graders},
+    )
+    return ev, problems
+
+
+def _files(root: Path, sub: str) -> list[Path]:
+    folder = root / sub
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def _read(path: Path, kind: str, problems: list[Problem]) -> YamlDoc | None:
+    try:
+        doc = load_yaml(path, display_path(path))
+    except YamlProblem as exc:
+        problems.append(exc.problem)
+        return None
+    if doc.data is None and kind == "eval":
+        doc.data = {}
+    if not isinstance(doc.data, dict):
+        what = "empty" if doc.data is None else f"a {type(doc.data).__name__}"
+        problems.append(doc.problem((), f"the top level must be a mapping, but the file is {what}"))
+        return None
+    found = schema_problems(doc, kind)
+    problems.extend(found)
+    return None if found else doc
+
+
+def _named(doc: YamlDoc, path: Path, problems: list[Problem], kind: str) -> str | None:
+    name = doc.data.get("name", path.stem)
+    if name != path.stem:
+        problems.append(doc.problem(("name",), f"{kind} name '{name}' differs from its file name "
+                                    f"'{path.name}' (rename one so they match)"))
+        return None
+    return str(name)
+
+
+def _task(path: Path, problems: list[Problem]) -> Task | None:
+    doc = _read(path, "task", problems)
+    if doc is None or (name := _named(doc, path, problems, "task")) is None:
+        return None
+    data = dict(doc.data)
+    grading = data.pop("grading", None) or {}
+    data["name"] = name
+    return Task(name=name, path=path, doc=data, grading=dict(grading))
+
+
+def _config(path: Path, problems: list[Problem]) -> Config | None:
+    doc = _read(path, "config", problems)
+    if doc is None or (name := _named(doc, path, problems, "config")) is None:
+        return None
+    data: dict[str, Any] = dict(doc.data)
+    timeout = data.get("timeout")
+    return Config(name=name, path=path, doc=data, runner=str(data["runner"]).strip(),
+                  model=data.get("model"), timeout=float(timeout) if timeout else None,
+                  locs=doc.locs)
+
+
+def _grader(path: Path, problems: list[Problem]) -> Grader | None:
+    doc = _read(path, "grader", problems)
+    if doc is None or (name := _named(doc, path, problems, "grader")) is None:
+        return None
+    scoring = doc.data.get("scoring") or {}
+    checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))
+    return Grader(name=name, path=path, doc=dict(doc.data), raw=doc.raw, checks=checks,
+                  pass_threshold=scoring.get("pass_threshold"), method=scoring.get("method", "last"),
+                  locs=doc.locs)
+
+
+def _check(index: int, spec: dict[str, Any]) -> Check:
+    creates = spec.get("creates") or ()
+    creates = (creates,) if isinstance(creates, str) else tuple(creates)
+    return Check(
+        index=index,
+        checker=str(spec["checker"]).strip(),
+        options={k: v for k, v in spec.items() if k not in RESERVED_CHECK_KEYS},
+        spec=dict(spec),
+        label=str(spec.get("name") or spec["checker"]),
+        required=bool(spec.get("required", False)),
+        creates=creates,
+        timeout=spec.get("timeout"),
+        weight=float(spec.get("weight", 1.0)),
+        min_score=spec.get("min"),
+    )

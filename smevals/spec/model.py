@@ -1,0 +1,69 @@
+"""Frozen, typed records of loaded authoring files, used by every later command."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    path: Path
+    doc: dict[str, Any]          # every key but `grading` (what runners see)
+    grading: dict[str, Any]      # answer keys only checkers see
+
+    def checker_view(self) -> dict[str, Any]:
+        """The Task as checkers see it: top-level keys with the grading keys on top."""
+        return {**self.doc, **self.grading}
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    path: Path
+    doc: dict[str, Any]
+    runner: str
+    model: str | None
+    timeout: float | None
+    locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Check:
+    index: int
+    checker: str
+    options: dict[str, Any]      # the checker's own options (reserved keys removed)
+    spec: dict[str, Any]         # the whole check mapping as written
+    label: str                   # `name`, else the checker as written
+    required: bool = False
+    creates: tuple[str, ...] = ()
+    timeout: float | None = None
+    weight: float = 1.0
+    min_score: float | None = None
+
+
+@dataclass(frozen=True)
+class Grader:
+    name: str
+    path: Path
+    doc: dict[str, Any]
+    raw: bytes
+    checks: tuple[Check, ...]
+    pass_threshold: float | None
+    method: str = "last"
+    locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Eval:
+    name: str
+    path: Path
+    description: str
+    tasks: tuple[Task, ...]
+    configs: dict[str, Config] = field(default_factory=dict)
+    graders: dict[str, Grader] = field(default_factory=dict)
+
+    def task(self, name: str) -> Task | None:
+        return next((t for t in self.tasks if t.name == name), None)

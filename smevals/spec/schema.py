@@ -1,0 +1,96 @@
+"""JSON Schema validation of authoring files, with errors located in the YAML source."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import orjson
+
+from smevals.errors import Problem
+from smevals.spec.yamlio import FieldPath, YamlDoc
+
+SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage")
+
+
+@functools.cache
+def load_schema(kind: str) -> dict[str, Any]:
+    """The packaged JSON Schema `<kind>.schema.json` (found through the installed package)."""
+    text = resources.files("smevals").joinpath("schemas", f"{kind}.schema.json").read_bytes()
+    schema: dict[str, Any] = orjson.loads(text)
+    return schema
+
+
+@functools.cache
+def validator(kind: str) -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(load_schema(kind))
+
+
+def schema_problems(doc: YamlDoc, kind: str) -> list[Problem]:
+    """Every schema violation of `doc`, each at the line of the field it concerns."""
+    errors = sorted(validator(kind).iter_errors(doc.data), key=lambda e: list(map(str, e.path)))
+    return [_locate(doc, error) for error in errors]
+
+
+def _locate(doc: YamlDoc, error: Any) -> Problem:
+    where: FieldPath = tuple(error.absolute_path)
+    message = _message(error)
+    if error.validator == "additionalProperties":
+        extra = _extra_keys(error)
+        if extra:
+            where = where + (extra[0],)
+            message = f"unknown key '{extra[0]}'" + _allowed(error.schema)
+    return doc.problem(where, message)
+
+
+def _extra_keys(error: Any) -> list[str]:
+    allowed = set(error.schema.get("properties", {}))
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    return sorted(k for k in instance if k not in allowed)
+
+
+def _allowed(schema: dict[str, Any]) -> str:
+    names = sorted(schema.get("properties", {}))
+    return f" (allowed: {', '.join(names)})" if names else ""
+
+
+def _message(error: Any) -> str:
+    kind = error.validator
+    if kind == "type":
+        return f"expected {_type_words(error.validator_value)}, got {_show(error.instance)}"
+    if kind == "required":
+        return error.message.replace("is a required property", "is required")
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+        return f"must be {words[kind]} {error.validator_value}, got {_show(error.instance)}"
+    if kind == "enum":
+        return f"must be one of {', '.join(map(str, error.validator_value))}, got {_show(error.instance)}"
+    if kind == "oneOf":
+        return f"invalid value {_show(error.instance)}"
+    if kind == "minItems":
+        return "must not be empty" if error.validator_value == 1 else error.message
+    if kind == "minLength":
+        return "must not be empty"
+    return str(error.message)
+
+
+def _type_words(value: Any) -> str:
+    names = {"object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
+             "integer": "an integer", "boolean": "a boolean (true or false)", "null": "null"}
+    if isinstance(value, list):
+        return " or ".join(names.get(v, v) for v in value)
+    return names.get(value, str(value))
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
