@@ -70,10 +70,11 @@ def config_problems(config: Config) -> list[Problem]:
     from smevals.runners import builtin_name, config_problems as builtin_problems
 
     shown = display_path(config.path)
-    line, col = config.locs.get(("runner",), (1, 1))
+    line, col = config.vlocs.get(("runner",), (1, 1))
     name = builtin_name(config.runner)
     if name is not None:
-        return [Problem(shown, *config.locs.get((key,), (line, col)), msg, key)
+        return [Problem(shown, *(config.vlocs if key == "runner" else config.locs).get(
+                    (key,), (line, col)), msg, key)
                 for key, msg in builtin_problems(name, config.doc)]
     try:
         resolve_program(config.runner, config.path.parent)
@@ -88,9 +89,10 @@ def check_problems(grader: Grader, check: Check) -> list[Problem]:
 
     shown = display_path(grader.path)
     where = ("checks", check.index)
-    line, col = grader.locs.get(where + ("checker",), grader.locs.get(where, (1, 1)))
+    line, col = grader.vlocs.get(where + ("checker",), grader.locs.get(where, (1, 1)))
     if checkers.is_builtin(check.checker):
-        return [Problem(shown, *grader.locs.get(where + (opt.split(".")[0],), (line, col)),
+        return [Problem(shown, *grader.locs.get(where + (opt.split(".")[0],),
+                                                grader.locs.get(where, (line, col))),
                         msg, f"checks[{check.index}].{opt}")
                 for opt, msg in checkers.option_problems(check.checker, check.options)]
     try:

@@ -80,7 +80,7 @@ def _named(doc: YamlDoc, path: Path, problems: list[Problem], kind: str) -> str 
     name = doc.data.get("name", path.stem)
     if name != path.stem:
         problems.append(doc.problem(("name",), f"{kind} name '{name}' differs from its file name "
-                                    f"'{path.name}' (rename one so they match)"))
+                                    f"'{path.name}' (rename one so they match)", at_value=True))
         return None
     return str(name)
 
@@ -103,7 +103,7 @@ def _config(path: Path, problems: list[Problem]) -> Config | None:
     timeout = data.get("timeout")
     return Config(name=name, path=path, doc=data, runner=str(data["runner"]).strip(),
                   model=data.get("model"), timeout=float(timeout) if timeout else None,
-                  locs=doc.locs)
+                  locs=doc.locs, vlocs=doc.vlocs)
 
 
 def _grader(path: Path, problems: list[Problem]) -> Grader | None:
@@ -114,7 +114,7 @@ def _grader(path: Path, problems: list[Problem]) -> Grader | None:
     checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))
     return Grader(name=name, path=path, doc=dict(doc.data), raw=doc.raw, checks=checks,
                   pass_threshold=scoring.get("pass_threshold"), method=scoring.get("method", "last"),
-                  locs=doc.locs)
+                  locs=doc.locs, vlocs=doc.vlocs)
 
 
 def _check(index: int, spec: dict[str, Any]) -> Check:

@@ -28,6 +28,7 @@ class Config:
     model: str | None
     timeout: float | None
     locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    vlocs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Grader:
     pass_threshold: float | None
     method: str = "last"
     locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    vlocs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

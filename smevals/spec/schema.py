@@ -43,7 +43,8 @@ def _locate(doc: YamlDoc, error: Any) -> Problem:
         if extra:
             where = where + (extra[0],)
             message = f"unknown key '{extra[0]}'" + _allowed(error.schema)
-    return doc.problem(where, message)
+    at_value = error.validator not in ("additionalProperties", "required")
+    return doc.problem(where, message, at_value=bool(where) and at_value)
 
 
 def _extra_keys(error: Any) -> list[str]:

@@ -30,7 +30,8 @@ class YamlDoc:
 
     path: str
     data: Any
-    locs: dict[FieldPath, Pos] = field(default_factory=dict)
+    locs: dict[FieldPath, Pos] = field(default_factory=dict)     # where each key starts
+    vlocs: dict[FieldPath, Pos] = field(default_factory=dict)    # where each value starts
     raw: bytes = b""
 
     def pos(self, where: FieldPath) -> Pos:
@@ -40,8 +41,8 @@ class YamlDoc:
                 return self.locs[where[:cut]]
         return (1, 1)
 
-    def problem(self, where: FieldPath, message: str) -> Problem:
-        line, col = self.pos(where)
+    def problem(self, where: FieldPath, message: str, at_value: bool = False) -> Problem:
+        line, col = self.vlocs[where] if at_value and where in self.vlocs else self.pos(where)
         return Problem(self.path, line, col, message, dotted(where))
 
 
@@ -96,6 +97,7 @@ def _decode(raw: bytes, shown: str) -> str:
 
 def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc) -> None:
     doc.locs.setdefault(where, (node.start_mark.line + 1, node.start_mark.column + 1))
+    doc.vlocs[where] = (node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, Pos] = {}
         for key_node, value_node in node.value:

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from smevals.runners import BuiltinContext
-from tests.fake_openai import FakeOpenAI
-
-
-@pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 MakeContext = Callable[..., BuiltinContext]
