@@ -1,0 +1,192 @@
+"""Checks per second for each built-in checker on a 10 KB output.
+
+Run: PYTHONPATH=. python bench/checkers.py [--seconds 0.5]
+Target: >= 2,000 checks/s for every checker except match_output, bleu and rouge.
+Each check goes through run_check (option handling included), as in a Grade.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from smevals.checkers import CheckInput, checker_names, run_check
+
+SIZE = 10 * 1024
+EXEMPT = {"match_output", "bleu", "rouge"}
+
+
+def prose(size: int = SIZE) -> str:
+    rng = random.Random(7)
+    words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "a",
+        "mat",
+        "while",
+        "model",
+        "outputs",
+        "were",
+        "graded",
+        "by",
+        "smevals",
+        "checks",
+    ]
+    parts: list[str] = []
+    while sum(map(len, parts)) + len(parts) < size:
+        parts.append(rng.choice(words) + rng.choice(["", "", "", ",", "."]))
+    return " ".join(parts)[:size]
+
+
+def json_doc(size: int = SIZE) -> str:
+    items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "ok": True} for i in range(400)]
+    doc = {"answer": 42, "items": items}
+    while len(json.dumps(doc)) > size:
+        items.pop()
+    return json.dumps(doc)
+
+
+def xml_doc(size: int = SIZE) -> str:
+    rows = []
+    while sum(map(len, rows)) < size - 20:
+        rows.append(f'<row id="{len(rows)}">value {len(rows)}</row>')
+    return "<rows>" + "".join(rows) + "</rows>"
+
+
+def locations(size: int = SIZE) -> str:
+    lines = []
+    while sum(map(len, lines)) < size:
+        n = len(lines)
+        lines.append(f"src/module_{n}.py:{n}-{n + 20}\n")
+    return "".join(lines)
+
+
+TEXT = prose()
+USAGE = {
+    "input_tokens": 900,
+    "output_tokens": 300,
+    "total_tokens": 1200,
+    "cost_usd": 0.004,
+    "latency_ms": 812.0,
+    "http_status": 200,
+    "tool_calls": [{"name": f"tool_{i % 7}", "arguments": {"q": f"x{i}"}} for i in range(20)],
+}
+REFERENCE = prose(600)
+
+CASES: dict[str, tuple[dict[str, Any], str]] = {
+    "contains": ({"value": ["smevals", "graded", "zebra"], "threshold": 0.5}, TEXT),
+    "exact": ({"value": TEXT.upper()}, TEXT),
+    "exact_match": ({"expected": TEXT}, TEXT),
+    "not_contains": ({"fragments": ["zebra", "giraffe"]}, TEXT),
+    "blocklist": ({"terms": ["zebra", "mat", "graded"]}, TEXT),
+    "regex": ({"pattern": r"(checks?|graded)\s+by\s+zebra", "flags": "i"}, TEXT),
+    "not_regex": ({"pattern": r"\bzebra\b"}, TEXT),
+    "json_valid": ({}, json_doc()),
+    "json_field": ({"path": "items.-1.ok", "value": True}, json_doc()),
+    "json_schema": (
+        {
+            "schema": {
+                "type": "object",
+                "required": ["answer", "items"],
+                "properties": {
+                    "answer": {"type": "integer"},
+                    "items": {"type": "array", "items": {"type": "object", "required": ["id"]}},
+                },
+            }
+        },
+        json_doc(),
+    ),
+    "json_path_assertion": ({"path": "items.3.name", "equals": "item 3"}, json_doc()),
+    "token_f1": ({"value": REFERENCE, "threshold": 0.5}, TEXT),
+    "bleu": ({"reference": REFERENCE}, TEXT),
+    "rouge": ({"reference": REFERENCE, "rouge_type": "rouge_l"}, TEXT),
+    "citation_coverage": ({"sources": ["mat", "cat", "zebra"]}, TEXT),
+    "context_f1": (
+        {"expected": ["the cat sat on a mat", "graded by smevals"], "retrieved": ["a cat sat"]},
+        TEXT,
+    ),
+    "localization_f1": ({"reference": "src/module_3.py:1-10\nsrc/other.py"}, locations()),
+    "no_pii": ({}, TEXT),
+    "tool_called": ({"tools": ["tool_1", "tool_5"]}, TEXT),
+    "tool_not_called": ({"tools": ["delete_all"]}, TEXT),
+    "tool_sequence": ({"tools": ["tool_1", "tool_3", "tool_6"]}, TEXT),
+    "tool_argument_assertion": ({"tool": "tool_6", "path": "q", "equals": "x13"}, TEXT),
+    "http_status": ({"status": 200}, TEXT),
+    "latency_threshold": ({"max_ms": 1000}, TEXT),
+    "cost_threshold": ({"max_usd": 0.01}, TEXT),
+    "token_threshold": ({"max_tokens": 2000}, TEXT),
+    "xml_valid": ({"file": "doc.xml"}, TEXT),
+    "match_output": (
+        {"expected_output": "42"},
+        "Here it is:\n```python\nprint(6 * 7)\n```\n" + TEXT,
+    ),
+}
+
+
+# Variants printed after the catalog, to show what drives a figure.
+EXTRA: dict[str, tuple[str, dict[str, Any], str]] = {
+    "json_schema (top-level only)": (
+        "json_schema",
+        {"schema": {"type": "object", "required": ["answer", "items"]}},
+        json_doc(),
+    ),
+    "regex (1 KB output)": ("regex", {"pattern": r"graded\s+by\s+zebra"}, prose(1024)),
+    "localization_f1 (20 lines)": (
+        "localization_f1",
+        {"reference": "src/module_3.py:1-10\nsrc/other.py"},
+        locations(500),
+    ),
+}
+
+
+def rate(name: str, inp: CheckInput, options: dict[str, Any], seconds: float) -> float:
+    """Best of five batches (a busy machine only ever slows a batch down)."""
+    run_check(name, options, inp)  # warm caches and lazy imports
+    best = 0.0
+    for _ in range(5):
+        count, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds / 5:
+            run_check(name, options, inp)
+            count += 1
+        best = max(best, count / elapsed)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=0.5, help="time per checker")
+    args = parser.parse_args()
+    missing = set(checker_names()) - set(CASES)
+    if missing:
+        print(f"no bench case for: {', '.join(sorted(missing))}", file=sys.stderr)
+        return 2
+    slow = []
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp)
+        (workspace / "doc.xml").write_text(xml_doc(), encoding="utf-8")
+        print(f"{'checker':26} {'checks/s':>10}  {'ok':>5}")
+        for name in checker_names():
+            options, output = CASES[name]
+            inp = CheckInput(output=output, task={}, usage=USAGE, workspace=workspace)
+            ok = run_check(name, options, inp).ok
+            per_second = rate(name, inp, options, args.seconds)
+            mark = "" if per_second >= 2000 or name in EXEMPT else "  < 2000"
+            slow += [name] if mark else []
+            print(f"{name:26} {per_second:10,.0f}  {ok!s:>5}{mark}")
+        for label, (name, options, output) in EXTRA.items():
+            inp = CheckInput(output=output, task={}, usage=USAGE, workspace=workspace)
+            print(f"{label:26} {rate(name, inp, options, args.seconds):10,.0f}")
+    print(f"below 2,000 checks/s (target): {', '.join(slow) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,205 @@
+"""Text checkers: contains, not_contains, exact, exact_match, blocklist."""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+from smevals.checkers.base import (
+    BOOL,
+    UNIT,
+    Checker,
+    CheckInput,
+    CheckResult,
+    binary,
+    checker,
+    fail,
+    ratio_result,
+    str_list,
+)
+from smevals.checkers.inputs import input_text, parse_json
+
+CHECKERS: dict[str, Checker] = {}
+
+_FRAGMENT_LIST = {
+    "type": "array",
+    "minItems": 1,
+    "items": {"type": "string", "minLength": 1, "x-expect": "a non-empty string"},
+    "x-expect": "a non-empty list of non-empty strings",
+}
+_VALUES = {
+    "anyOf": [{"type": "string", "minLength": 1}, _FRAGMENT_LIST],
+    "x-expect": "a non-empty string or a non-empty list of non-empty strings",
+}
+_WORD = {"anyOf": [{"type": "string", "minLength": 1}, {"type": "number"}]}
+_CONTAINS_VALUE = {
+    "anyOf": [
+        _WORD,
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {**_WORD, "x-expect": "a non-empty string or a number"},
+        },
+    ],
+    "x-expect": "a non-empty string, a number, or a non-empty list of them",
+}
+_NOT_NULL = {"not": {"type": "null"}, "x-expect": "a value other than null"}
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _as_list(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+@checker(
+    CHECKERS,
+    "contains",
+    "Substring presence: one string (the original smevals) or a list with partial credit.",
+    properties={
+        "value": _CONTAINS_VALUE,
+        "fragments": _FRAGMENT_LIST,
+        "case_sensitive": BOOL,
+        "threshold": UNIT,
+    },
+    required=(("value", "fragments"),),
+    task_keys={"value": ("expected",)},
+    aliases={"caseSensitive": "case_sensitive"},
+)
+def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    value = opts["value"] if "value" in opts else opts["fragments"]
+    if not isinstance(value, list):
+        return _contains_one(label, text, _compact(value), opts.get("case_sensitive", True))
+    sensitive = opts.get("case_sensitive", "fragments" in opts)
+    values = [_compact(v) for v in value]
+    haystack = text if sensitive else text.lower()
+    missing = [v for v in values if (v if sensitive else v.lower()) not in haystack]
+    score = (len(values) - len(missing)) / len(values)
+    notes = f"{len(values) - len(missing)}/{len(values)} substrings found in {label}"
+    if missing:
+        notes += "; missing " + ", ".join(repr(_excerpt(m, 60)) for m in missing[:5])
+    return ratio_result(score, opts.get("threshold", 1.0), notes, missing=missing)
+
+
+def _contains_one(label: str, text: str, value: str, sensitive: bool) -> CheckResult:
+    """The original smevals' contains: ok only (no score), its notes on failure."""
+    found = value in text if sensitive else value.lower() in text.lower()
+    return CheckResult(ok=found, notes="" if found else f"{label} does not contain {value!r}")
+
+
+@checker(
+    CHECKERS,
+    "not_contains",
+    "None of the fragments occurs (case-sensitive by default).",
+    properties={
+        "fragments": _VALUES,
+        "case_sensitive": BOOL,
+    },
+    required=("fragments",),
+    aliases={"value": "fragments", "caseSensitive": "case_sensitive"},
+)
+def not_contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    sensitive = opts.get("case_sensitive", True)
+    haystack = text if sensitive else text.lower()
+    values = _as_list(opts["fragments"])
+    found = [v for v in values if (v if sensitive else v.lower()) in haystack]
+    notes = f"{label} contains " + ", ".join(repr(_excerpt(f, 60)) for f in found[:5])
+    return binary(not found, notes, found=found)
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@checker(
+    CHECKERS,
+    "exact",
+    "Equality after lowercasing and collapsing whitespace (ai-eval-forge).",
+    properties={"value": _NOT_NULL},
+    required=("value",),
+    task_keys={"value": ("expected",)},
+)
+def exact(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    expected = _collapse(_compact(opts["value"]))
+    got = _collapse(text)
+    notes = f"{label} does not equal the expected value (ignoring case and whitespace)"
+    return binary(got == expected, notes, expected=_excerpt(expected), got=_excerpt(got))
+
+
+@checker(
+    CHECKERS,
+    "exact_match",
+    "Trimmed equality, case-insensitive by default; structured values by sorted keys.",
+    properties={"expected": _NOT_NULL, "case_sensitive": BOOL, "remove_punctuation": BOOL},
+    required=("expected",),
+    task_keys={"expected": ("expected",)},
+    reads="json",
+)
+def exact_match(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    expected = opts["expected"]
+    if opts.get("remove_punctuation") and not isinstance(expected, str):
+        fail("remove_punctuation needs a string expected value")
+    want = _canonical(expected)
+    got = text.strip() if isinstance(expected, str) else _canonical_text(text)
+    if not opts.get("case_sensitive", False):
+        want, got = want.lower(), got.lower()
+    if opts.get("remove_punctuation"):
+        table = str.maketrans("", "", string.punctuation)
+        want, got = want.translate(table), got.translate(table)
+    notes = f"{label} does not match the expected value"
+    return binary(want == got, notes, expected=_excerpt(want), got=_excerpt(got))
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonical_text(text: str) -> str:
+    """Output compared with a structured value: its sorted-key JSON when it parses."""
+    try:
+        return _canonical(parse_json(text))
+    except ValueError:
+        return text.strip()
+
+
+@checker(
+    CHECKERS,
+    "blocklist",
+    "No listed term occurs as a whole word (case-insensitive).",
+    properties={"terms": str_list()},
+    required=("terms",),
+)
+def blocklist(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    lowered = text.lower()
+    hits = sorted({t for t in opts["terms"] if _has_word(lowered, t.lower())})
+    notes = f"{label} contains blocked terms: " + ", ".join(repr(_excerpt(h, 60)) for h in hits)
+    return binary(not hits, notes, hits=hits)
+
+
+def _has_word(text: str, term: str) -> bool:
+    """``term`` occurs with no letter or digit right before or after it."""
+    start = text.find(term)
+    while start >= 0:
+        end = start + len(term)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not before.isalnum() and not after.isalnum():
+            return True
+        start = text.find(term, start + 1)
+    return False

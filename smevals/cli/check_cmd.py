@@ -1,0 +1,84 @@
+"""``smevals check``: run one built-in Check on some text and print the result as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from smevals.cli.base import cli
+from smevals.errors import EXIT_FAILED, SmevalsError
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    if text.startswith("@"):
+        text = _read_text(Path(text[1:]), what)
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise SmevalsError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise SmevalsError(f"{what} must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    except OSError as exc:
+        raise SmevalsError(f"cannot read {what} from {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SmevalsError(f"{what} in {path} is not UTF-8 text") from None
+
+
+def _output(text: str | None, file: str | None) -> str:
+    if text is not None and file is not None:
+        raise click.UsageError("give either --output or --output-file, not both")
+    if text is not None:
+        return text
+    if file is None and sys.stdin.isatty():
+        raise click.UsageError("give --output TEXT, --output-file FILE, or pipe the output in")
+    return _read_text(Path(file or "-"), "the output")
+
+
+@cli.command("check")
+@click.argument("spec_json", metavar="SPEC_JSON")
+@click.option("--output", "output_text", metavar="TEXT", help="The output to check.")
+@click.option(
+    "--output-file", metavar="FILE", help="Read the output from FILE ('-' for stdin, the default)."
+)
+@click.option("--usage", "usage_json", metavar="JSON", help="The Run's usage record (JSON object).")
+@click.option("--task", "task_json", metavar="JSON", help="The Task's keys (JSON object).")
+def check_cmd(
+    spec_json: str,
+    output_text: str | None,
+    output_file: str | None,
+    usage_json: str | None,
+    task_json: str | None,
+) -> None:
+    """Run one built-in Check on some output and print the result as JSON.
+
+    SPEC_JSON names the checker and its options, e.g. '{"checker": "contains",
+    "value": "hello"}' (or @FILE to read it from a file). Exit 0 when the check
+    passes, 1 when it fails, 2 for a bad spec.
+
+    \b
+    Example:
+      smevals check '{"checker": "regex", "pattern": "^4\\\\d$"}' --output 42
+    """
+    from smevals.checkers.api import check
+
+    spec = _json_object(spec_json, "SPEC_JSON")
+    usage = _json_object(usage_json, "--usage") if usage_json is not None else None
+    task = _json_object(task_json, "--task") if task_json is not None else None
+    result = check(spec, _output(output_text, output_file), task=task, usage=usage)
+    click.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
+    if not result["ok"]:
+        # Not ctx.exit(1): under standalone_mode=False click returns that code from
+        # cli.main, and smevals.cli.main does not pass it on.
+        raise SystemExit(EXIT_FAILED)

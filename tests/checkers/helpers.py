@@ -1,0 +1,69 @@
+"""Table helpers for checker tests: one Case per row, checked by ``verify``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smevals.checkers import CheckInput, CheckResult, run_check
+
+ANY = object()
+
+
+@dataclass
+class Case:
+    opts: dict[str, Any]
+    output: str = ""
+    ok: bool = True
+    score: Any = ANY
+    notes: str = ""
+    task: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+
+
+def case(
+    name: str, ident: str, opts: dict[str, Any], output: str = "", ok: bool = True, **kw: Any
+) -> Any:
+    return pytest.param(name, Case(opts, output, ok, **kw), id=f"{name}-{ident}")
+
+
+def run(
+    name: str,
+    opts: dict[str, Any] | None = None,
+    output: str = "",
+    task: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
+    run_dir: Path | None = None,
+    workspace: Path | None = None,
+    timeout: float | None = None,
+    check_name: str | None = None,
+) -> CheckResult:
+    inp = CheckInput(
+        output=output,
+        task=task or {},
+        usage=usage,
+        run_dir=run_dir,
+        workspace=workspace,
+        timeout=timeout,
+        check_name=check_name,
+    )
+    return run_check(name, opts or {}, inp)
+
+
+def verify(name: str, c: Case) -> CheckResult:
+    result = run(name, c.opts, c.output, c.task, c.usage)
+    assert result.ok is c.ok, result.as_dict()
+    if c.score is None:
+        assert result.score is None, result.as_dict()
+    elif c.score is not ANY:
+        assert result.score is not None and math.isclose(result.score, c.score, abs_tol=1e-4), (
+            result.as_dict()
+        )
+    assert c.notes in result.notes, result.as_dict()
+    if not c.ok:
+        assert result.notes, "a failed check always says why"
+    return result
