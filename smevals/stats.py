@@ -209,9 +209,20 @@ def bootstrap_ci(
         return (float(xs[0]), float(xs[0]))
     rng = random.Random(seed)
     n = len(xs)
+    iterations = resamples(n, iterations)
     means = sorted(sum(rng.choices(xs, k=n)) / n for _ in range(iterations))
     tail = (1 - level) / 2
     return (_quantile(means, tail), _quantile(means, 1 - tail))
+
+
+DRAW_BUDGET = 2_000_000
+MIN_RESAMPLES = 1_000
+
+
+def resamples(n: int, iterations: int) -> int:
+    """How many resamples to draw for n values: `iterations`, lowered for large n so that
+    n x resamples stays within DRAW_BUDGET, but never below MIN_RESAMPLES (or `iterations`)."""
+    return min(iterations, max(MIN_RESAMPLES, DRAW_BUDGET // max(n, 1)))
 
 
 def paired_bootstrap(

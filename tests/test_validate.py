@@ -46,7 +46,8 @@ BAD_INPUTS = [
      "graders/default.yaml:1:9: checks: expected a list, got 'x'"),
     ("graders/default.yaml", "checks:\n  - value: says\n",
      "graders/default.yaml:2:5: checks[0]: 'checker' is required"),
-    ("graders/default.yaml", "checks:\n  - checker: contains\n    value: a\n    required: \"yes\"\n",
+    ("graders/default.yaml",
+     "checks:\n  - checker: contains\n    value: a\n    required: \"yes\"\n",
      "graders/default.yaml:4:15: checks[0].required: expected a boolean (true or false), "
      "got 'yes'"),
     ("configs/default.yaml", "runner: ./echo.sh\nmodel: m1\ntimeout: -5\n",

@@ -21,8 +21,9 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: no traceback reaches a user unless --debug asks for it."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args or os.environ.get("SMEVALS_DEBUG") == "1"
+    code = None
     try:
-        cli.main(args=args, prog_name="smevals", standalone_mode=False)
+        code = cli.main(args=args, prog_name="smevals", standalone_mode=False)
     except SmevalsError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
@@ -40,12 +41,17 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # an unexpected bug: short message, traceback on request
-        if debug:
-            traceback.print_exc()
-        else:
-            click.echo(
-                f"Internal error: {type(exc).__name__}: {exc}\n"
-                "This is a bug in smevals. Re-run with --debug to see the traceback.",
-                err=True,
-            )
-        sys.exit(EXIT_INTERNAL)
+        _internal(exc, debug)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+def _internal(exc: Exception, debug: bool) -> None:
+    """An unexpected bug: a short message, the traceback only with --debug; exit 3."""
+    if debug:
+        traceback.print_exception(exc)
+    else:
+        click.echo(f"Internal error: {type(exc).__name__}: {exc}\n"
+                   "This is a bug in smevals. Re-run with --debug to see the traceback.",
+                   err=True)
+    sys.exit(EXIT_INTERNAL)

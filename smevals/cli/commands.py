@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from smevals.cli import validate_cmd  # noqa: F401
-from smevals.cli import run_cmd  # noqa: F401
-from smevals.cli import grade_cmd  # noqa: F401
-from smevals.cli import store_cmds  # noqa: F401
+from smevals.cli import (  # noqa: F401
+    check_cmd,
+    diff_cmd,
+    forge_cmds,
+    grade_cmd,
+    init_cmd,
+    report_cmd,
+    run_cmd,
+    site_cmds,
+    store_cmds,
+    validate_cmd,
+)

@@ -15,7 +15,7 @@ from smevals.errors import EvidenceFailed
 
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Filters shared by grade and regrade."""
-    options = [
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.option("-t", "--task", "tasks", multiple=True, help="Only Runs of this task."),
         click.option("-m", "--model", "models", multiple=True, help="Only Runs of this model."),
         click.option("-c", "--config", "configs", multiple=True, help="Only Runs of this config."),

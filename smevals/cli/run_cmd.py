@@ -14,7 +14,8 @@ from smevals.errors import EvidenceFailed
 
 
 def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """`-g` takes an optional value but never swallows an Eval path: `-g EVAL` is `-g default EVAL`."""
+    """`-g` takes an optional value but never swallows an Eval path: `-g EVAL` means
+    `-g default EVAL`."""
     if value and value != "default" and os.path.isdir(value):
         ctx.meta.setdefault("smevals_extra_paths", []).append(value)
         return "default"
@@ -31,7 +32,8 @@ class TextUI:
     def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         have = sum(1 for p in pairs if p.existing)
         click.echo(f"{ev.name}: {jobs} Run(s) to make with config '{config}' "
-                   f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same inputs)")
+                   f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same "
+                   "inputs)")
 
     def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         self._header(ev, config, pairs, jobs)

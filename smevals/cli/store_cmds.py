@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 import orjson
@@ -26,13 +27,16 @@ def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: st
 
     report = verify_command(paths, store, rev)
     if as_json:
-        doc = {"checked": report.checked, "ok": not report.problems,
+        doc = {"checked": report.checked, "ok": not report.problems, "rev": rev,
                "problems": [{"store": str(root), "path": d.path, "message": d.message}
                             for root, d in report.problems]}
         click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
+        from smevals.spec.load import display_path
+
+        where = f"{rev}:" if rev else ""
         for root, damage in report.problems:
-            click.echo(f"{root / damage.path}: {damage.message}")
+            click.echo(f"{where}{display_path(root / damage.path)}: {damage.message}")
     if report.problems:
         raise EvidenceFailed(f"{len(report.problems)} problem(s) in {report.checked} object(s)")
     if not as_json:
@@ -52,15 +56,30 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
     IDENT is an id or any unique prefix of at least 6 characters (of the id or of its hash).
     PATHS are Evals, Suites or stores to look in (default: the current folder).
     """
-    from smevals.commands.maintain import find_object, show_object
+    from smevals.commands.maintain import find_object, object_location, show_object
 
     st, obj = find_object(paths, store, ident, rev)
     record, content = show_object(st, obj, name)
     if record is None:
         sys.stdout.buffer.write(content)
         return
-    click.echo(f"{obj.kind} {obj.id}\n{st.path_of(obj)}\n")
-    click.echo(orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+    click.echo(render_object(obj.kind, obj.id, object_location(st, obj), record, content))
+
+
+def render_object(kind: str, oid: str, where: str, record: dict[str, Any], raw: bytes) -> str:
+    """The header, the file list of the record's manifest, then the record as stored."""
+    from smevals.store.layout import RECORD_NAMES
+
+    lines = [f"{kind} {oid}", f"path: {where}", "files:"]
+    for entry in record.get("files") or []:
+        if not isinstance(entry, dict):
+            continue
+        if "symlink" in entry:
+            lines.append(f"  {entry.get('path')} -> {entry['symlink']}")
+        else:
+            lines.append(f"  {entry.get('path')} ({entry.get('size', '?')} bytes)")
+    lines.append(f"  {RECORD_NAMES[kind]} ({len(raw)} bytes, the record below)")
+    return "\n".join(lines) + "\n\n" + raw.decode("utf-8", "replace").rstrip("\n")
 
 
 @cli.command("gc")

@@ -126,7 +126,8 @@ def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[
             continue
         if since and parse_iso(rec["started"]) < since:
             continue
-        newest = (history.get(run.rel) or [None])[-1]
+        past = history.get(run.rel)
+        newest = past[-1] if past else None
         if opts.outcome and (newest is None or newest.record.get("outcome") != opts.outcome):
             continue
         if opts.from_version and (newest is None or not str(
@@ -147,7 +148,7 @@ def _since(text: str | None) -> datetime | None:
     if not text:
         return None
     try:
-        moment = parse_iso(text)
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise SmevalsError(f"--since: '{text}' is not a date (use YYYY-MM-DD or an ISO "
                            "date and time)") from None

@@ -9,26 +9,41 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
-from smevals.store.objects import RECORD_NAMES
-from smevals.store.sources import SourceError
-from smevals.store.store import AmbiguousId, Obj, Store, UnknownId, store_root
+from smevals.store.base import SourceError
+from smevals.store.layout import RECORD_NAMES, STAGING
+from smevals.store.store import MIN_PREFIX, AmbiguousId, Obj, Store, UnknownId, store_root
 from smevals.store.verify import Damage, verify_store
 
 
+def is_store(path: Path) -> bool:
+    return any((path / name).is_dir() for name in ("runs", "grades", STAGING))
+
+
 def store_roots(paths: tuple[str, ...], store: str | None) -> list[Path]:
-    """The stores of the Evals in `paths`; a path that is itself a store counts as one."""
+    """The stores of the Evals in `paths`. A path that is itself a store counts as one, and a
+    folder of stores (a `--store` folder) as each store in it."""
     roots: list[Path] = []
     for arg in paths or (".",):
         path = Path(arg)
-        if (path / "runs").is_dir() or (path / "grades").is_dir() or (path / ".staging").is_dir():
-            roots.append(path)
-            continue
-        for ev_path in find_evals([arg]):
-            from smevals.spec.load import read_eval
-
-            ev, _problems = read_eval(ev_path)
-            roots.append(store_root(ev_path, ev.name, store))
+        if is_store(path):
+            found = [path]
+        elif path.is_dir() and not (path / "eval.yaml").exists() and _child_stores(path):
+            found = _child_stores(path)
+        else:
+            found = [_eval_store(ev_path, store) for ev_path in find_evals([arg])]
+        roots.extend(r for r in found if r not in roots)
     return roots
+
+
+def _child_stores(path: Path) -> list[Path]:
+    return sorted(p for p in path.iterdir() if p.is_dir() and is_store(p))
+
+
+def _eval_store(ev_path: Path, store: str | None) -> Path:
+    from smevals.spec.load import read_eval
+
+    ev, _problems = read_eval(ev_path)
+    return store_root(ev_path, ev.name, store)
 
 
 @dataclass
@@ -53,38 +68,59 @@ def verify_command(paths: tuple[str, ...], store: str | None, rev: str | None) -
 
 def find_object(paths: tuple[str, ...], store: str | None, ident: str,
                 rev: str | None = None) -> tuple[Store, Obj]:
+    """The one Run or Grade `ident` names in the stores of `paths` (exit 2 otherwise)."""
+    if len(ident.strip()) < MIN_PREFIX:
+        raise SmevalsError(f"an id prefix needs at least {MIN_PREFIX} characters: '{ident}'")
     found: list[tuple[Store, Obj]] = []
     for root in store_roots(paths, store):
-        st = Store(root, rev)
         try:
+            st = Store(root, rev)
             found.append((st, st.resolve(ident)))
         except UnknownId:
             continue
         except AmbiguousId as exc:
-            raise SmevalsError(str(exc)) from None
+            raise SmevalsError(_ambiguous(st, exc.prefix, exc.candidates)) from None
         except SourceError as exc:
             raise SmevalsError(str(exc)) from None
     if not found:
         raise SmevalsError(f"no Run or Grade with id '{ident}' in the stores of "
                            f"{', '.join(paths or ('.',))}")
     if len(found) > 1:
-        raise SmevalsError(f"id prefix '{ident}' is ambiguous across stores: " + ", ".join(
-            display_path(s.path_of(o)) for s, o in found))
+        raise SmevalsError(f"id prefix '{ident}' is ambiguous across stores; candidates:\n"
+                           + "\n".join(f"  {o.kind} {o.id}  {display_path(s.path_of(o))}"
+                                       for s, o in found))
     return found[0]
 
 
+def _ambiguous(st: Store, prefix: str, candidates: list[Obj]) -> str:
+    shown = [f"  {o.kind} {o.id}  {display_path(st.path_of(o))}" for o in candidates[:20]]
+    if len(candidates) > 20:
+        shown.append(f"  ... and {len(candidates) - 20} more")
+    return f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(shown)
+
+
 def show_object(st: Store, obj: Obj, name: str | None) -> tuple[dict[str, Any] | None, bytes]:
-    """(record, b"") to show an object, or (None, content) of one of its files."""
+    """(record, record bytes) to show an object, or (None, content) of one of its files."""
+    record_name = RECORD_NAMES[obj.kind]
     if name is None:
-        return obj.record, b""
-    listed = {f["path"] for f in obj.record.get("files", [])} | {RECORD_NAMES[obj.kind]}
-    if name not in listed:
+        return obj.record, _read(st, obj, record_name)
+    listed = {f.get("path") for f in obj.record.get("files", []) if isinstance(f, dict)}
+    if name not in listed | {record_name}:
         raise SmevalsError(f"{obj.kind} {obj.id} has no file '{name}'; files: "
-                           + ", ".join(sorted(listed)))
+                           + ", ".join(sorted(str(p) for p in listed | {record_name})))
+    return None, _read(st, obj, name)
+
+
+def _read(st: Store, obj: Obj, name: str) -> bytes:
     try:
-        return None, st.read_file(obj, name)
-    except OSError as exc:
-        raise SmevalsError(f"cannot read {name}: {exc}") from None
+        return st.read_file(obj, name)
+    except (OSError, SourceError) as exc:
+        raise SmevalsError(f"cannot read {name} of {obj.kind} {obj.id}: {exc}") from None
+
+
+def object_location(st: Store, obj: Obj) -> str:
+    where = display_path(st.path_of(obj))
+    return f"{st.rev}:{where}" if st.rev else where
 
 
 @dataclass
@@ -94,23 +130,37 @@ class GcReport:
 
 def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superseded: bool,
                grace: float) -> GcReport:
-    from smevals.store.gc import remove, stale_staging
+    from smevals.store.gc import remove, stale_staging_reasons
 
     report = GcReport()
-    targets: list[tuple[Path, str]] = []
+    targets: list[tuple[Path, Path, str]] = []
     for root in store_roots(paths, store):
-        targets += [(p, "staging leftover") for p in stale_staging(root, grace)]
+        targets += [(root, p, f"staging leftover ({why})")
+                    for p, why in stale_staging_reasons(root, grace)]
     if superseded:
         targets += _superseded(paths, store)
-    for path, why in targets:
+    for root, path, why in targets:
         report.removed.append(f"{'would remove' if dry_run else 'removed'} {why}: "
                               f"{display_path(path)}")
         if not dry_run:
             remove(path)
+            _prune_empty(root, path.parent)
     return report
 
 
-def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, str]]:
+def _prune_empty(root: Path, folder: Path) -> None:
+    """Remove the folders a removed Grade leaves empty, up to its kind folder."""
+    stop = {root.absolute(), (root / "runs").absolute(), (root / "grades").absolute(),
+            (root / STAGING).absolute()}
+    while folder.absolute() not in stop and folder.absolute() != folder.absolute().parent:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, Path, str]]:
     """Grades whose grader version is not the current one of a grader that still exists."""
     from smevals.commands.common import load_evals
     from smevals.grade.version import grader_version
@@ -118,10 +168,12 @@ def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, s
     out = []
     for ev in load_evals(paths or (".",)):
         current = {name: grader_version(g) for name, g in ev.graders.items()}
-        st = Store(store_root(ev.path, ev.name, store))
+        root = store_root(ev.path, ev.name, store)
+        st = Store(root)
         for grade in st.grades():
             info = grade.record.get("grader", {})
             name, version = info.get("name"), info.get("version")
             if name in current and version != current[name]:
-                out.append((st.path_of(grade), f"superseded Grade (grader {name} {version})"))
+                out.append((root, st.path_of(grade),
+                            f"superseded Grade (grader {name} version {str(version)[:12]})"))
     return out

@@ -67,7 +67,8 @@ def _duplicate_tasks(ev: Eval) -> list[Problem]:
 
 def config_problems(config: Config) -> list[Problem]:
     """The runner must exist and be executable, or be a built-in with valid settings."""
-    from smevals.runners import builtin_name, config_problems as builtin_problems
+    from smevals.runners import builtin_name
+    from smevals.runners import config_problems as builtin_problems
 
     shown = display_path(config.path)
     line, col = config.vlocs.get(("runner",), (1, 1))

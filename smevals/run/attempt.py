@@ -164,7 +164,8 @@ def _usage(workspace: Path) -> tuple[dict[str, Any] | None, str | None]:
     errors = list(validator("usage").iter_errors(data))
     if errors:
         where = "/".join(map(str, errors[0].absolute_path)) or "(top level)"
-        return None, f"{USAGE_FILE} does not match usage.schema.json at {where}: {errors[0].message}"
+        return None, (f"{USAGE_FILE} does not match usage.schema.json at {where}: "
+                      f"{errors[0].message}")
     if "total_tokens" not in data and {"input_tokens", "output_tokens"} <= data.keys():
         data["total_tokens"] = data["input_tokens"] + data["output_tokens"]
     return data, None

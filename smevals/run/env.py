@@ -21,7 +21,7 @@ def env_key(key: str) -> str:
 
 
 def scalar_vars(prefix: str, doc: Mapping[str, Any]) -> dict[str, str]:
-    """`<prefix><KEY>` for every scalar (str, int, float, bool) value, as Python's str() shows it."""
+    """`<prefix><KEY>` for every scalar (str, int, float, bool) value, shown as str() does."""
     return {prefix + env_key(k): str(v) for k, v in doc.items()
             if isinstance(v, (str, int, float, bool)) and v is not None}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -60,10 +61,8 @@ class ProcessGroups:
 
 
 def kill_group(pid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def launch(argv: list[str], cwd: Path, env: dict[str, str], timeout: float | None,

@@ -1,4 +1,5 @@
-"""Find Evals: a folder with eval.yaml is an Eval; any other folder is a Suite searched recursively."""
+"""Find Evals: a folder with eval.yaml is an Eval; any other folder is a Suite, searched
+recursively."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def find_evals(paths: list[str] | tuple[str, ...]) -> list[Path]:
         if not path.exists():
             raise SmevalsError(f"{arg}: no such file or folder")
         if not path.is_dir():
-            raise SmevalsError(f"{arg} is not an Eval or a Suite (expected a folder with eval.yaml)")
+            raise SmevalsError(
+                f"{arg} is not an Eval or a Suite (expected a folder with eval.yaml)")
         evals = _walk(path)
         if not evals:
             raise SmevalsError(

@@ -113,7 +113,8 @@ def _grader(path: Path, problems: list[Problem]) -> Grader | None:
     scoring = doc.data.get("scoring") or {}
     checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))
     return Grader(name=name, path=path, doc=dict(doc.data), raw=doc.raw, checks=checks,
-                  pass_threshold=scoring.get("pass_threshold"), method=scoring.get("method", "last"),
+                  pass_threshold=scoring.get("pass_threshold"),
+                  method=scoring.get("method", "last"),
                   locs=doc.locs, vlocs=doc.vlocs)
 
 

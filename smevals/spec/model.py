@@ -68,4 +68,12 @@ class Eval:
     graders: dict[str, Grader] = field(default_factory=dict)
 
     def task(self, name: str) -> Task | None:
-        return next((t for t in self.tasks if t.name == name), None)
+        return self.task_index.get(name)
+
+    @property
+    def task_index(self) -> dict[str, Task]:
+        index: dict[str, Task] | None = self.__dict__.get("_task_index")
+        if index is None:
+            index = {t.name: t for t in self.tasks}
+            object.__setattr__(self, "_task_index", index)
+        return index

@@ -68,7 +68,8 @@ def _message(error: Any) -> str:
         words = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
         return f"must be {words[kind]} {error.validator_value}, got {_show(error.instance)}"
     if kind == "enum":
-        return f"must be one of {', '.join(map(str, error.validator_value))}, got {_show(error.instance)}"
+        choices = ", ".join(map(str, error.validator_value))
+        return f"must be one of {choices}, got {_show(error.instance)}"
     if kind == "oneOf":
         return f"invalid value {_show(error.instance)}"
     if kind == "minItems":
@@ -79,10 +80,11 @@ def _message(error: Any) -> str:
 
 
 def _type_words(value: Any) -> str:
-    names = {"object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
-             "integer": "an integer", "boolean": "a boolean (true or false)", "null": "null"}
+    names: dict[str, str] = {
+        "object": "a mapping", "array": "a list", "string": "a string", "number": "a number",
+        "integer": "an integer", "boolean": "a boolean (true or false)", "null": "null"}
     if isinstance(value, list):
-        return " or ".join(names.get(v, v) for v in value)
+        return " or ".join(names.get(str(v), str(v)) for v in value)
     return names.get(value, str(value))
 
 

@@ -1,20 +1,42 @@
-"""A disposable index of records, kept outside the repository (platformdirs' user cache).
+"""A disposable index of records, kept outside the repository (platformdirs' user cache dir;
+`SMEVALS_CACHE_DIR` overrides it, `SMEVALS_NO_CACHE=1` turns it off).
 
-Never stale: a folder whose mtime changed is listed again, and a record whose mtime or size
-changed is read again. Deleting the cache only costs time.
+One file per store and kind holds, in marshal form (fast to decode, and unlike pickle it
+cannot run code): the listing of object folders with their records' stat stamps
+(`scan.listing`), and every parsed record. `index.py` decides what is still valid; this
+module only reads and writes the file. Deleting it at any time only costs time.
 """
 
 from __future__ import annotations
 
-import gc
+import contextlib
 import hashlib
+import marshal
+import mmap
 import os
-import pickle
+import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-CACHE_VERSION = 2
+CACHE_VERSION = 5
+_HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
+
+
+class Index(NamedTuple):
+    listing: bytes          # scan.listing when the records were read
+    untrusted: list[str]    # folders whose record changed too recently to trust its stamp
+    rels: list[str]         # object folders, sorted
+    ids: list[str]
+    records: list[Any]      # the record, or a str saying why it cannot be used
+
+    @property
+    def trusted(self) -> bool:
+        return not self.untrusted
+
+
+def enabled() -> bool:
+    return os.environ.get("SMEVALS_NO_CACHE") != "1"
 
 
 def cache_dir() -> Path:
@@ -26,39 +48,68 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("smevals"))
 
 
-def cache_path(root: Path) -> Path:
-    key = hashlib.sha256(str(root.absolute()).encode()).hexdigest()[:20]
-    return cache_dir() / f"index-{key}.pickle"
+def cache_path(root: Path, kind: str = "run") -> Path:
+    key = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape"))
+    return cache_dir() / f"index-{key.hexdigest()[:20]}-{kind}.marshal"
 
 
-def load(root: Path) -> dict[str, Any]:
-    """The cached index for `root`, or an empty one when absent, old or unreadable."""
-    if os.environ.get("SMEVALS_NO_CACHE") == "1":
-        return {}
+def dirs_path(root: Path, kind: str) -> str:
+    """Where the folder snapshot of walk.py is kept ("" when caching is off)."""
+    return str(cache_path(root, kind).with_suffix(".dirs")) if enabled() else ""
+
+
+def size(root: Path, kind: str) -> int:
+    """Bytes of the cache file (0 when there is none)."""
     try:
-        with open(cache_path(root), "rb") as handle:
-            gc.disable()
-            try:
-                data = pickle.load(handle)
-            finally:
-                gc.enable()
-    except (OSError, pickle.PickleError, EOFError, ValueError, AttributeError, ImportError):
-        return {}
-    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-        return {}
-    return data
+        return os.stat(cache_path(root, kind)).st_size
+    except OSError:
+        return 0
 
 
-def save(root: Path, data: dict[str, Any]) -> None:
-    """Write the index atomically; a failure to write is silently ignored (it is a cache)."""
-    if os.environ.get("SMEVALS_NO_CACHE") == "1":
+def load(root: Path, kind: str) -> Index | None:
+    """The cached index of `kind` for `root`, or None when absent, old or unreadable."""
+    if not enabled():
+        return None
+    try:
+        with open(cache_path(root, kind), "rb") as handle, \
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            data = marshal.loads(view)         # straight from the page cache, no copy
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not _valid(data, root, kind):
+        return None
+    return Index(*data[3:])
+
+
+def _valid(data: Any, root: Path, kind: str) -> bool:
+    if not (isinstance(data, tuple) and len(data) == 8 and data[0] == _HEADER):
+        return False
+    listing, untrusted, rels, ids, records = data[3:]
+    return data[1] == os.path.realpath(root) and data[2] == kind \
+        and isinstance(listing, bytes) and isinstance(untrusted, list) \
+        and all(isinstance(part, list) and len(part) == len(rels) for part in (ids, records))
+
+
+def save(root: Path, kind: str, index: Index) -> None:
+    """Write the index atomically; a failure to write is ignored (it is only a cache)."""
+    if not enabled():
         return
-    target = cache_path(root)
+    target = cache_path(root, kind)
+    tmp = ""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".index-")
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump({**data, "version": CACHE_VERSION}, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(marshal.dumps((_HEADER, os.path.realpath(root), kind, *index)))
         os.replace(tmp, target)
-    except OSError:
+        tmp = ""
+    except (OSError, ValueError):
         return
+    finally:
+        if tmp:
+            _unlink(tmp)
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)

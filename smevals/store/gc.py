@@ -4,44 +4,55 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import time
+import stat
 from pathlib import Path
+from typing import Any
 
-from smevals.store.objects import STAGING
+from smevals.store.locks import try_lock, unlock
+from smevals.store.staging import age, local_alive, staging_folders
 
 DEFAULT_GRACE = 3600.0
 
 
 def stale_staging(root: Path, grace: float = DEFAULT_GRACE) -> list[Path]:
-    """Staging folders of processes that are gone (on this host) or older than `grace` seconds."""
-    folder = root / STAGING
-    if not folder.is_dir():
-        return []
-    now = time.time()
+    """Staging folders that may go (see `why_stale`)."""
+    return [path for path, _why in stale_staging_reasons(root, grace)]
+
+
+def stale_staging_reasons(root: Path, grace: float = DEFAULT_GRACE) -> list[tuple[Path, str]]:
+    """(folder, why) for every staging folder no live process is writing whose writer is gone
+    (on this host) or that has not changed for `grace` seconds."""
     out = []
-    for entry in sorted(folder.iterdir()):
-        if not _alive(entry.name) or now - entry.stat().st_mtime > grace:
-            out.append(entry)
+    for path, writing in staging_folders(root):
+        why = "" if writing else why_stale(path, grace)
+        if why:
+            out.append((path, why))
     return out
 
 
-def _alive(name: str) -> bool:
-    """Whether the process that made staging folder `name` (<kind>-<host>-<pid>-<rand>) lives."""
-    parts = name.rsplit("-", 2)
-    if len(parts) != 3 or not parts[1].isdigit():
-        return False
-    host = parts[0].split("-", 1)[-1]
-    if host != socket.gethostname():
-        return True          # another machine's: only the grace period can tell
-    try:
-        os.kill(int(parts[1]), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def why_stale(path: Path, grace: float) -> str:
+    if local_alive(path.name) is False:
+        return "its process is gone"
+    if age(path) > grace:
+        return f"unchanged for more than {grace:g} s"
+    return ""
 
 
 def remove(path: Path) -> None:
-    shutil.rmtree(path)
+    """Remove a staging folder (holding its lock, so no writer can take it meanwhile) or an
+    object folder, read-only files and folders included."""
+    handle = try_lock(path) if path.is_dir() else None
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, onerror=_make_writable)
+        else:
+            path.unlink()
+    finally:
+        if handle is not None:
+            unlock(handle)
+
+
+def _make_writable(func: Any, path: str, _exc: Any) -> None:
+    parent = os.path.dirname(path)
+    os.chmod(parent, stat.S_IMODE(os.lstat(parent).st_mode) | stat.S_IWUSR | stat.S_IXUSR)
+    func(path)

@@ -1,12 +1,14 @@
 """Writing objects: stage in a folder inside the store, fsync, write the record last, rename.
 
-A crash at any point leaves either no object or a complete one; staging leftovers are
-ignored by readers, reported by verify and removed by gc.
+A crash at any point leaves either no object or a complete one. A staging folder is locked
+(flock) by the process writing it, so `gc` and `verify` can tell a live write from a leftover;
+readers never look inside `.staging`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import stat
@@ -15,13 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smevals.store.canonical import dumps, sha256_bytes, sha256_file
-from smevals.store.layout import object_id, parse_iso, slug, timestamp
+from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.store.layout import (
+    RECORD_NAMES,
+    STAGING,
+    STAMP_FIELDS,
+    object_id,
+    object_parent,
+    parse_iso,
+    record_names,
+    timestamp,
+)
+from smevals.store.locks import lock_folder, unlock
+
+__all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
+           "Written", "manifest", "object_parent"]
 
 FORMAT = 1
-RECORD_NAMES = {"run": "run.json", "grade": "grade.json"}
-STAMP_FIELDS = {"run": "started", "grade": "graded"}
-STAGING = ".staging"
+_CHUNK = 1 << 20
+_HOST_UNSAFE = re.compile(r"[^A-Za-z0-9._]+")
 
 
 class StoreError(Exception):
@@ -36,98 +50,183 @@ class Written:
     existed: bool     # identical content was already stored
 
 
-def object_parent(kind: str, names: list[str]) -> str:
-    """`runs/<task>/<config>/<model>` or `grades/<grader>/<task>/<config>/<model>`."""
-    return "/".join([kind + "s", *(slug(n) for n in names)])
+def host_name() -> str:
+    return _HOST_UNSAFE.sub("_", socket.gethostname()) or "host"
 
 
 class Staging:
-    """A fresh folder inside the store where one object's files are written before commit."""
+    """A fresh folder inside the store where one object's files are written before commit.
+
+    `<store>/.staging/<kind>-<host>-<pid>-<random>`, locked until commit or abort."""
 
     def __init__(self, root: Path, kind: str):
+        if kind not in RECORD_NAMES:
+            raise ValueError(f"unknown object kind '{kind}'")
         self.root = root
         self.kind = kind
-        name = f"{kind}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-        self.dir = root / STAGING / name
-        self.dir.mkdir(parents=True)
+        folder = root / STAGING
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.dir = folder / name
+        self.dir.mkdir()
+        self._lock = lock_folder(self.dir)
 
     def abort(self) -> None:
+        """Throw the staged files away (safe to call more than once)."""
         shutil.rmtree(self.dir, ignore_errors=True)
+        self._release()
 
     def commit(self, record: dict[str, Any], parent_names: list[str]) -> Written:
-        """Hash the files, write the record last, make files read-only and rename into place."""
-        record_name = RECORD_NAMES[self.kind]
-        if (self.dir / record_name).exists() or (self.dir / record_name).is_symlink():
-            raise StoreError(f"'{record_name}' is reserved for the {self.kind} record")
-        full = {**record, "format": FORMAT, "kind": self.kind, "files": manifest(self.dir)}
-        data = dumps(full)
-        digest = sha256_bytes(data)
-        stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
-        oid = object_id(stamp, digest)
-        _write_file(self.dir / record_name, data)
-        _seal(self.dir)
-        rel = f"{object_parent(self.kind, parent_names)}/{oid}"
-        return self._place(rel, oid)
+        """Hash and seal the files, write the record last and rename the folder into place."""
+        try:
+            return self._commit(record, parent_names)
+        finally:
+            self._release()
 
-    def _place(self, rel: str, oid: str) -> Written:
+    def _commit(self, record: dict[str, Any], parent_names: list[str]) -> Written:
+        record_name = RECORD_NAMES[self.kind]
+        if os.path.lexists(self.dir / record_name):
+            raise StoreError(f"'{record_name}' is reserved for the {self.kind} record")
+        files = manifest(self.dir, seal=True)
+        full = {**record, "format": FORMAT, "kind": self.kind, "files": files}
+        data = dumps(full)
+        stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
+        oid = object_id(stamp, sha256_bytes(data))
+        _write_sealed(self.dir / record_name, data)
+        _fsync_tree_dirs(self.dir)
+        rel = f"{object_parent(self.kind, parent_names)}/{oid}"
+        names = [str(n) for n in parent_names]
+        if record_names(self.kind, full) == names:      # else the caller files it elsewhere
+            _refuse_shared_folder(self.root / rel, self.kind, names)
+        return self._place(rel, oid, data)
+
+    def _place(self, rel: str, oid: str, data: bytes) -> Written:
         dest = self.root / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        _fsync_dir(self.dir)
+        _make_parents(dest.parent)
         try:
             os.rename(self.dir, dest)
         except OSError:
-            if (dest / RECORD_NAMES[self.kind]).is_file():
-                self.abort()
-                return Written(oid, rel, dest, existed=True)
-            raise
+            if not (dest / RECORD_NAMES[self.kind]).is_file():
+                raise
+            if _read(dest / RECORD_NAMES[self.kind]) != data:
+                raise StoreError(f"{dest} already exists with a different record "
+                                 "(run `smevals verify`)") from None
+            self.abort()
+            return Written(oid, rel, dest, existed=True)
         _fsync_dir(dest.parent)
         return Written(oid, rel, dest, existed=False)
 
+    def _release(self) -> None:
+        if self._lock is not None:
+            unlock(self._lock)
+            self._lock = None
 
-def manifest(folder: Path) -> list[dict[str, Any]]:
-    """Every file below `folder` (path, size, sha256; a symlink by its target), sorted."""
-    entries: list[dict[str, Any]] = []
-    for current, dirs, files in os.walk(folder):
-        dirs.sort()
-        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(current, d))]):
-            path = Path(current, name)
-            rel = path.relative_to(folder).as_posix()
-            entries.append(_entry(path, rel))
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(current, d))]
+
+def _refuse_shared_folder(dest: Path, kind: str, names: list[str]) -> None:
+    """Two different names must never share a folder: compare with a neighbour's record."""
+    theirs = neighbour_names(dest.parent, kind)
+    if theirs is not None and theirs != names:
+        raise StoreError(f"{dest.parent} already holds {kind}s of {theirs}, and {names} would "
+                         "share it (their folder names collide); rename one of them")
+
+
+def neighbour_names(folder: Path, kind: str) -> list[str] | None:
+    """The names in the record of any object already in `folder`, if there is one."""
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if entry.name[0] != "." and entry.is_dir(follow_symlinks=False):
+                    record = loads(_read(Path(entry.path) / RECORD_NAMES[kind]) or b"null")
+                    names = record_names(kind, record) if isinstance(record, dict) else None
+                    return None if names is None else [str(n) for n in names]
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def manifest(folder: Path, seal: bool = False) -> list[dict[str, Any]]:
+    """Every file below `folder` (path, size, sha256; a symlink by its target), sorted by
+    path. With `seal`, each regular file is also fsynced and made read-only."""
+    entries = [_entry(path, rel, seal) for path, rel in _files(str(folder), "")]
     entries.sort(key=lambda e: e["path"])
     return entries
 
 
-def _entry(path: Path, rel: str) -> dict[str, Any]:
-    info = path.lstat()
+def _files(folder: str, prefix: str) -> list[tuple[str, str]]:
+    """(absolute path, path relative to the object) of every non-directory, symlinks included."""
+    out: list[tuple[str, str]] = []
+    with os.scandir(folder) as it:
+        for entry in it:
+            rel = prefix + entry.name
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                raise StoreError(f"file name {entry.path!r} is not valid UTF-8") from None
+            if entry.is_dir(follow_symlinks=False):
+                out.extend(_files(entry.path, rel + "/"))
+            else:
+                out.append((entry.path, rel))
+    return out
+
+
+def _entry(path: str, rel: str, seal: bool) -> dict[str, Any]:
+    info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
         return {"path": rel, "symlink": os.readlink(path)}
     if not stat.S_ISREG(info.st_mode):
         return {"path": rel, "special": True}
-    size, digest = sha256_file(path)
+    size, digest = _hash_file(path, seal)
+    if seal:
+        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o222)
     return {"path": rel, "size": size, "sha256": digest}
 
 
-def _write_file(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+def _hash_file(path: str, fsync: bool) -> tuple[int, str]:
+    import hashlib
+
+    digest = hashlib.sha256()
+    size = 0
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    return size, digest.hexdigest()
 
 
-def _seal(folder: Path) -> None:
-    """fsync every regular file and make it read-only."""
-    for current, _dirs, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(current, name)
-            if os.path.islink(path) or not os.path.isfile(path):
-                continue
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.chmod(path, 0o444)
+def _write_sealed(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _make_parents(folder: Path) -> None:
+    """mkdir -p, fsyncing the parent of every folder it creates so the rename is durable."""
+    missing = []
+    probe = folder
+    while not probe.is_dir():
+        missing.append(probe)
+        probe = probe.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        _fsync_dir(path.parent)
+
+
+def _fsync_tree_dirs(folder: Path) -> None:
+    for current, _dirs, _names in os.walk(folder):
+        _fsync_dir(Path(current))
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -136,3 +235,10 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from smevals.store import cache
-from smevals.store.canonical import loads
-from smevals.store.layout import slug
-from smevals.store.objects import RECORD_NAMES, Staging
-from smevals.store.sources import DEPTH, FsSource, GitSource, Source
+from smevals.store import index
+from smevals.store.base import Entry, Source
+from smevals.store.fssource import FsSource
+from smevals.store.gitsource import GitSource
+from smevals.store.layout import KINDS, slug
+from smevals.store.objects import Staging
 
-KINDS = ("run", "grade")
 MIN_PREFIX = 6
+MAX_CANDIDATES = 20
 
 
-@dataclass(frozen=True, slots=True)
-class Obj:
+class Obj(NamedTuple):
+    """One Run or Grade (immutable; a NamedTuple because 200,000 are made in a blink)."""
+
     kind: str
     id: str
     rel: str                   # object folder relative to the store root
@@ -26,10 +26,20 @@ class Obj:
 
 
 class AmbiguousId(Exception):
-    pass
+    def __init__(self, prefix: str, candidates: list[Obj]):
+        self.prefix = prefix
+        self.candidates = candidates
+        lines = [f"  {o.kind} {o.id}  {o.rel}" for o in candidates[:MAX_CANDIDATES]]
+        if len(candidates) > MAX_CANDIDATES:
+            lines.append(f"  ... and {len(candidates) - MAX_CANDIDATES} more")
+        super().__init__(f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(lines))
 
 
 class UnknownId(Exception):
+    pass
+
+
+class PrefixTooShort(UnknownId):
     pass
 
 
@@ -41,7 +51,9 @@ def store_root(eval_dir: Path, eval_name: str, store: str | None) -> Path:
 
 
 class Store:
-    """One Eval's results: write through `stage`, read through `runs()` and `grades()`."""
+    """One Eval's results: write through `stage`, read through `runs()` and `grades()`.
+
+    With `rev`, the store is read as committed at that git revision (read-only)."""
 
     def __init__(self, root: Path, rev: str | None = None):
         self.root = root
@@ -64,108 +76,67 @@ class Store:
     def forget(self) -> None:
         """Drop what was read, so the next call sees objects written since."""
         self._objs.clear()
+        self.broken.clear()
+        if isinstance(self.source, FsSource):
+            self.source = FsSource(self.root)
 
     def _all(self, kind: str) -> list[Obj]:
         if kind not in self._objs:
-            if isinstance(self.source, FsSource):
-                self._objs[kind] = _read_cached(self, kind)
-            else:
-                self._objs[kind] = [o for o in self._parse(kind, self.source.records(kind)) if o]
+            self._objs[kind] = self._load(kind)
         return self._objs[kind]
 
-    def _parse(self, kind: str, items: Any) -> list[Obj | None]:
-        return [self.make_obj(kind, rel, data) for rel, data in items]
+    def _load(self, kind: str) -> list[Obj]:
+        if isinstance(self.source, FsSource):
+            _listing, _untrusted, rels, ids, records = index.read_kind(self.root, kind)
+        else:
+            with index.gc_paused():
+                pairs = list(self.source.records(kind))
+                rels = [rel for rel, _data in pairs]
+                ids = [rel.rsplit("/", 1)[1] for rel in rels]
+                records = [index.parse_record(kind, data) for _rel, data in pairs]
+        with index.gc_paused():
+            new = tuple.__new__
+            out = [new(Obj, (kind, oid, rel, rec)) for oid, rel, rec in zip(ids, rels, records,
+                                                                             strict=True)
+                   if rec.__class__ is dict]
+        if len(out) != len(rels):
+            self.broken.extend((rel, rec) for rel, rec in zip(rels, records, strict=True)
+                               if not isinstance(rec, dict))
+        return out
 
     def make_obj(self, kind: str, rel: str, data: bytes) -> Obj | None:
-        try:
-            record = loads(data)
-            if not isinstance(record, dict):
-                raise ValueError("not a JSON object")
-        except ValueError as exc:
-            self.broken.append((rel, f"unreadable {RECORD_NAMES[kind]}: {exc}"))
+        """The object for record bytes `data`, or None (noted in `broken`) when unreadable."""
+        record = index.parse_record(kind, data)
+        if isinstance(record, str):
+            self.broken.append((rel, record))
             return None
         return Obj(kind, rel.rsplit("/", 1)[1], rel, record)
 
     def resolve(self, prefix: str) -> Obj:
-        """The one object whose id (or hash part) starts with `prefix` (at least 6 characters)."""
-        if len(prefix) < MIN_PREFIX:
-            raise UnknownId(f"an id prefix needs at least {MIN_PREFIX} characters: '{prefix}'")
-        found = [o for kind in KINDS for o in self._all(kind) if _matches(o.id, prefix)]
+        """The one object whose id (or the hash part of it) starts with `prefix`, git-style:
+        at least MIN_PREFIX characters, case-insensitive; ambiguity lists the candidates."""
+        want = prefix.strip().lower()
+        if len(want) < MIN_PREFIX:
+            raise PrefixTooShort(f"an id prefix needs at least {MIN_PREFIX} characters: "
+                                 f"'{prefix}'")
+        found = [o for kind in KINDS for o in self._all(kind) if _matches(o.id, want)]
         if not found:
             raise UnknownId(f"no Run or Grade with id '{prefix}' in {self.source.label}")
         if len(found) > 1:
-            names = "\n".join(f"  {o.kind} {o.id}  {o.rel}" for o in found[:20])
-            raise AmbiguousId(f"id prefix '{prefix}' is ambiguous; candidates:\n{names}")
+            raise AmbiguousId(prefix, found)
         return found[0]
 
     def read_file(self, obj: Obj, name: str) -> bytes:
         return self.source.read(f"{obj.rel}/{name}")
 
+    def listing(self, obj: Obj) -> list[Entry]:
+        """The files of `obj` as they are (not as recorded), record excluded."""
+        return self.source.listing(obj.rel)
+
     def path_of(self, obj: Obj) -> Path:
         return self.root / obj.rel
 
 
-def _matches(oid: str, prefix: str) -> bool:
-    return oid.startswith(prefix) or oid.split("-", 1)[-1].startswith(prefix)
-
-
-def _read_cached(store: Store, kind: str) -> list[Obj]:
-    index = cache.load(store.root)
-    old = index.get(kind, {})
-    new: dict[str, Any] = {}
-    out: list[Obj] = []
-    changed = False
-    for parent in _parents(store.root, kind):
-        entry, dirty = _refresh_parent(store, kind, parent, old.get(parent))
-        changed |= dirty
-        new[parent] = entry
-        out.extend(entry[1].values())
-    if changed or set(old) != set(new):
-        index[kind] = new
-        cache.save(store.root, index)
-    return [o for o in out if o is not None]
-
-
-def _parents(root: Path, kind: str) -> list[str]:
-    from smevals.store.sources import _dirs_at_depth
-
-    return list(_dirs_at_depth(str(root / f"{kind}s"), f"{kind}s", DEPTH[kind] - 1))
-
-
-def _refresh_parent(store: Store, kind: str, parent: str, cached: Any) -> tuple[Any, bool]:
-    """(dir mtime, {object rel: Obj}) for the folder holding objects, reusing what is unchanged."""
-    path = os.path.join(store.root, parent)
-    try:
-        mtime = os.stat(path).st_mtime_ns
-    except OSError:
-        return (0, {}, {}), True
-    if cached and cached[0] == mtime:
-        names = cached[2].keys()
-        dirty = False
-    else:
-        names = [e.name for e in os.scandir(path) if e.is_dir() and not e.name.startswith(".")]
-        dirty = True
-    objs, stamps = {}, {}
-    record_name = RECORD_NAMES[kind]
-    for name in sorted(names):
-        rel = f"{parent}/{name}"
-        try:
-            info = os.stat(os.path.join(path, name, record_name))
-            stamp = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            stamp = None
-        if stamp is not None and cached and cached[2].get(name) == stamp and cached[1].get(rel):
-            objs[rel], stamps[name] = cached[1][rel], stamp
-            continue
-        dirty = True
-        data = b"" if stamp is None else _read(os.path.join(path, name, record_name))
-        objs[rel], stamps[name] = store.make_obj(kind, rel, data), stamp
-    return (mtime, objs, stamps), dirty
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
-        return b""
+def _matches(oid: str, want: str) -> bool:
+    low = oid.lower()
+    return low.startswith(want) or low[low.find("-") + 1:].startswith(want)

@@ -1,18 +1,33 @@
-"""Recompute every hash and report every problem with its path (nothing stops at the first)."""
+"""Recompute every hash and report every problem with its path (nothing stops at the first).
+
+Like `git fsck`: each object is re-hashed from its folder alone and compared with its name,
+every file with the record's manifest; then references are checked (every Grade's Run).
+"""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smevals.store.base import Entry, Scanned, Source
 from smevals.store.canonical import dumps, loads
-from smevals.store.layout import ID_RE, parse_iso, timestamp
-from smevals.store.objects import RECORD_NAMES, STAGING, STAMP_FIELDS
-from smevals.store.sources import DEPTH, FsSource, GitSource, Source
+from smevals.store.fastschema import quick_check, record_validator
+from smevals.store.fssource import FsSource
+from smevals.store.gitsource import GitSource
+from smevals.store.layout import (
+    ID_RE,
+    KINDS,
+    RECORD_NAMES,
+    STAMP_FIELDS,
+    object_parent,
+    parse_iso,
+    record_names,
+    timestamp,
+)
+from smevals.store.staging import staging_folders
 
 
 @dataclass(frozen=True)
@@ -26,49 +41,74 @@ def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]
     source: Source = GitSource(root, rev) if rev else FsSource(root)
     problems: list[Damage] = [] if rev else list(staging_leftovers(root))
     runs: set[str] = set()
+    links: list[tuple[str, str]] = []
+    folders: dict[str, list[str]] = {}
     count = 0
-    grade_links: list[tuple[str, str]] = []
-    for kind in ("run", "grade"):
-        for rel, data in source.records(kind):
+    for kind in KINDS:
+        problems += [Damage(p, "stray entry outside any object folder")
+                     for p in source.strays(kind)]
+        for scanned in source.scan(kind):
             count += 1
-            record, found = check_object(source, kind, rel, data)
-            problems.extend(found)
+            record, found = check_object(kind, scanned)
+            problems += found + shared_folder(kind, scanned.rel, record, folders)
             if kind == "run":
-                runs.add(rel)
-            elif record and isinstance(record.get("run"), dict):
-                grade_links.append((rel, str(record["run"].get("rel", ""))))
-        problems.extend(_strays(root, kind) if not rev else [])
-    problems.extend(Damage(rel, f"the Run it grades is missing: {run}")
-                    for rel, run in grade_links if run not in runs)
+                runs.add(scanned.rel)
+            elif record is not None:
+                links.append((scanned.rel, _run_rel(record)))
+    problems += [Damage(rel, f"the Run it grades is missing: {run}")
+                 for rel, run in links if run not in runs]
     return count, problems
 
 
+def shared_folder(kind: str, rel: str, record: dict[str, Any] | None,
+                  folders: dict[str, list[str]]) -> list[Damage]:
+    """Objects of two different names in one folder (their folder names collide)."""
+    names = record_names(kind, record) if record is not None else None
+    if names is None:
+        return []
+    parent = rel.rpartition("/")[0]
+    names = [str(n) for n in names]
+    first = folders.setdefault(parent, names)
+    if first == names:
+        return []
+    return [Damage(rel, f"its names {names} share the folder with {first} (a name collision)")]
+
+
 def staging_leftovers(root: Path) -> Iterator[Damage]:
-    folder = root / STAGING
-    if folder.is_dir():
-        for entry in sorted(os.listdir(folder)):
-            yield Damage(f"{STAGING}/{entry}", "staging leftover of an interrupted write "
-                         "(`smevals gc` removes it)")
+    """Staging folders no live process is writing (a live write is not a problem)."""
+    for folder, writing in staging_folders(root):
+        if not writing:
+            yield Damage(f"{folder.parent.name}/{folder.name}", "staging leftover of an "
+                         "interrupted write (`smevals gc` removes it)")
 
 
-def check_object(source: Source, kind: str, rel: str, data: bytes) -> tuple[Any, list[Damage]]:
+def _run_rel(record: dict[str, Any]) -> str:
+    run = record.get("run")
+    return str(run.get("rel", "")) if isinstance(run, dict) else ""
+
+
+def check_object(kind: str, scanned: Scanned) -> tuple[dict[str, Any] | None, list[Damage]]:
+    """(record or None, problems) of one object folder."""
+    rel, data = scanned.rel, scanned.record
     name = RECORD_NAMES[kind]
-    if not data:
-        return None, [Damage(rel, f"{name} is missing or empty")]
+    if data is None:
+        return None, [Damage(rel, f"{name} is missing")]
     try:
         record = loads(data)
-        assert isinstance(record, dict)
-    except (ValueError, AssertionError):
+    except ValueError as exc:
+        return None, [Damage(f"{rel}/{name}", f"unreadable {name}: {exc}")]
+    if not isinstance(record, dict):
         return None, [Damage(f"{rel}/{name}", f"unreadable {name}: not a JSON object")]
-    problems = _name_problems(kind, rel, data, record)
-    problems.extend(_schema_problems(kind, rel, record))
-    problems.extend(_file_problems(source, rel, name, record.get("files")))
+    problems = name_problems(kind, rel, data, record)
+    problems += schema_problems(kind, rel, record)
+    problems += file_problems(rel, record.get("files"), scanned.files)
     return record, problems
 
 
-def _name_problems(kind: str, rel: str, data: bytes, record: dict[str, Any]) -> list[Damage]:
+def name_problems(kind: str, rel: str, data: bytes, record: dict[str, Any]) -> list[Damage]:
+    """The folder's name and place must follow from the record: hash, timestamp, names."""
     name = RECORD_NAMES[kind]
-    oid = rel.rsplit("/", 1)[1]
+    parent, _, oid = rel.rpartition("/")
     match = ID_RE.match(oid)
     if not match:
         return [Damage(rel, f"folder name '{oid}' is not an object id (<timestamp>-<hash>)")]
@@ -77,65 +117,67 @@ def _name_problems(kind: str, rel: str, data: bytes, record: dict[str, Any]) -> 
         out.append(Damage(f"{rel}/{name}", f"{name} is not in canonical form (edited by hand?)"))
     digest = hashlib.sha256(data).hexdigest()
     if not digest.startswith(match.group(2)):
-        out.append(Damage(rel, f"hash of {name} is {digest[:12]}, but the folder is named for "
-                          f"{match.group(2)} (record edited or folder renamed)"))
-    try:
-        stamp = timestamp(parse_iso(str(record.get(STAMP_FIELDS[kind]))))
-    except (ValueError, TypeError):
-        stamp = None
+        out.append(Damage(rel, f"{name} hashes to {digest[:12]}, not {match.group(2)} as the "
+                          "folder name says (record edited or folder renamed)"))
+    stamp = _stamp(record.get(STAMP_FIELDS[kind]))
     if stamp != match.group(1):
         out.append(Damage(rel, f"folder timestamp {match.group(1)} does not match the record's "
-                          f"{STAMP_FIELDS[kind]} ({stamp})"))
+                          f"{STAMP_FIELDS[kind]} ({stamp or 'missing or invalid'})"))
+    names = record_names(kind, record)
+    if names is not None and object_parent(kind, [str(n) for n in names]) != parent:
+        out.append(Damage(rel, f"filed under {parent}, but its record belongs under "
+                          f"{object_parent(kind, [str(n) for n in names])}"))
     return out
 
 
-def _schema_problems(kind: str, rel: str, record: dict[str, Any]) -> list[Damage]:
-    from smevals.spec.schema import validator
+def _stamp(value: Any) -> str | None:
+    try:
+        return timestamp(parse_iso(str(value)))
+    except (ValueError, TypeError, OverflowError):
+        return None
 
+
+def schema_problems(kind: str, rel: str, record: dict[str, Any]) -> list[Damage]:
+    """Where the record breaks its JSON Schema (a quick check first; jsonschema explains)."""
+    quick = quick_check(kind)
+    if quick is not None and quick(record):
+        return []
     name = RECORD_NAMES[kind]
-    errors = sorted(validator(kind).iter_errors(record), key=lambda e: list(map(str, e.path)))
+    errors = sorted(record_validator(kind).iter_errors(record),
+                    key=lambda e: list(map(str, e.absolute_path)))
     return [Damage(f"{rel}/{name}", f"record does not match {kind}.schema.json at "
                    f"'{'/'.join(map(str, e.absolute_path))}': {e.message}") for e in errors[:5]]
 
 
-def _file_problems(source: Source, rel: str, name: str, files: Any) -> list[Damage]:
+def file_problems(rel: str, files: Any, found: list[Entry]) -> list[Damage]:
+    """Every file of the record's manifest against the files found in the folder."""
     listed = {f["path"]: f for f in files or [] if isinstance(f, dict) and "path" in f}
-    actual = {p: (size, link) for p, size, link in source.listing(rel) if p != name}
-    out = [Damage(f"{rel}/{p}", "file listed in the record is missing")
-           for p in sorted(set(listed) - set(actual))]
-    out += [Damage(f"{rel}/{p}", "extra file not listed in the record")
-            for p in sorted(set(actual) - set(listed))]
-    for path in sorted(set(listed) & set(actual)):
-        problem = _changed(source, f"{rel}/{path}", listed[path], actual[path])
+    actual = {entry.path: entry for entry in found}
+    out = []
+    for path in sorted(set(listed) | set(actual)):
+        if path not in actual:
+            problem = "missing: listed in the record but not in the folder"
+        elif path not in listed:
+            problem = "extra file: in the folder but not listed in the record"
+        else:
+            problem = changed(listed[path], actual[path])
         if problem:
             out.append(Damage(f"{rel}/{path}", problem))
     return out
 
 
-def _changed(source: Source, path: str, want: dict[str, Any], have: tuple[int, str | None]) -> str:
-    size, link = have
-    if "symlink" in want or link is not None:
-        return "" if want.get("symlink") == link else "symlink changed"
-    if want.get("size") != size and not isinstance(source, GitSource):
-        return f"size changed: {want.get('size')} bytes recorded, {size} found"
-    digest = hashlib.sha256(source.read(path)).hexdigest()
-    if digest != want.get("sha256"):
+def changed(want: dict[str, Any], have: Entry) -> str:
+    """Why a file differs from its manifest entry, or "" when it does not."""
+    if "symlink" in want or have.link is not None:
+        if want.get("symlink") == have.link:
+            return ""
+        return f"symlink changed: {want.get('symlink')!r} recorded, {have.link!r} found"
+    if want.get("special"):
+        return "" if have.sha256 is None else "special file replaced by a regular file"
+    if have.size < 0:
+        return "cannot be read"
+    if want.get("size") != have.size:
+        return f"size changed: {want.get('size')} bytes recorded, {have.size} found"
+    if want.get("sha256") != have.sha256:
         return "content changed: sha256 does not match the record"
     return ""
-
-
-def _strays(root: Path, kind: str) -> list[Damage]:
-    """Folders at the object depth without a record are reported by `records`; this finds
-    files lying where only folders belong."""
-    out = []
-    base = root / f"{kind}s"
-    for current, dirs, files in os.walk(base):
-        depth = len(Path(current).relative_to(base).parts)
-        if depth > DEPTH[kind]:
-            dirs[:] = []
-            continue
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in files:
-            rel = Path(current, name).relative_to(root).as_posix()
-            out.append(Damage(rel, "stray file outside any object"))
-    return out

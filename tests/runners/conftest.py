@@ -11,7 +11,6 @@ import pytest
 
 from smevals.runners import BuiltinContext
 
-
 MakeContext = Callable[..., BuiltinContext]
 
 

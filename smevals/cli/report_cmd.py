@@ -1,0 +1,86 @@
+"""`smevals report`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from smevals.cli.base import cli, store_option
+from smevals.errors import EvidenceFailed, SmevalsError
+
+
+def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by report and diff: grader, filters, stale Runs, store."""
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+        click.option("-g", "--grader", default="default", show_default=True,
+                     help="Grader whose Grades count."),
+        click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable)."),
+        click.option("-m", "--model", "models", multiple=True,
+                     help="Only this model (repeatable)."),
+        click.option("-c", "--config", "configs", multiple=True,
+                     help="Only this config (repeatable)."),
+        click.option("--include-stale", is_flag=True,
+                     help="Count Runs made from an older task, config or runner too."),
+        store_option,
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def write_output(text: str, output: str | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise SmevalsError(f"--output: cannot write {output}: {exc.strerror}") from None
+    click.echo(f"Wrote {output}", err=True)
+
+
+@cli.command("report")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@side_options
+@click.option("--by-task", is_flag=True, help="Add each task's score to the per-model blocks.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "csv", "junit"]),
+              default="markdown", show_default=True, help="Output format.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the report to this file instead of standard output.")
+@click.option("--rev", help="Report the store as committed at this git revision.")
+@click.option("--grader-version", "version",
+              help="Count the newest Grade of this grader version (prefix) instead.")
+@click.option("--any-version", is_flag=True, help="Count the newest Grade of any version.")
+@click.option("--fail-under", metavar="SCORE",
+              help="Exit 1 when a config x model's mean score is below SCORE.")
+@click.option("--min-pass-rate", metavar="RATE",
+              help="Exit 1 when a config x model's pass rate is below RATE (0.8 or 80%).")
+def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
+               models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
+               store: str | None, by_task: bool, fmt: str, as_json: bool, output: str | None,
+               rev: str | None, version: str | None, any_version: bool,
+               fail_under: str | None, min_pass_rate: str | None) -> None:
+    """Summarise the graded Runs of each Eval (or Suite): leaderboard of config x model,
+    pass rates with 95% intervals, tags, repeats, metrics.
+
+    By default the newest Grade of the current grader version (and current answer keys)
+    counts for each Run; failed Runs, ungraded Runs and stale Runs are counted and left
+    out. Gates (--fail-under, --min-pass-rate) exit 1 when any config x model falls below.
+    """
+    from smevals.commands.report import ReportOptions, SideSpec, report_command
+    from smevals.report.rows import Filters
+
+    if as_json and fmt not in ("markdown", "json"):
+        raise click.UsageError("--json and --format exclude each other")
+    spec = SideSpec(grader, rev, store, version, any_version,
+                    Filters(tasks, models, configs), include_stale)
+    opts = ReportOptions(paths, spec, "json" if as_json else fmt, by_task, fail_under,
+                         min_pass_rate)
+    result = report_command(opts)
+    write_output(result.text, output)
+    if result.gate_failures:
+        raise EvidenceFailed("gate failed:\n  " + "\n  ".join(result.gate_failures))

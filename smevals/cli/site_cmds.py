@@ -1,0 +1,51 @@
+"""`smevals build` and `smevals serve`: the web report."""
+
+from __future__ import annotations
+
+import click
+
+from smevals.cli.base import cli, store_option
+
+
+@cli.command("build")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
+@click.option("-o", "--output", "out", default="site", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the site (made or refreshed).")
+@click.option("-g", "--grader", default="default", show_default=True,
+              help="Grader whose Grades count.")
+@click.option("--rev", help="Show the store as committed at this git revision.")
+@click.option("--diff", nargs=2, metavar="A B",
+              help="Add a diff page per Eval: the data of `smevals diff A B`.")
+@store_option
+def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
+              diff: tuple[str, str] | None, store: str | None) -> None:
+    """Write a self-contained static web report of each Eval (or Suite).
+
+    \b
+    It opens from file:// or any static host and makes no network request:
+      smevals build suites/ -o site && xdg-open site/index.html
+    Building into an existing site adds or refreshes the given Evals and keeps the others.
+    """
+    from smevals.commands.site import SiteOptions, build_command
+
+    for line in build_command(SiteOptions(paths, grader, store, rev), out, diff):
+        click.echo(line)
+
+
+@cli.command("serve")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
+@click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Model output is untrusted: keep it local.")
+@click.option("-g", "--grader", default="default", show_default=True,
+              help="Grader whose Grades count.")
+@store_option
+def serve_cmd(paths: tuple[str, ...], port: int, host: str, grader: str,
+              store: str | None) -> None:
+    """Serve the web report of each Eval (or Suite), live: Runs and Grades that land while
+    it is open appear without a restart. Ctrl-C stops it."""
+    from smevals.commands.site import SiteOptions, serve_command
+
+    serve_command(SiteOptions(paths, grader, store), host, port,
+                  lambda line: click.echo(line, err=False))

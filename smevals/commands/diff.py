@@ -1,0 +1,141 @@
+"""`smevals diff`: compare two revisions of each Eval's store (or two grader versions on the
+same Runs), reading every side straight from git without a checkout."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from smevals.commands.report import Opened, Side, SideSpec, gc_paused, open_side, report_side
+from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
+from smevals.diff.render import Outputs, SideInfo, markdown, to_json
+from smevals.errors import SmevalsError
+from smevals.spec.discover import find_evals
+from smevals.store.sources import SourceError
+
+FORMATS = ("markdown", "json")
+WORKTREE = "working tree"
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    args: tuple[str, ...] = ()
+    side: SideSpec = SideSpec()
+    grader_versions: tuple[str, str] | None = None
+    alpha: float = 0.05
+    fmt: str = "markdown"
+    fail_on: str | None = None
+    show_output: bool = False
+
+
+@dataclass
+class DiffResult:
+    text: str
+    reasons: list[str]
+
+
+def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """Existing folders are Evals or Suites; every other argument is a revision (at most 2)."""
+    paths = [a for a in args if os.path.isdir(a)]
+    revs = [a for a in args if not os.path.isdir(a)]
+    if len(revs) > 2:
+        raise SmevalsError(f"diff compares at most two revisions, got {len(revs)}: "
+                           f"{', '.join(revs)} (an argument that is not a folder is a revision)")
+    return paths or ["."], revs
+
+
+def _check(opts: DiffOptions, revs: list[str]) -> None:
+    if opts.fmt not in FORMATS:
+        raise SmevalsError(f"--format: '{opts.fmt}' is not one of {', '.join(FORMATS)}")
+    if not 0 < opts.alpha < 1:
+        raise SmevalsError(f"--alpha must be between 0 and 1, got {opts.alpha:g}")
+    if opts.fail_on is not None and opts.fail_on not in MODES:
+        raise SmevalsError(f"--fail-on-regression: '{opts.fail_on}' is not one of "
+                           f"{', '.join(MODES)}")
+    if opts.grader_versions and len(revs) > 1:
+        raise SmevalsError("--grader-versions compares two versions on the Runs of one side: "
+                           "give at most one revision")
+
+
+def diff_command(opts: DiffOptions) -> DiffResult:
+    with gc_paused():
+        return _diff(opts)
+
+
+def _diff(opts: DiffOptions) -> DiffResult:
+    paths, revs = split_args(opts.args)
+    _check(opts, revs)
+    folders = find_evals(paths)
+    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+        pairs = [_pair(Path(f), opts, revs, Path(tmp)) for f in folders]
+    diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
+    info_a, info_b = _infos(opts, revs, pairs)
+    outputs = _outputs(diffs, pairs) if opts.show_output else None
+    reasons = regression_reasons(diffs, opts.fail_on) if opts.fail_on else []
+    if opts.fmt == "json":
+        mode = "grader_versions" if opts.grader_versions else "revisions"
+        regression = {"mode": opts.fail_on, "tripped": bool(reasons), "reasons": reasons}
+        text = to_json(diffs, info_a, info_b, opts.alpha, mode, regression)
+    else:
+        text = markdown(diffs, info_a, info_b, opts.alpha, outputs)
+    return DiffResult(text, reasons)
+
+
+def _pair(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path) -> tuple[Side, Side]:
+    spec = opts.side
+    if opts.grader_versions:
+        old, new = opts.grader_versions
+        opened = _open(folder, revs[0] if revs else None, spec, tmp)
+        return (report_side(opened, replace(spec, version=old)),
+                report_side(opened, replace(spec, version=new)))
+    rev_a = revs[0] if revs else "HEAD"
+    rev_b = revs[1] if len(revs) == 2 else None
+    return (report_side(_open(folder, rev_a, spec, tmp), spec),
+            report_side(_open(folder, rev_b, spec, tmp), spec))
+
+
+def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Opened:
+    opened = open_side(folder, rev, spec.store, tmp)
+    try:
+        has_runs = bool(opened.store.runs())
+    except SourceError as exc:
+        raise SmevalsError(f"cannot read {opened.store.source.label}: {exc}") from None
+    if not has_runs:
+        where = f"revision {rev}" if rev else "the working tree"
+        raise SmevalsError(f"{folder}: no Runs in {opened.store.root} in {where}")
+    return opened
+
+
+def _infos(opts: DiffOptions, revs: list[str],
+           pairs: list[tuple[Side, Side]]) -> tuple[SideInfo, SideInfo]:
+    first_a, first_b = pairs[0][0].report, pairs[0][1].report
+    if opts.grader_versions:
+        old, new = opts.grader_versions
+        where = f" at {revs[0]}" if revs else ""
+        return (SideInfo(f"grader version {old}{where}", first_a.rev, first_a.commit),
+                SideInfo(f"grader version {new}{where}", first_b.rev, first_b.commit))
+    return (SideInfo(first_a.rev or WORKTREE, first_a.rev, first_a.commit),
+            SideInfo(first_b.rev or WORKTREE, first_b.rev, first_b.commit))
+
+
+def _outputs(diffs: list[EvalDiff], pairs: list[tuple[Side, Side]]) -> Outputs:
+    """output.txt of the Runs shown for each flip, read through each side's store."""
+    out: dict[tuple[str, str], str] = {}
+    for diff, (side_a, side_b) in zip(diffs, pairs, strict=True):
+        for flip in diff.flips:
+            row_a, row_b = shown(flip)
+            out[("a", row_a.run.rel)] = _read(side_a, row_a.run)
+            out[("b", row_b.run.rel)] = _read(side_b, row_b.run)
+    return out
+
+
+def _read(side: Side, run: object) -> str:
+    from smevals.store.store import Obj
+
+    assert isinstance(run, Obj)
+    try:
+        return side.store.read_file(run, "output.txt").decode("utf-8", "replace")
+    except (OSError, SourceError, KeyError):
+        return "(no output.txt)"

@@ -1,0 +1,100 @@
+"""`smevals init`: a new Eval that validates and runs at once, or a copy of a shipped suite."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+from smevals.errors import SmevalsError
+
+FILES: dict[str, tuple[str, bool]] = {
+    "eval.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/eval.schema.json
+name: {name}
+description: What capability does this Eval measure?
+""", False),
+    "tasks/capital.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/task.schema.json
+# Every key but `grading` reaches the runner as SMEVALS_TASK_<KEY>.
+prompt: What is the capital of France? Answer with one word.
+grading:
+  # Only checkers see these (SMEVALS_TASK_EXPECTED); editing them never forces a re-run.
+  expected: Paris
+""", False),
+    "configs/default.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/config.schema.json
+# The runner is any program: it gets the task in SMEVALS_* variables and prints its answer.
+runner: ./run.sh
+model: echo-model
+timeout: 120
+""", False),
+    "configs/run.sh": ("""\
+#!/bin/sh
+# A stand-in runner: replace with a call to your model, e.g.
+#   llm -m "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
+# stdout becomes the Run's output.txt; other files written here are kept as artifacts.
+echo "Paris"
+""", True),
+    "graders/default.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/grader.schema.json
+checks:
+  - checker: exact_match
+    expected: {task: expected}
+  - checker: ./check.py
+scoring:
+  pass_threshold: 1.0
+""", False),
+    "graders/check.py": ('''\
+#!/usr/bin/env python3
+"""A checker program: read the Run's output, print JSON, exit 0 for a pass."""
+import json
+import os
+import sys
+
+with open(os.path.join(os.environ["SMEVALS_RUN_DIR"], "output.txt"), encoding="utf-8") as f:
+    output = f.read().strip()
+expected = os.environ.get("SMEVALS_TASK_EXPECTED", "")
+ok = output.lower() == expected.lower()
+print(json.dumps({
+    "score": 1.0 if ok else 0.0,
+    "metrics": {"length": len(output), "exact": ok},
+    "tags": [] if ok else ["wrong_answer"],
+    "notes": f"expected {expected!r}, got {output!r}",
+}))
+sys.exit(0 if ok else 1)
+''', True),
+}
+
+
+def shipped_suites() -> list[str]:
+    root = resources.files("smevals").joinpath("suites")
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "eval.yaml").is_file())
+
+
+def init_eval(target: Path, example: str | None) -> list[str]:
+    """Create `target`; return the files written (relative to it)."""
+    if target.exists() and any(target.iterdir()):
+        raise SmevalsError(f"{target} already exists and is not empty")
+    if example:
+        return _copy_example(target, example)
+    written = []
+    for rel, (text, executable) in FILES.items():
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.replace("{name}", target.absolute().name))
+        if executable:
+            path.chmod(0o755)
+        written.append(rel)
+    return written
+
+
+def _copy_example(target: Path, example: str) -> list[str]:
+    names = shipped_suites()
+    if example not in names:
+        raise SmevalsError(f"no example named '{example}' - available: {', '.join(names)}")
+    source = resources.files("smevals").joinpath("suites", example)
+    with resources.as_file(source) as src:
+        shutil.copytree(src, target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("results", "__pycache__"))
+    return sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())

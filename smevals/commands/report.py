@@ -1,0 +1,267 @@
+"""`smevals report`: read each Eval's store (in the working tree or at a git revision),
+choose the Grade that counts for every Run, and render the report in one format.
+
+`load_side` is shared with `smevals diff`: one Eval, one side (working tree or revision).
+"""
+
+from __future__ import annotations
+
+import gc
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from smevals.commands.common import pick_grader
+from smevals.errors import SmevalsError
+from smevals.grade.select import Choice
+from smevals.grade.version import grader_version, grading_hash
+from smevals.report import formats, gates, markdown
+from smevals.report.atrev import Revision, eval_at, resolve
+from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
+from smevals.report.rows import OLDER, Filters, collect
+from smevals.run.plan import Runner, inputs_of, resolve_runner
+from smevals.spec.discover import find_evals
+from smevals.spec.load import display_path, load_eval
+from smevals.spec.model import Eval
+from smevals.store.sources import SourceError
+from smevals.store.store import Obj, Store, store_root
+
+FORMATS = ("markdown", "json", "csv", "junit")
+
+
+@dataclass(frozen=True)
+class SideSpec:
+    """How to read one side: where (rev, store) and which Grades count."""
+
+    grader: str = "default"
+    rev: str | None = None
+    store: str | None = None
+    version: str | None = None        # --grader-version prefix
+    any_version: bool = False
+    filters: Filters = Filters()
+    include_stale: bool = False
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    paths: tuple[str, ...]
+    side: SideSpec = SideSpec()
+    fmt: str = "markdown"
+    by_task: bool = False
+    fail_under: str | None = None
+    min_pass_rate: str | None = None
+
+
+@dataclass
+class ReportResult:
+    text: str
+    gate_failures: list[str]
+
+
+@dataclass
+class Side:
+    report: EvalReport
+    store: Store
+    ev: Eval
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while hundreds of thousands of records are held: the
+    records hold no cycles, and each collection pass would walk all of them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def report_command(opts: ReportOptions) -> ReportResult:
+    with gc_paused():
+        return _report(opts)
+
+
+def _report(opts: ReportOptions) -> ReportResult:
+    if opts.fmt not in FORMATS:
+        raise SmevalsError(f"--format: '{opts.fmt}' is not one of {', '.join(FORMATS)}")
+    if opts.side.version and opts.side.any_version:
+        raise SmevalsError("--grader-version and --any-version exclude each other")
+    try:
+        limits = gates.Gates(gates.parse_score(opts.fail_under),
+                             gates.parse_rate(opts.min_pass_rate))
+    except gates.GateError as exc:
+        raise SmevalsError(str(exc)) from None
+    reports = [side.report for side in load_sides(opts.paths, opts.side)]
+    failures = gates.check(limits, reports)
+    settings = Settings(generated_at(), opts.by_task)
+    return ReportResult(_render(opts, reports, settings, limits, failures), failures)
+
+
+def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
+            limits: gates.Gates, failures: list[str]) -> str:
+    if opts.fmt == "json":
+        extra = {"rev": opts.side.rev, "filters": _filters_json(opts.side.filters),
+                 "gates": {**limits.as_dict(), "passed": not failures, "failures": failures}}
+        return formats.to_json(reports, settings, extra)
+    if opts.fmt == "csv":
+        return formats.to_csv(reports)
+    if opts.fmt == "junit":
+        return formats.to_junit(reports)
+    return markdown.render(reports, settings, opts.side.filters.describe())
+
+
+def _filters_json(filters: Filters) -> dict[str, list[str]]:
+    return {"tasks": list(filters.tasks), "models": list(filters.models),
+            "configs": list(filters.configs)}
+
+
+def load_sides(paths: tuple[str, ...], spec: SideSpec) -> list[Side]:
+    """One Side per Eval under `paths`; exit 2 when there is nothing to report."""
+    folders = find_evals(list(paths))
+    with tempfile.TemporaryDirectory(prefix="smevals-rev-") as tmp:
+        sides = [load_side(folder, spec, Path(tmp)) for folder in folders]
+    _check_found(sides, spec)
+    return sides
+
+
+def _check_found(sides: list[Side], spec: SideSpec) -> None:
+    if any(side.report.collected.runs for side in sides):
+        return
+    where = ", ".join(side.report.store for side in sides)
+    if spec.filters.describe() and any(side.store.runs() for side in sides):
+        raise SmevalsError(f"no Runs match {spec.filters.describe()} in {where}")
+    raise SmevalsError(f"no Runs in {where}")
+
+
+@dataclass(frozen=True)
+class Opened:
+    """One Eval's authoring files and store, on one side (working tree or revision)."""
+
+    folder: Path
+    ev: Eval
+    store: Store
+    revision: Revision | None
+
+
+def open_side(folder: Path, rev: str | None, store_opt: str | None, tmp: Path) -> Opened:
+    revision = resolve(folder, rev) if rev else None
+    ev = _eval(folder, store_opt, revision, tmp)
+    return Opened(folder, ev, _store(store_root(folder, ev.name, store_opt), revision), revision)
+
+
+def load_side(folder: Path, spec: SideSpec, tmp: Path) -> Side:
+    """Read one Eval's store on one side and collect its rows."""
+    return report_side(open_side(folder, spec.rev, spec.store, tmp), spec)
+
+
+def report_side(opened: Opened, spec: SideSpec) -> Side:
+    """Choose the Grades that count under `spec` and collect the rows."""
+    ev, store, revision = opened.ev, opened.store, opened.revision
+    try:
+        grader = pick_grader(ev, spec.grader)
+    except SmevalsError as exc:
+        if revision is None:
+            raise
+        raise SmevalsError(f"{exc} (at revision {revision.label()})") from None
+    current = grader_version(grader)
+    choice, kind, shown = _choice(ev, spec, current)
+    try:
+        runs, grades = store.runs(), store.grades()
+    except SourceError as exc:
+        raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None
+    collected = collect(runs, grades, choice, spec.filters, stale_check(ev), spec.include_stale)
+    label = display_path(store.root)
+    report = EvalReport(
+        name=ev.name, path=display_path(opened.folder),
+        store=f"{revision.rev}:{label}" if revision else label,
+        grader=grader.name, version=shown, choice=kind, collected=collected,
+        rev=revision.rev if revision else None, commit=revision.commit if revision else None,
+        current=current)
+    report.notes.extend(_notes(store, report, grades))
+    return Side(report, store, ev)
+
+
+def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: Path) -> Eval:
+    if revision is None:
+        return load_eval(folder)
+    return eval_at(folder, revision, store_root(folder, "", None) if not store_opt else None,
+                   tmp)
+
+
+def _store(root: Path, revision: Revision | None) -> Store:
+    if revision is None:
+        return Store(root)
+    try:
+        store = Store(root, revision.commit)
+        empty = not (store.source.objects("run") or store.source.objects("grade"))
+    except SourceError as exc:
+        raise SmevalsError(str(exc)) from None
+    if empty:
+        raise SmevalsError(f"no store at {display_path(root)} in revision {revision.label()}")
+    return store
+
+
+def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
+    if spec.any_version:
+        return Choice(spec.grader, None, any_version=True), ANY, current
+    if spec.version:
+        return Choice(spec.grader, spec.version), VERSION, spec.version
+    grading = {t.name: grading_hash(dict(t.grading)) for t in ev.tasks}
+    return Choice(spec.grader, current, grading), CURRENT, current
+
+
+def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
+    notes = []
+    if store.broken:
+        notes.append(f"{len(store.broken)} unreadable record(s) skipped (see `smevals verify`)")
+    c = report.collected
+    if not c.rows and c.count(OLDER):
+        found = Counter(str(g.record.get("grader", {}).get("version")) for g in grades
+                        if g.record.get("grader", {}).get("name") == report.grader)
+        listed = ", ".join(f"{v} ({n})" for v, n in sorted(found.items()))
+        notes.append(f"no Grade counts for version {report.version}; versions in the store: "
+                     f"{listed} (see --grader-version and --any-version)")
+    return notes
+
+
+Want = tuple[tuple[str, str], ...]      # (inputs key, expected hash) pairs
+
+
+def stale_check(ev: Eval) -> Callable[[Obj, tuple[str, str, str]], bool]:
+    """Whether a Run's inputs differ from what the Eval's current task and config give.
+
+    A Run whose task or config no longer exists is stale. When the config's runner cannot
+    be found here, only the task and config hashes are compared.
+    """
+    tasks = {t.name: t for t in ev.tasks}
+    runners: dict[str, Runner | None] = {}
+    memo: dict[tuple[str, str, str], Want | None] = {}
+
+    def expected(task_name: str, config_name: str, model: str) -> Want | None:
+        task, config = tasks.get(task_name), ev.configs.get(config_name)
+        if task is None or config is None:
+            return None
+        if config_name not in runners:
+            try:
+                runners[config_name] = resolve_runner(config)
+            except (SmevalsError, OSError):
+                runners[config_name] = None
+        runner = runners[config_name]
+        if runner is None:
+            parts = inputs_of(task, config, Runner(None, None, "", ""), model)
+            return (("task", parts["task"]), ("config", parts["config"]))
+        return (("hash", inputs_of(task, config, runner, model)["hash"]),)
+
+    def is_stale(run: Obj, cell: tuple[str, str, str]) -> bool:
+        want = memo[cell] if cell in memo else memo.setdefault(cell, expected(*cell))
+        if want is None:
+            return True
+        inputs = run.record.get("inputs") or {}
+        return any(inputs.get(key) != value for key, value in want)
+
+    return is_stale

@@ -1,0 +1,118 @@
+"""`smevals build` and `smevals serve`: read each Eval as `smevals report` does (the same
+rows, the same Grade that counts), then write the static site or serve it live."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import orjson
+
+from smevals.commands.diff import DiffOptions, diff_command
+from smevals.commands.report import SideSpec, gc_paused, load_side
+from smevals.errors import SmevalsError
+from smevals.report.document import generated_at
+from smevals.site.build import build_site
+from smevals.site.data import FORMAT, Loaded
+from smevals.site.live import MIN_INTERVAL, Live
+from smevals.site.serve import LOOPBACK_NAMES, POLL_SECONDS, SiteServer
+from smevals.spec.discover import find_evals
+from smevals.store.layout import slug
+
+
+@dataclass(frozen=True)
+class SiteOptions:
+    paths: tuple[str, ...]
+    grader: str = "default"
+    store: str | None = None
+    rev: str | None = None
+
+
+def load_one(folder: Path, opts: SiteOptions, tmp: Path) -> Loaded:
+    side = load_side(folder, SideSpec(opts.grader, opts.rev, opts.store), tmp)
+    return Loaded(slug(side.ev.name), side.ev, side.store, side.report, generated_at())
+
+
+def check_slugs(evals: list[Loaded], folders: list[Path]) -> None:
+    seen: dict[str, Path] = {}
+    for loaded, folder in zip(evals, folders, strict=True):
+        if loaded.slug.endswith(".js"):
+            raise SmevalsError(f"{folder}: an Eval named '{loaded.ev.name}' would clash with the "
+                               "site's own files; rename it in eval.yaml")
+        other = seen.setdefault(loaded.slug, folder)
+        if other != folder:
+            raise SmevalsError(f"two Evals would share the URL '{loaded.slug}': {other} and "
+                               f"{folder} (give them different names in eval.yaml)")
+
+
+def load_all(opts: SiteOptions) -> list[Loaded]:
+    folders = find_evals(list(opts.paths))
+    with tempfile.TemporaryDirectory(prefix="smevals-site-") as tmp:
+        evals = [load_one(folder, opts, Path(tmp)) for folder in folders]
+    check_slugs(evals, folders)
+    return evals
+
+
+def build_command(opts: SiteOptions, out: str, diff: tuple[str, str] | None = None) -> list[str]:
+    """Write the site; the lines to print."""
+    with gc_paused():
+        evals = load_all(opts)
+        if diff is not None:
+            attach_diff(evals, opts, diff)
+        return build_site(evals, Path(out), generated_at())
+
+
+def attach_diff(evals: list[Loaded], opts: SiteOptions, revs: tuple[str, str]) -> None:
+    """The data of `smevals diff A B --format json` for each Eval, for its diff page."""
+    folders = [str(f) for f in find_evals(list(opts.paths))]
+    for rev in revs:
+        if Path(rev).is_dir():
+            raise SmevalsError(f"--diff: '{rev}' is a folder, not a git revision")
+    spec = SideSpec(opts.grader, None, opts.store)
+    result = diff_command(DiffOptions((*revs, *folders), spec, fmt="json"))
+    doc = orjson.loads(result.text)
+    by_name = {entry.get("eval"): entry for entry in doc.get("evals", [])}
+    for loaded in evals:
+        entry = by_name.get(loaded.ev.name)
+        if entry is not None:
+            loaded.diff = {"format": FORMAT, "kind": "diff", "eval": loaded.slug,
+                           "a": doc.get("a"), "b": doc.get("b"), "alpha": doc.get("alpha"),
+                           "ci_level": doc.get("ci_level"), "diff": entry}
+
+
+def make_server(opts: SiteOptions, host: str, port: int, poll_seconds: float = POLL_SECONDS,
+                check_every: float = MIN_INTERVAL) -> SiteServer:
+    """A server of the Evals under `opts.paths` (not yet serving): pages poll for changes
+    every `poll_seconds`; the stores are looked at no more often than `check_every`."""
+    folders = find_evals(list(opts.paths))
+    # serve reads the working tree only (no --rev), so no temporary files are made
+    tmp = Path(tempfile.gettempdir())
+    live = Live([(folder, partial(load_one, folder, opts, tmp)) for folder in folders],
+                check_every)
+    check_slugs(live.evals(), folders)
+    try:
+        return SiteServer(live, host, port, poll_seconds)
+    except OSError as exc:
+        raise SmevalsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def serve_command(opts: SiteOptions, host: str, port: int,
+                  announce: Callable[[str], None]) -> None:
+    """Serve until interrupted (Ctrl-C ends it normally)."""
+    if opts.rev:
+        raise SmevalsError("serve shows the working tree; use `smevals build --rev` instead")
+    server = make_server(opts, host, port)
+    count = len(server.live.entries)
+    announce(f"Serving {count} eval(s) on {server.url} (Ctrl-C to stop)")
+    if host.strip("[]") not in LOOPBACK_NAMES:
+        announce(f"Warning: {host} is not a loopback address; anyone who can reach it can read "
+                 "every Run, including untrusted model output")
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,217 @@
+"""Compare two sides of one Eval (two revisions, or two grader versions on the same Runs).
+
+Pure: it takes the rows each side's report would count and returns, per config x model,
+the mean score and pass rate on each side with their deltas and paired statistics over
+the tasks present on both sides; the tasks that flipped; what was added or removed.
+
+Per task, a side's score is the mean score of the task's Runs there, and the task passes
+when more than half of its Runs pass (a majority; 1 of 2 is not a pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from smevals import stats
+from smevals.report.document import EvalReport
+from smevals.report.rows import Row, cell_of
+from smevals.report.summary import Group, by_task
+
+ITERATIONS = 10_000
+SEED = 0
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Paired statistics of one config x model over the tasks present on both sides."""
+
+    tasks: int                                 # tasks with graded Runs on both sides
+    scored: int                                # of those, tasks with a score on both sides
+    mean_delta: float | None                   # mean of per-task score deltas (B - A)
+    ci: tuple[float, float] | None             # paired bootstrap interval of mean_delta
+    regressions: int                           # tasks pass -> fail
+    fixes: int                                 # tasks fail -> pass
+    p: float                                   # exact McNemar p-value
+
+    def score_significant(self) -> bool:
+        return self.ci is not None and (self.ci[0] > 0 or self.ci[1] < 0)
+
+    def pass_significant(self, alpha: float) -> bool:
+        return stats.significant(self.p, alpha)
+
+
+@dataclass
+class GroupDiff:
+    config: str
+    model: str
+    a: Group | None
+    b: Group | None
+    paired: Paired | None = None
+
+    @property
+    def status(self) -> str:
+        return "both" if self.a and self.b else ("added" if self.b else "removed")
+
+    @property
+    def mean_delta(self) -> float | None:
+        if not (self.a and self.b) or self.a.mean is None or self.b.mean is None:
+            return None
+        return self.b.mean - self.a.mean
+
+    @property
+    def pass_delta(self) -> float | None:
+        return self.b.pass_rate - self.a.pass_rate if self.a and self.b else None
+
+    def worse(self, alpha: float) -> bool:
+        """A significant drop: in mean score (interval below 0) or pass/fail (McNemar)."""
+        p = self.paired
+        if p is None:
+            return False
+        return ((p.score_significant() and p.ci is not None and p.ci[1] < 0)
+                or (p.pass_significant(alpha) and p.regressions > p.fixes))
+
+    def better(self, alpha: float) -> bool:
+        p = self.paired
+        if p is None:
+            return False
+        return ((p.score_significant() and p.ci is not None and p.ci[0] > 0)
+                or (p.pass_significant(alpha) and p.fixes > p.regressions))
+
+
+@dataclass(frozen=True)
+class Flip:
+    config: str
+    model: str
+    task: str
+    to_fail: bool                   # pass -> fail (else fail -> pass)
+    regraded: bool                  # the same Runs on both sides: only the Grades differ
+    a: tuple[Row, ...]
+    b: tuple[Row, ...]
+
+
+@dataclass
+class Changes:
+    runs: list[str] = field(default_factory=list)       # Run ids
+    tasks: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    configs: list[str] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not (self.runs or self.tasks or self.models or self.configs)
+
+
+@dataclass
+class EvalDiff:
+    name: str
+    grader: str
+    version_a: str
+    version_b: str
+    same_runs: bool                 # both sides count exactly the same Runs
+    counted: int                    # Runs counted on side B
+    groups: list[GroupDiff]
+    flips: list[Flip]
+    added: Changes
+    removed: Changes
+    alpha: float
+
+    @property
+    def version_changed(self) -> bool:
+        return self.version_a != self.version_b
+
+    @property
+    def regressions(self) -> list[Flip]:
+        return [f for f in self.flips if f.to_fail]
+
+    @property
+    def fixes(self) -> list[Flip]:
+        return [f for f in self.flips if not f.to_fail]
+
+    def worse(self) -> list[GroupDiff]:
+        return [g for g in self.groups if g.worse(self.alpha)]
+
+
+def majority(rows: list[Row] | tuple[Row, ...]) -> bool:
+    """A task passes on a side when more than half of its Runs pass."""
+    return 2 * sum(1 for r in rows if r.passed) > len(rows)
+
+
+def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
+    groups_a = {(g.config, g.model): g for g in a.groups}
+    groups_b = {(g.config, g.model): g for g in b.groups}
+    keys = sorted(groups_a.keys() | groups_b.keys())
+    diffs, flips = [], []
+    for key in keys:
+        diff = GroupDiff(*key, groups_a.get(key), groups_b.get(key))
+        if diff.a and diff.b:
+            diff.paired, found = _paired(diff.a, diff.b, alpha)
+            flips.extend(found)
+        diffs.append(diff)
+    rels_a = {r.run.rel for r in a.collected.rows}
+    rels_b = {r.run.rel for r in b.collected.rows}
+    added, removed = changes(a, b)
+    return EvalDiff(b.name, b.grader, a.version, b.version, bool(rels_a) and rels_a == rels_b,
+                    len(rels_b), diffs, flips, added, removed, alpha)
+
+
+def _paired(a: Group, b: Group, alpha: float) -> tuple[Paired, list[Flip]]:
+    tasks_a = {t.task: t for t in by_task(a)}
+    tasks_b = {t.task: t for t in by_task(b)}
+    both = stats.paired(tasks_a, tasks_b)             # in task name order
+    deltas = [tb.mean - ta.mean for ta, tb in both if ta.mean is not None and tb.mean is not None]
+    outcomes = [(majority(ta.rows), majority(tb.rows)) for ta, tb in both]
+    regressions, fixes = stats.discordant_counts(outcomes)
+    ci = stats.paired_bootstrap(deltas, iterations=ITERATIONS, seed=SEED, level=1 - alpha)
+    paired = Paired(len(both), len(deltas), stats.mean(deltas), ci, regressions, fixes,
+                    stats.mcnemar_exact(regressions, fixes))
+    flips = [_flip(ta, tb) for (ta, tb), (was, now) in zip(both, outcomes, strict=True)
+             if was != now]
+    return paired, flips
+
+
+def _flip(ta: Group, tb: Group) -> Flip:
+    same = {r.run.rel for r in ta.rows} == {r.run.rel for r in tb.rows}
+    return Flip(ta.config, ta.model, ta.task, majority(ta.rows), same, tuple(ta.rows),
+                tuple(tb.rows))
+
+
+def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
+    """What B has that A has not (added) and the reverse (removed): Runs, tasks, models,
+    configs, over every Run matching the filters (failed and stale ones included)."""
+    runs_a = {r.rel: r for r in a.collected.runs}
+    runs_b = {r.rel: r for r in b.collected.runs}
+    cells_a = [cell_of(r) for r in runs_a.values()]
+    cells_b = [cell_of(r) for r in runs_b.values()]
+    out = []
+    for mine, theirs, cells, other in ((runs_b, runs_a, cells_b, cells_a),
+                                       (runs_a, runs_b, cells_a, cells_b)):
+        change = Changes(runs=sorted(mine[rel].id for rel in mine.keys() - theirs.keys()))
+        for index, attr in ((0, "tasks"), (2, "models"), (1, "configs")):
+            have = {c[index] for c in other}
+            setattr(change, attr, sorted({c[index] for c in cells} - have))
+        out.append(change)
+    return out[0], out[1]
+
+
+def shown(flip: Flip) -> tuple[Row, Row]:
+    """The Run to show on each side of a flip: one that passes on the passing side and one
+    that fails on the failing side (the first such, in store order)."""
+    def first(rows: tuple[Row, ...], passed: bool) -> Row:
+        return next((r for r in rows if r.passed == passed), rows[0])
+    return first(flip.a, flip.to_fail), first(flip.b, not flip.to_fail)
+
+
+MODES = ("flip", "significant", "any")
+
+
+def regression_reasons(diffs: list[EvalDiff], mode: str) -> list[str]:
+    """Why --fail-on-regression=MODE trips: pass -> fail flips ("flip"), significant drops
+    of a config x model ("significant"), or either ("any")."""
+    reasons = []
+    for diff in diffs:
+        if mode in ("flip", "any"):
+            reasons += [f"{diff.name}: {f.task} / {f.config} / {f.model} went pass -> fail"
+                        for f in diff.regressions]
+        if mode in ("significant", "any"):
+            reasons += [f"{diff.name}: {g.model} ({g.config}) dropped significantly "
+                        f"(alpha {diff.alpha:g})" for g in diff.worse()]
+    return reasons

@@ -1,0 +1,248 @@
+"""Render diffs as Markdown or JSON (the JSON shape is documented in docs/report.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from smevals import stats
+from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.report.rows import Row
+from smevals.report.summary import Group
+
+JSON_FORMAT = 1
+LIST_LIMIT = 20
+COLUMN = 56
+MAX_LINES = 40
+
+Outputs = Mapping[tuple[str, str], str]      # (side "a" or "b", Run rel) -> output.txt
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    label: str                  # what the reader sees: "HEAD", "working tree", "version abc"
+    rev: str | None
+    commit: str | None
+
+
+def explanation(diff: EvalDiff) -> str | None:
+    """Why things moved, when the Grades rather than the Runs changed."""
+    regraded = sum(1 for f in diff.flips if f.regraded)
+    if diff.same_runs and diff.version_changed:
+        return (f"The same {diff.counted} Runs are counted on both sides and only their Grades "
+                f"differ: regrading with grader version {diff.version_a} -> {diff.version_b}, "
+                "not the model, explains the moves.")
+    if diff.same_runs and diff.flips:
+        return (f"The same {diff.counted} Runs are counted on both sides and only their Grades "
+                "differ (same grader version, so answer keys or regrades): regrading, not the "
+                "model, explains the moves.")
+    if diff.version_changed and regraded:
+        return (f"The grader version changed ({diff.version_a} -> {diff.version_b}): "
+                f"{regraded} of {len(diff.flips)} flips are the same Runs regraded.")
+    return None
+
+
+def ci_label(alpha: float) -> str:
+    return f"{(1 - alpha) * 100:g}% CI"
+
+
+# --- Markdown --------------------------------------------------------------------------
+
+
+def markdown(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float,
+             outputs: Outputs | None = None) -> str:
+    lines = [f"# Diff: {a.label} -> {b.label}", "",
+             f"A is {_where(a)}; B is {_where(b)}. Significance level {alpha:g}: each task is "
+             "paired with itself; per task a side's score is the mean of its Runs and a task "
+             "passes when more than half of its Runs pass."]
+    for diff in diffs:
+        lines += ["", *eval_lines(diff, a, b, outputs)]
+    return "\n".join(lines) + "\n"
+
+
+def _where(side: SideInfo) -> str:
+    if side.commit:
+        return f"{side.label} (commit {side.commit[:12]})"
+    return side.label
+
+
+def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
+    changed = "changed" if diff.version_changed else "unchanged"
+    lines = [f"## {diff.name}", "",
+             f"- Grader: {diff.grader}, version {diff.version_a} in A, {diff.version_b} in B "
+             f"({changed})"]
+    why = explanation(diff)
+    if why:
+        lines.append(f"- {why}")
+    lines.append(f"- Flips: {len(diff.regressions)} pass -> fail, {len(diff.fixes)} fail -> pass")
+    lines += ["", "### By config x model", "", *group_table(diff)]
+    lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
+    lines += ["", "### Added and removed", ""] + change_lines(diff)
+    return lines
+
+
+def _side(group: Group | None) -> tuple[str, str]:
+    if group is None:
+        return "-", "-"
+    score = f"{group.display} (n={len(group.scores)})" if group.scores else "-"
+    return score, f"{group.pass_rate:.0%} ({group.passed}/{group.n})"
+
+
+def group_table(diff: EvalDiff) -> list[str]:
+    ci = ci_label(diff.alpha)
+    lines = [f"| config | model | score A | score B | Δ score | {ci} of Δ | pass A | pass B "
+             "| Δ pass | pass→fail / fail→pass | McNemar | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for g in diff.groups:
+        (score_a, pass_a), (score_b, pass_b) = _side(g.a), _side(g.b)
+        p = g.paired
+        interval = f"{stats.fmt_ci(p.ci)} (n={p.scored})" if p and p.ci else "-"
+        moves = f"{p.regressions} / {p.fixes}" if p else "-"
+        test = f"{stats.fmt_p(p.p)} (n={p.tasks})" if p else "-"
+        lines.append(f"| {g.config} | {g.model} | {score_a} | {score_b} | {_signed(g.mean_delta)} "
+                     f"| {interval} | {pass_a} | {pass_b} | {_points(g.pass_delta)} | {moves} "
+                     f"| {test} | {verdict(g, diff.alpha)} |")
+    return lines
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def _points(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.1f} pts"
+
+
+def verdict(g: GroupDiff, alpha: float) -> str:
+    if g.status != "both":
+        return "only in B" if g.status == "added" else "only in A"
+    worse, better = g.worse(alpha), g.better(alpha)
+    if worse and better:
+        return "mixed: significant drop and gain"
+    if worse:
+        return "significant drop"
+    if better:
+        return "significant gain"
+    return "no significant change"
+
+
+def flip_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
+    lines: list[str] = []
+    for title, flips in (("pass -> fail", diff.regressions), ("fail -> pass", diff.fixes)):
+        lines += [f"#### {title} ({len(flips)})", ""]
+        for flip in flips:
+            cause = "regraded: same Runs" if flip.regraded else "different Runs"
+            lines.append(f"- {flip.task} / {flip.config} / {flip.model} ({cause})")
+            lines += [f"  - A: {_row(r)}" for r in flip.a] + [f"  - B: {_row(r)}" for r in flip.b]
+            if outputs is not None:
+                lines += side_by_side(flip, a, b, outputs)
+        if not flips:
+            lines.append("None.")
+        lines.append("")
+    return lines[:-1]
+
+
+def _row(row: Row) -> str:
+    score = "" if row.score is None else f" {row.score:g}"
+    return (f"run {row.run.id} grade {row.grade.id}: "
+            f"{row.grade.record.get('outcome')}{score}")
+
+
+def side_by_side(flip: Flip, a: SideInfo, b: SideInfo, outputs: Outputs) -> list[str]:
+    run_a, run_b = shown(flip)
+    left = _column(outputs.get(("a", run_a.run.rel), ""))
+    right = _column(outputs.get(("b", run_b.run.rel), ""))
+    head_a = _cut(f"A {a.label}: {run_a.run.id} ({run_a.grade.record.get('outcome')})")
+    head_b = _cut(f"B {b.label}: {run_b.run.id} ({run_b.grade.record.get('outcome')})")
+    body = [f"{head_a:<{COLUMN}} | {head_b}", f"{'-' * COLUMN}-+-{'-' * COLUMN}"]
+    for index in range(max(len(left), len(right))):
+        one = left[index] if index < len(left) else ""
+        two = right[index] if index < len(right) else ""
+        body.append(f"{one:<{COLUMN}} | {two}".rstrip())
+    return ["", "  ```text", *[f"  {x}".rstrip() for x in body], "  ```"]
+
+
+def _column(text: str) -> list[str]:
+    lines = text.expandtabs(4).splitlines() or [""]
+    out = [_cut(line) for line in lines[:MAX_LINES]]
+    if len(lines) > MAX_LINES:
+        out.append(f"... ({len(lines) - MAX_LINES} more lines)")
+    return out
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= COLUMN else line[: COLUMN - 1] + "…"
+
+
+def change_lines(diff: EvalDiff) -> list[str]:
+    lines = []
+    for word, change in (("Added", diff.added), ("Removed", diff.removed)):
+        for what, items in (("Runs", change.runs), ("tasks", change.tasks),
+                            ("models", change.models), ("configs", change.configs)):
+            lines.append(f"- {word} {what}: {_listing(items)}")
+    return lines
+
+
+def _listing(items: list[str]) -> str:
+    if not items:
+        return "none"
+    shown_items = ", ".join(items[:LIST_LIMIT])
+    more = f" and {len(items) - LIST_LIMIT} more" if len(items) > LIST_LIMIT else ""
+    return f"{len(items)} ({shown_items}{more})"
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode: str,
+            regression: dict[str, Any]) -> str:
+    doc = {"format": JSON_FORMAT, "mode": mode, "a": vars(a), "b": vars(b), "alpha": alpha,
+           "ci_level": 1 - alpha, "evals": [eval_json(d) for d in diffs],
+           "regression": regression}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+
+
+def eval_json(diff: EvalDiff) -> dict[str, Any]:
+    return {
+        "eval": diff.name, "grader": diff.grader, "version_a": diff.version_a,
+        "version_b": diff.version_b, "version_changed": diff.version_changed,
+        "same_runs": diff.same_runs, "explanation": explanation(diff),
+        "groups": [group_json(g, diff.alpha) for g in diff.groups],
+        "flips": [flip_json(f) for f in diff.flips],
+        "added": vars(diff.added), "removed": vars(diff.removed),
+    }
+
+
+def side_json(group: Group | None) -> dict[str, Any] | None:
+    if group is None:
+        return None
+    low, high = group.wilson
+    return {"runs": group.n, "passed": group.passed, "pass_rate": group.pass_rate,
+            "pass_rate_ci": [low, high], "scored": len(group.scores), "mean": group.mean,
+            "stderr": group.stderr}
+
+
+def group_json(g: GroupDiff, alpha: float) -> dict[str, Any]:
+    p = g.paired
+    paired = None if p is None else {
+        "tasks": p.tasks, "scored": p.scored, "mean_delta": p.mean_delta,
+        "ci": list(p.ci) if p.ci else None, "regressions": p.regressions, "fixes": p.fixes,
+        "p": p.p, "score_significant": p.score_significant(),
+        "pass_significant": p.pass_significant(alpha)}
+    return {"config": g.config, "model": g.model, "status": g.status, "a": side_json(g.a),
+            "b": side_json(g.b), "delta": {"mean": g.mean_delta, "pass_rate": g.pass_delta},
+            "paired": paired, "verdict": verdict(g, alpha)}
+
+
+def flip_json(flip: Flip) -> dict[str, Any]:
+    def runs(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
+        return [{"run_id": r.run.id, "grade_id": r.grade.id, "grader_version": r.version,
+                 "outcome": r.grade.record.get("outcome"), "score": r.score} for r in rows]
+
+    return {"config": flip.config, "model": flip.model, "task": flip.task,
+            "direction": "pass->fail" if flip.to_fail else "fail->pass",
+            "cause": "regraded" if flip.regraded else "different_runs",
+            "a": runs(flip.a), "b": runs(flip.b)}

@@ -1,0 +1,153 @@
+"""An Eval's authoring files as committed at a git revision, without a checkout.
+
+`report --rev` and `diff` need the grader, tasks and configs as they were at a revision:
+the grader gives the current version there, tasks and configs tell current Runs from
+stale ones. The Eval folder (without its store) is extracted with `git archive` into a
+temporary folder that mirrors the repository layout, and loaded from there. A runner or
+checker program named by a relative path outside the Eval folder is fetched from the same
+revision; a bare program name is looked up on PATH as usual.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from smevals.errors import SmevalsError, SpecError
+from smevals.spec.load import load_eval
+from smevals.spec.model import Eval
+
+
+@dataclass(frozen=True)
+class Revision:
+    rev: str
+    repo: Path
+    commit: str
+
+    def label(self) -> str:
+        return f"{self.rev} ({self.commit[:12]})"
+
+
+def git(cwd: Path, *args: str, what: str, binary: bool = False) -> bytes:
+    try:
+        proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False)
+    except FileNotFoundError:
+        raise SmevalsError("git is not installed") from None
+    if proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SmevalsError(what + (f" ({detail[0]})" if detail else ""))
+    return proc.stdout
+
+
+def resolve(path: Path, rev: str) -> Revision:
+    """The repository holding `path` and the commit `rev` names (else exit 2)."""
+    probe = path.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    top = git(probe, "rev-parse", "--show-toplevel",
+              what=f"{path} is not inside a git repository, so --rev/diff cannot read '{rev}'")
+    repo = Path(top.decode().strip()).resolve()
+    commit = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+                 what=f"unknown revision '{rev}'")
+    return Revision(rev, repo, commit.decode().strip())
+
+
+def repo_path(revision: Revision, path: Path) -> str:
+    """`path` relative to the repository, with / separators ("" for the top)."""
+    real = Path(os.path.realpath(path))
+    try:
+        rel = real.relative_to(revision.repo).as_posix()
+    except ValueError:
+        raise SmevalsError(f"{path} is not inside the git repository {revision.repo}") from None
+    return "" if rel == "." else rel
+
+
+def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path) -> Eval:
+    """Load the Eval in `ev_dir` as committed at `revision`, extracted below `into`, without
+    its store folder `store_dir` (when the store lies inside the Eval)."""
+    prefix = repo_path(revision, ev_dir)
+    mirror = into / revision.commit / revision.repo.name
+    skip = repo_path(revision, store_dir) if store_dir is not None else None
+    where = f"{revision.rev}:{prefix or '.'}"
+    folder = mirror / prefix if prefix else mirror
+    if not (folder / "eval.yaml").is_file():
+        entries = [e for e in _children(revision, prefix) if e[3] != skip]
+        if not entries:
+            raise SmevalsError(f"{ev_dir}: no Eval at revision {revision.label()}")
+        for entry in entries:
+            _extract(revision, entry, mirror)
+    if not (folder / "eval.yaml").is_file():
+        raise SmevalsError(f"{ev_dir}: no eval.yaml at revision {revision.label()}")
+    try:
+        ev = load_eval(folder)
+    except SpecError as exc:
+        raise SmevalsError(f"{where}: invalid Eval at that revision:\n"
+                           + str(exc).replace(str(folder), where)) from None
+    _fetch_programs(ev, revision, mirror)
+    return ev
+
+
+def _children(revision: Revision, prefix: str) -> list[tuple[str, str, str, str]]:
+    """(mode, type, object id, path) of the entries directly inside the folder `prefix` at
+    the revision. Not recursive, so a large store beside them costs nothing."""
+    spec = [f":(literal){prefix}/"] if prefix else []
+    out = git(revision.repo, "ls-tree", "-z", revision.commit, "--", *spec, what="git ls-tree")
+    entries = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        if item:
+            meta, path = item.split("\t", 1)
+            mode, kind, oid = meta.split()
+            entries.append((mode, kind, oid, path))
+    return entries
+
+
+def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path) -> None:
+    """Write one entry (a folder by its tree id, which git archives without walking the
+    rest of the commit, or a file) below `mirror`."""
+    mode, kind, oid, path = entry
+    if kind == "tree":
+        data = git(revision.repo, "archive", "--format=tar", f"--prefix={path}/", oid,
+                   what=f"cannot read {path} at revision {revision.label()}")
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            archive.extractall(mirror, filter="data")
+    elif kind == "blob" and mode != "120000":
+        content = git(revision.repo, "cat-file", "blob", oid, what="git cat-file")
+        target = mirror / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        target.chmod(0o755 if mode == "100755" else 0o644)
+
+
+def _fetch_programs(ev: Eval, revision: Revision, mirror: Path) -> None:
+    """Bring in programs named by relative paths that lie outside the extracted Eval."""
+    from smevals import checkers
+    from smevals.runners import builtin_name
+
+    wanted = [(c.path.parent, c.runner) for c in ev.configs.values()
+              if builtin_name(c.runner) is None]
+    wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
+               for check in g.checks if not checkers.is_builtin(check.checker)]
+    for base, spec in wanted:
+        if ("/" in spec or "\\" in spec) and not os.path.isabs(spec):
+            _fetch(revision, mirror, Path(os.path.normpath(base / spec)))
+
+
+def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
+    if target.exists():
+        return
+    try:
+        rel = target.relative_to(mirror).as_posix()
+    except ValueError:
+        return                      # outside the repository: resolution reports it missing
+    listing = git(revision.repo, "ls-tree", "-z", revision.commit, "--", rel, what="git ls-tree")
+    if not listing:
+        return
+    mode, _kind, blob = listing.split(b"\t", 1)[0].decode().split()
+    content = git(revision.repo, "cat-file", "blob", blob, what="git cat-file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
+    target.chmod(0o755 if mode == "100755" else 0o644)

@@ -1,0 +1,59 @@
+"""What every renderer receives: one `EvalReport` per Eval, and the report-wide settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cached_property
+
+from smevals.report.repeats import Repeats, repeats
+from smevals.report.rows import Collected
+from smevals.report.summary import Group, leaderboard
+
+CURRENT = "current"        # the newest Grade of the current grader version (and answer keys)
+VERSION = "version"        # the newest Grade of a version given by prefix
+ANY = "any"                # the newest Grade of any version
+
+
+@dataclass
+class EvalReport:
+    name: str
+    path: str                  # the Eval folder as found
+    store: str                 # where its store was read (a folder, or REV:folder)
+    grader: str
+    version: str               # the current version, or the prefix asked for
+    choice: str                # CURRENT, VERSION or ANY
+    collected: Collected
+    rev: str | None = None
+    commit: str | None = None
+    current: str = ""          # the grader's current version (where the store was read)
+    notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def groups(self) -> list[Group]:
+        return leaderboard(self.collected.rows)
+
+    @cached_property
+    def repeats(self) -> list[Repeats]:
+        return repeats(self.groups)
+
+    @property
+    def older_versions(self) -> int:
+        """Rows whose Grade is of another version than the current one (with --any-version)."""
+        if self.choice != ANY:
+            return 0
+        return sum(1 for r in self.collected.rows if r.version != self.version)
+
+
+@dataclass(frozen=True)
+class Settings:
+    generated: str
+    by_task: bool = False
+
+
+def generated_at() -> str:
+    """Now in UTC, or SOURCE_DATE_EPOCH when set (reproducible output for tests and builds)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

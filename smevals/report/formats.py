@@ -1,0 +1,220 @@
+"""Machine formats of the report: JSON (documented in docs/report.md), CSV and JUnit XML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import orjson
+
+from smevals import stats
+from smevals.report.document import EvalReport, Settings
+from smevals.report.repeats import Repeats
+from smevals.report.rows import FAILED, OLDER, STALE, UNGRADED, Excluded, Row
+from smevals.report.summary import Group, by_task, metrics, ranks, tag_counts
+
+JSON_FORMAT = 1
+CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id",
+               "grader_version", "outcome", "score", "stale", "tags", "metrics")
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def to_json(reports: list[EvalReport], settings: Settings, extra: dict[str, Any]) -> str:
+    doc = {"format": JSON_FORMAT, "generated": settings.generated, **extra,
+           "evals": [eval_json(r) for r in reports]}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+
+
+def eval_json(report: EvalReport) -> dict[str, Any]:
+    c = report.collected
+    groups = report.groups
+    return {
+        "eval": report.name, "path": report.path, "store": report.store,
+        "rev": report.rev, "commit": report.commit,
+        "grader": {"name": report.grader, "version": report.version, "choice": report.choice,
+                   "current_version": report.current},
+        "grader_version": report.version,
+        "excluded_failed_runs": c.count(FAILED),
+        "summary": summary_json(report),
+        "leaderboard": [group_json(g, rank) for rank, g in zip(ranks(groups), groups,
+                                                                strict=True)],
+        "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
+                 for tag, n in tag_counts(c.rows)],
+        "repeats": [repeats_json(r) for r in report.repeats],
+        "rows": [row_json(row, report.store) for row in c.rows],
+        "excluded": [excluded_json(e) for e in c.excluded],
+        "notes": list(report.notes),
+    }
+
+
+def summary_json(report: EvalReport) -> dict[str, Any]:
+    c = report.collected
+    everything = Group("", "", c.rows)
+    return {
+        "runs": len(c.runs), "graded": len(c.rows), "passed": c.passed,
+        "failed": len(c.rows) - c.passed,
+        "ungraded": c.count(UNGRADED) + c.count(OLDER),
+        "older_version_only": c.count(OLDER), "failed_runs_excluded": c.count(FAILED),
+        "stale_excluded": c.count(STALE), "stale_included": c.stale_included,
+        "other_version_grades": report.older_versions,
+        **_stats(everything),
+    }
+
+
+def _stats(group: Group) -> dict[str, Any]:
+    low, high = group.wilson
+    return {"scored": len(group.scores), "mean": group.mean, "stderr": group.stderr,
+            "pass_rate": group.pass_rate if group.n else None, "pass_rate_ci": [low, high]}
+
+
+def group_json(group: Group, rank: int) -> dict[str, Any]:
+    return {
+        "rank": rank, "config": group.config, "model": group.model, "runs": group.n,
+        "passed": group.passed, "failed": group.failed, **_stats(group),
+        "metrics": [{"name": m.name, "kind": m.kind, "n": m.n,
+                     "mean": sum(m.values) / m.n,
+                     "stderr": None if m.kind == "boolean" else stats.stderr(m.values)}
+                    for m in metrics(group.rows)],
+        "tasks": [{"task": t.task, "runs": t.n, "passed": t.passed, **_stats(t)}
+                  for t in by_task(group)],
+    }
+
+
+def repeats_json(rep: Repeats) -> dict[str, Any]:
+    return {
+        "config": rep.config, "model": rep.model, "tasks": len(rep.cells),
+        "stable_pass": rep.count("stable_pass"), "stable_fail": rep.count("stable_fail"),
+        "flaky": rep.count("flaky"),
+        "cells": [{"task": c.task, "runs": c.n, "passed": c.passed, "class": c.kind}
+                  for c in rep.cells],
+        "k": [{"k": k, "pass_at_k": at, "pass_hat_k": hat, "tasks": n}
+              for k, at, hat, n in rep.table()],
+    }
+
+
+def row_json(row: Row, store: str) -> dict[str, Any]:
+    run, grade = row.run.record, row.grade.record
+    return {
+        "task": row.task, "config": row.config, "model": row.model,
+        "outcome": grade.get("outcome"), "score": row.score, "tags": row.tags,
+        "metrics": row.metrics, "run_dir": f"{store}/{row.run.rel}",
+        "run_id": row.run.id, "run_rel": row.run.rel, "sample": run.get("sample"),
+        "started": run.get("started"), "duration_seconds": run.get("duration_seconds"),
+        "grade_id": row.grade.id, "grade_rel": row.grade.rel,
+        "grader_version": row.version, "graded": grade.get("graded"), "stale": row.stale,
+    }
+
+
+def excluded_json(item: Excluded) -> dict[str, Any]:
+    return {"task": item.task, "config": item.config, "model": item.model,
+            "run_id": item.run.id, "run_rel": item.run.rel, "reason": item.reason,
+            "grade_id": item.grade.id if item.grade else None}
+
+
+# --- CSV -------------------------------------------------------------------------------
+
+
+def to_csv(reports: list[EvalReport]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for report in reports:
+        for row in report.collected.rows:
+            score = "" if row.score is None else repr(row.score)
+            metrics_text = orjson.dumps(row.metrics, option=orjson.OPT_SORT_KEYS).decode()
+            writer.writerow([report.name, row.task, row.config, row.model,
+                             row.run.record.get("sample", ""), row.run.id, row.grade.id,
+                             row.version, row.grade.record.get("outcome"), score,
+                             str(row.stale).lower(), " ".join(row.tags), metrics_text])
+    return buffer.getvalue()
+
+
+# --- JUnit XML -------------------------------------------------------------------------
+
+
+def to_junit(reports: list[EvalReport]) -> str:
+    """One testsuite per Eval x config x model, one testcase per task: a task passes when
+    every one of its graded Runs passes; ungraded tasks are skipped, runner failures errors."""
+    root = ET.Element("testsuites", name="smevals")
+    for report in reports:
+        for (config, model), cells in _cells(report).items():
+            root.append(_suite(report.name, config, model, cells))
+    _totals(root)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+
+Cells = dict[str, tuple[list[Row], list[Excluded]]]
+
+
+def _cells(report: EvalReport) -> dict[tuple[str, str], Cells]:
+    out: dict[tuple[str, str], Cells] = {}
+    for row in report.collected.rows:
+        cell = out.setdefault((row.config, row.model), {}).setdefault(row.task, ([], []))
+        cell[0].append(row)
+    for item in report.collected.excluded:
+        if item.reason != STALE:
+            cell = out.setdefault((item.config, item.model), {}).setdefault(item.task, ([], []))
+            cell[1].append(item)
+    return {key: out[key] for key in sorted(out)}
+
+
+def _suite(name: str, config: str, model: str, cells: Cells) -> ET.Element:
+    suite = ET.Element("testsuite", name=f"{name} / {config} / {model}")
+    for task in sorted(cells):
+        rows, excluded = cells[task]
+        case = ET.SubElement(suite, "testcase", classname=f"{name} / {config} / {model}",
+                             name=task, time=_time(rows))
+        _verdict(case, rows, excluded)
+    _totals(suite)
+    return suite
+
+
+def _verdict(case: ET.Element, rows: list[Row], excluded: list[Excluded]) -> None:
+    if rows:
+        passed = sum(1 for r in rows if r.passed)
+        if passed < len(rows):
+            flaky = " (flaky)" if passed else ""
+            failure = ET.SubElement(case, "failure", type="fail",
+                                    message=f"{passed}/{len(rows)} runs passed{flaky}")
+            failure.text = "\n".join(_row_detail(r) for r in rows)
+        return
+    failed = [e for e in excluded if e.reason == FAILED]
+    if failed and len(failed) == len(excluded):
+        error = ET.SubElement(case, "error", type="runner_failed",
+                              message=f"the runner failed in {len(failed)} run(s)")
+        error.text = "\n".join(_failure_detail(e) for e in failed)
+        return
+    ET.SubElement(case, "skipped", message="no Grade that counts (ungraded)")
+
+
+def _row_detail(row: Row) -> str:
+    score = "" if row.score is None else f" score={row.score:g}"
+    notes = [f"  {c.get('name') or c.get('checker')}: {c.get('notes', 'failed')}"
+             for c in row.grade.record.get("checks") or []
+             if isinstance(c, dict) and c.get("ok") is False]
+    head = f"run {row.run.id} grade {row.grade.id}: {row.grade.record.get('outcome')}{score}"
+    return "\n".join([head, *notes])
+
+
+def _failure_detail(item: Excluded) -> str:
+    failure = item.run.record.get("failure") or {}
+    return f"run {item.run.id}: {failure.get('kind', 'failed')}: {failure.get('detail', '')}"
+
+
+def _time(rows: list[Row]) -> str:
+    total = sum(float(r.run.record.get("duration_seconds") or 0) for r in rows)
+    return f"{total:.3f}"
+
+
+def _totals(node: ET.Element) -> None:
+    cases = list(node.iter("testcase"))
+    node.set("tests", str(len(cases)))
+    for tag, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
+        node.set(attr, str(sum(1 for c in cases if c.find(tag) is not None)))
+    node.set("time", f"{sum(float(c.get('time', '0')) for c in cases):.3f}")

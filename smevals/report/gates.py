@@ -1,0 +1,80 @@
+"""CI gates: `--fail-under SCORE` and `--min-pass-rate RATE`, checked per config x model.
+
+A gate trips (exit 1) when any config x model of any Eval falls below it. A group with no
+scored Run cannot show a mean score, so it trips --fail-under (fail closed); a report with
+no graded Run at all trips every gate that is set.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from smevals.report.document import EvalReport
+
+
+class GateError(ValueError):
+    """A gate value that is not usable (bad input, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Gates:
+    fail_under: float | None = None
+    min_pass_rate: float | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.fail_under is not None or self.min_pass_rate is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"fail_under": self.fail_under, "min_pass_rate": self.min_pass_rate}
+
+
+def parse_score(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise GateError(f"--fail-under: '{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise GateError(f"--fail-under: '{text}' is not a finite number")
+    return value
+
+
+def parse_rate(text: str | None) -> float | None:
+    """A rate between 0 and 1, or a percentage such as `80%`."""
+    if text is None:
+        return None
+    raw = text.strip()
+    scale = 100.0 if raw.endswith("%") else 1.0
+    try:
+        value = float(raw.rstrip("%")) / scale
+    except ValueError:
+        raise GateError(f"--min-pass-rate: '{text}' is not a rate (use 0.8 or 80%)") from None
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise GateError(f"--min-pass-rate: '{text}' is outside 0..1 (use 0.8 or 80%)")
+    return value
+
+
+def check(gates: Gates, reports: list[EvalReport]) -> list[str]:
+    """One message per config x model below a gate; empty when every gate holds."""
+    if not gates.active:
+        return []
+    problems: list[str] = []
+    for report in reports:
+        for group in report.groups:
+            where = f"{report.name}: {group.label}"
+            mean = group.mean
+            if gates.fail_under is not None and (mean is None or mean < gates.fail_under):
+                shown = "no score" if mean is None else f"mean score {mean:.4g}"
+                problems.append(f"{where}: {shown} over {group.n} run(s) is below "
+                                f"--fail-under {gates.fail_under:g}")
+            rate = group.pass_rate
+            if gates.min_pass_rate is not None and rate < gates.min_pass_rate:
+                problems.append(f"{where}: pass rate {rate:.1%} ({group.passed}/{group.n}) is "
+                                f"below --min-pass-rate {gates.min_pass_rate:.1%}")
+    if not any(r.groups for r in reports):
+        problems.append("no graded Runs to check the gates against")
+    return problems

@@ -1,0 +1,151 @@
+"""The Markdown report: a superset of the original smevals report.
+
+Per Eval: a header with the grader, its version and the counts; the leaderboard of
+config x model (mean ±stderr, runs and fails, pass rate with its n and 95% Wilson interval,
+competition ranks); tag shares; repeats (stable/flaky, pass@k, pass^k); one block per
+config x model with its metrics and tags, and with --by-task its scores per task.
+"""
+
+from __future__ import annotations
+
+from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
+from smevals.report.repeats import Repeats
+from smevals.report.rows import FAILED, OLDER, STALE, UNGRADED
+from smevals.report.summary import (
+    Group,
+    by_task,
+    counts_text,
+    metrics,
+    pass_text,
+    ranks,
+    tag_counts,
+)
+
+
+def render(reports: list[EvalReport], settings: Settings, filters: str = "") -> str:
+    return "\n\n".join(render_eval(r, settings, filters) for r in reports) + "\n"
+
+
+def render_eval(report: EvalReport, settings: Settings, filters: str = "") -> str:
+    lines = [f"# {report.name}", ""]
+    lines += header(report, settings, filters)
+    if not report.collected.rows:
+        lines += ["", "No graded Runs."]
+        return "\n".join(lines)
+    lines += ["", "## Leaderboard", ""] + leaderboard_lines(report.groups)
+    tags = tag_lines(report)
+    if tags:
+        lines += ["", "## Tags", ""] + tags
+    if report.repeats:
+        lines += ["", "## Repeats", ""] + [x for r in report.repeats for x in repeat_lines(r)]
+    for group in report.groups:
+        lines += ["", f"## {group.label}", ""] + block_lines(group, settings.by_task)
+    return "\n".join(lines)
+
+
+def grader_line(report: EvalReport) -> str:
+    if report.choice == VERSION:
+        return (f"- Grader: {report.grader} (version {report.version}, chosen with "
+                "--grader-version)")
+    if report.choice == ANY:
+        return (f"- Grader: {report.grader} (version {report.version}; the newest Grade of "
+                "any version counts, --any-version)")
+    return f"- Grader: {report.grader} (version {report.version})"
+
+
+def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
+    c = report.collected
+    rows, ungraded, older = len(c.rows), c.count(UNGRADED), c.count(OLDER)
+    lines = [grader_line(report)]
+    if report.rev:
+        lines.append(f"- Revision: {report.rev} (commit {(report.commit or '')[:12]})")
+    lines.append(f"- Graded: {rows} runs ({rows - c.passed} failed, {ungraded + older} ungraded)")
+    lines.append(f"- Generated: {settings.generated}")
+    if filters:
+        lines.append(f"- Filters: {filters}")
+    if c.count(FAILED):
+        lines.append(f"- Excluded: {c.count(FAILED)} run(s) (runner failed)")
+    if older:
+        lines.append(older_line(report, older))
+    if report.older_versions:
+        lines.append(f"- ⚠ {report.older_versions} of {rows} grades came from an older version "
+                     f"of grader '{report.grader}' - consider --regrade")
+    if c.count(STALE):
+        lines.append(f"- Stale: {c.count(STALE)} run(s) made from an older task, config or "
+                     "runner left out (--include-stale to include them)")
+    if c.stale_included:
+        lines.append(f"- Stale: {c.stale_included} run(s) made from an older task, config or "
+                     "runner included (--include-stale)")
+    lines += [f"- Note: {note}" for note in report.notes]
+    return lines
+
+
+def older_line(report: EvalReport, older: int) -> str:
+    if report.choice == CURRENT:
+        return (f"- ⚠ {older} run(s) graded only by an older version of grader "
+                f"'{report.grader}' or an older answer key (counted as ungraded) - run "
+                "`smevals grade` to grade them")
+    return (f"- ⚠ {older} run(s) graded only by other versions of grader '{report.grader}' "
+            "(counted as ungraded)")
+
+
+def leaderboard_lines(groups: list[Group]) -> list[str]:
+    rank_width = len(str(len(groups)))
+    score_width = max(len(g.display) for g in groups)
+    model_width = max(len(g.model) for g in groups)
+    where = [f"({g.config}, {counts_text(g.n, g.failed)})" for g in groups]
+    where_width = max(map(len, where))
+    out = []
+    for rank, group, place in zip(ranks(groups), groups, where, strict=True):
+        out.append(f"{rank:>{rank_width}}. {group.display:<{score_width}}  "
+                   f"{group.model:<{model_width}}  {place:<{where_width}}  "
+                   f"pass {pass_text(group.passed, group.n)}")
+    return out
+
+
+def tag_lines(report: EvalReport) -> list[str]:
+    rows = report.collected.rows
+    total = len(rows)
+    width = len(str(total))
+    return [f"- {count:>{width}}/{total} {f'({count / total:.0%})':>6}  {tag}"
+            for tag, count in tag_counts(rows)]
+
+
+def repeat_lines(rep: Repeats) -> list[str]:
+    cells, top = len(rep.cells), rep.max_k
+    runs = f"{top}" if rep.min_n == top else f"{rep.min_n}-{top}"
+    lines = [f"- {rep.model} ({rep.config}): {cells} task(s) with {runs} runs each: "
+             f"{rep.count('stable_pass')} stable pass, {rep.count('stable_fail')} stable fail, "
+             f"{rep.count('flaky')} flaky"]
+    if rep.flaky:
+        lines.append("  - flaky: " + ", ".join(f"{c.task} ({c.passed}/{c.n} pass)"
+                                               for c in rep.flaky))
+    table = rep.table()
+    lines.append("  - pass@k: " + ", ".join(f"k={k} {at:.2f}{_n(n, cells)}"
+                                            for k, at, _hat, n in table))
+    lines.append("  - pass^k: " + ", ".join(f"k={k} {hat:.2f}{_n(n, cells)}"
+                                            for k, _at, hat, n in table))
+    return lines
+
+
+def _n(n: int, cells: int) -> str:
+    return "" if n == cells else f" (n={n} tasks)"
+
+
+def block_lines(group: Group, with_tasks: bool) -> list[str]:
+    lines = [f"- score: {group.display} over {counts_text(group.n, group.failed)}",
+             f"- pass rate: {pass_text(group.passed, group.n)}"]
+    lines += [f"- {m.name}: {m.display}" for m in metrics(group.rows)]
+    tags = block_tags(group)
+    if tags:
+        lines.append(f"- tags: {tags}")
+    if with_tasks:
+        lines.append("- scores by task:")
+        lines += [f"  - {t.task}: {t.display} ({t.passed}/{t.n} pass)" for t in by_task(group)]
+    return lines
+
+
+def block_tags(group: Group) -> str:
+    if group.n == 1:
+        return ", ".join(sorted(group.rows[0].tags))
+    return ", ".join(f"{tag} {count / group.n:.0%}" for tag, count in tag_counts(group.rows))

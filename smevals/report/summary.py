@@ -1,0 +1,176 @@
+"""Summaries of rows: the config x model leaderboard, metrics, tag shares, scores by task.
+
+Every renderer (Markdown, JSON, CSV, JUnit) and the gates read these, so the numbers agree
+across formats. All statistics come from `smevals.stats`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from smevals import stats
+from smevals.report.rows import Row
+
+
+@dataclass
+class Group:
+    """All rows of one key (config x model, or config x model x task)."""
+
+    config: str
+    model: str
+    rows: list[Row] = field(default_factory=list)
+    task: str = ""
+
+    # Computed once, after the rows are complete.
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    @cached_property
+    def passed(self) -> int:
+        return sum(1 for r in self.rows if r.passed)
+
+    @property
+    def failed(self) -> int:
+        return self.n - self.passed
+
+    @cached_property
+    def scores(self) -> list[float]:
+        return [r.score for r in self.rows if r.score is not None]
+
+    @cached_property
+    def mean(self) -> float | None:
+        return stats.mean(self.scores)
+
+    @cached_property
+    def stderr(self) -> float | None:
+        return stats.stderr(self.scores)
+
+    @cached_property
+    def display(self) -> str:
+        return stats.fmt_mean_se(self.scores)
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.n if self.n else 0.0
+
+    @property
+    def wilson(self) -> tuple[float, float]:
+        return stats.wilson(self.passed, self.n)
+
+    @cached_property
+    def tasks(self) -> list[Group]:
+        """The rows split by task, in task name order."""
+        split: dict[str, Group] = {}
+        for row in self.rows:
+            task = split.get(row.task)
+            if task is None:
+                task = split[row.task] = Group(self.config, self.model, task=row.task)
+            task.rows.append(row)
+        return [split[name] for name in sorted(split)]
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} ({self.config})"
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    kind: str                 # "boolean" (a rate) or "number" (mean and stderr)
+    n: int
+    values: tuple[float, ...]
+    true: int = 0
+
+    @property
+    def display(self) -> str:
+        if self.kind == "boolean":
+            return f"{self.true / self.n:.0%} ({self.true}/{self.n})"
+        return stats.fmt_mean_se(self.values)
+
+
+def _sort_key(group: Group) -> tuple[float, str, str]:
+    mean = group.mean
+    return (-(mean if mean is not None else -1.0), group.model, group.config)
+
+
+def leaderboard(rows: list[Row]) -> list[Group]:
+    """config x model groups, best mean score first (unscored last), ties by model, config."""
+    groups: dict[tuple[str, str], Group] = {}
+    for row in rows:
+        key = (row.config, row.model)
+        if key not in groups:
+            groups[key] = Group(row.config, row.model)
+        groups[key].rows.append(row)
+    return sorted(groups.values(), key=_sort_key)
+
+
+def ranks(groups: list[Group]) -> list[int]:
+    """Competition ranks over the displayed scores: equal displays share a rank."""
+    return stats.competition_ranks([g.display for g in groups])
+
+
+def by_task(group: Group) -> list[Group]:
+    """The group's rows split by task, in task name order."""
+    return group.tasks
+
+
+def counts_text(n: int, fails: int) -> str:
+    """`3 runs, 1 fail` as in the original report."""
+    text = f"{n} run" + ("" if n == 1 else "s")
+    if fails:
+        text += f", {fails} fail" + ("" if fails == 1 else "s")
+    return text
+
+
+def pass_text(passed: int, n: int) -> str:
+    """`67% (2/3), 95% CI [0.21, 0.94]`: the pass rate, its n and its Wilson interval."""
+    rate = passed / n if n else 0.0
+    return f"{rate:.0%} ({passed}/{n}), 95% CI {stats.fmt_ci(stats.wilson(passed, n))}"
+
+
+def _numeric(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float) and value == value and abs(value) != float("inf"):
+        return float(value)
+    return None
+
+
+def metrics(rows: list[Row]) -> list[Metric]:
+    """Every metric key (sorted): all-boolean values as a rate, numbers as mean and stderr.
+
+    A row without the key does not count towards it; values that are neither numbers nor
+    booleans are ignored, and a key with no such values is left out.
+    """
+    found: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        values = row.grade.record.get("metrics")
+        if values and isinstance(values, dict):
+            for key, value in values.items():
+                found[str(key)].append(value)
+    out = []
+    for name in sorted(found):
+        values = found[name]
+        if all(isinstance(v, bool) for v in values):
+            out.append(Metric(name, "boolean", len(values), tuple(map(float, values)),
+                              sum(values)))
+            continue
+        numbers = tuple(x for x in map(_numeric, values) if x is not None)
+        if numbers:
+            out.append(Metric(name, "number", len(numbers), numbers))
+    return out
+
+
+def tag_counts(rows: list[Row]) -> list[tuple[str, int]]:
+    """(tag, rows having it), most common first, ties by name."""
+    counter: Counter[str] = Counter()
+    for row in rows:
+        tags = row.grade.record.get("tags")
+        if tags:
+            counter.update({str(t) for t in tags})
+    return sorted(counter.items(), key=lambda item: (-item[1], item[0]))

@@ -1,0 +1,189 @@
+"""The files of Runs and Grades as the site shows them: untrusted bytes, never trusted names.
+
+A file is looked up by the path its object's record lists, never by a path from a URL, and
+opened only when that path is plain (no `..`, no absolute path, no backslash) and no
+symlink lies on the way: a store edited by hand (or a hostile pull request) cannot make
+the site read outside the object's folder.
+
+Kinds, and how each is shown:
+
+| kind    | shown as                                     | served as                     |
+| ------- | -------------------------------------------- | ----------------------------- |
+| text    | escaped text, and a link to the raw file     | text/plain; charset=utf-8     |
+| image   | <img>                                        | image/png, image/jpeg, ...    |
+| svg     | <img> only (never inline, so no script runs) | image/svg+xml, sandboxed      |
+| binary  | a download link                              | application/octet-stream, attachment |
+| link    | the symlink's target, as text; never followed | -                            |
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+import stat
+from collections import OrderedDict
+from typing import IO, Any
+
+from smevals.store.base import SourceError
+from smevals.store.fssource import FsSource
+from smevals.store.store import Obj, Store
+
+IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
+               "gif": "image/gif", "webp": "image/webp", "avif": "image/avif",
+               "bmp": "image/bmp", "ico": "image/x-icon"}
+SVG_TYPE = "image/svg+xml"
+TEXT_TYPE = "text/plain; charset=utf-8"
+BINARY_TYPE = "application/octet-stream"
+SNIFF = 8192
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def safe_inner(path: str) -> bool:
+    """Whether `path` (from a record) names a file inside its object folder."""
+    if not path or "\\" in path or "\0" in path or path.startswith("/"):
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+def extension(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def looks_text(head: bytes) -> bool:
+    """UTF-8 without NUL bytes (a multi-byte character cut at the end of `head` is fine)."""
+    if b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 3 and exc.reason == "unexpected end of data"
+    return True
+
+
+def kind_of(entry: dict[str, Any], head: bytes | None) -> str:
+    """text, image, svg, binary, link, special or missing (unreadable)."""
+    if "symlink" in entry:
+        return "link"
+    if entry.get("special"):
+        return "special"
+    if head is None:
+        return "missing"
+    ext = extension(str(entry.get("path", "")))
+    if ext == "svg":
+        return "svg"
+    if ext in IMAGE_TYPES:
+        return "image"
+    return "text" if looks_text(head) else "binary"
+
+
+def content_type(kind: str, path: str) -> str:
+    if kind == "image":
+        return IMAGE_TYPES[extension(path)]
+    if kind == "svg":
+        return SVG_TYPE
+    return TEXT_TYPE if kind == "text" else BINARY_TYPE
+
+
+def basename(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def static_name(path: str, kind: str) -> str:
+    """A safe file name for a static copy: images keep their extension; anything a browser
+    could run gets one it cannot (`.txt` for text and SVG, `.bin` otherwise)."""
+    name = _UNSAFE_NAME.sub("_", basename(path)).strip("._")[:80] or "file"
+    if kind == "image":
+        ext = extension(path)
+        if not name.lower().endswith("." + ext):
+            name += "." + ext
+    elif kind in ("text", "svg"):
+        name += "" if name.lower().endswith(".txt") else ".txt"
+    else:
+        name += ".bin"
+    return name
+
+
+def data_uri(mime: str, data: bytes) -> str:
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def _open_below(root: str, parts: list[str]) -> int:
+    """A descriptor of root/parts[0]/.../parts[-1], following no symlink below `root`."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        # O_NONBLOCK: a FIFO put in a file's place must not hang the reader
+        return os.open(parts[-1], os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def open_file(store: Store, obj: Obj, path: str) -> IO[bytes] | None:
+    """A working-tree file of `obj` opened for reading, or None when it is not a regular
+    file reached without a symlink from the store's root (or `path` is not plain)."""
+    if not safe_inner(path) or not isinstance(store.source, FsSource):
+        return None
+    if not safe_inner(obj.rel):
+        return None
+    try:
+        fd = _open_below(str(store.root), [*obj.rel.split("/"), *path.split("/")])
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "rb")
+
+
+def read_bytes(store: Store, obj: Obj, path: str, limit: int | None = None) -> bytes | None:
+    """The bytes of a file of `obj` (at most `limit`), or None when absent or unsafe."""
+    if not safe_inner(path):
+        return None
+    if isinstance(store.source, FsSource):
+        handle = open_file(store, obj, path)
+        if handle is None:
+            return None
+        with handle:
+            return handle.read() if limit is None else handle.read(limit)
+    data = _git_read(store, f"{obj.rel}/{path}")
+    return data if data is None or limit is None else data[:limit]
+
+
+_RECENT: OrderedDict[tuple[int, str], bytes | None] = OrderedDict()
+_RECENT_SIZE = 16
+
+
+def _git_read(store: Store, rel: str) -> bytes | None:
+    """A file at a revision. Each read starts a git process, and a page reads one file
+    several times (kind, preview, copy), so the last few are kept."""
+    key = (id(store.source), rel)
+    if key in _RECENT:
+        _RECENT.move_to_end(key)
+        return _RECENT[key]
+    try:
+        data: bytes | None = store.source.read(rel)
+    except (OSError, SourceError):
+        data = None
+    _RECENT[key] = data
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.popitem(last=False)
+    return data
+
+
+def open_any(store: Store, obj: Obj, path: str) -> IO[bytes] | None:
+    """A file of `obj` to read from: the working-tree file, or its bytes at a revision."""
+    if isinstance(store.source, FsSource):
+        return open_file(store, obj, path)
+    data = read_bytes(store, obj, path)
+    return None if data is None else io.BytesIO(data)
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")

@@ -1,0 +1,166 @@
+"""`smevals build`: a self-contained static site, for file:// and any static host.
+
+```
+<out>/index.html  app.js  app.css              the app (the same files `serve` sends)
+<out>/data/index.js                            every Eval of the site
+<out>/data/<eval>/index.js                     leaderboard, grid, tag facets
+<out>/data/<eval>/tags/<tag>.js                the same for the Runs tagged <tag>
+<out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
+<out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
+<out>/data/<eval>/diff.js                      with --diff A B
+<out>/files/<eval>/<sha256>/<name>           the objects' files, once per content
+```
+
+Each Eval is written into a staging folder inside <out> and then swapped in, so building
+one Eval into an existing site refreshes it and leaves the others as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from smevals.errors import SmevalsError
+from smevals.site import artifacts, jsdata
+from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.pages import run_page, task_page
+from smevals.store.store import Obj
+
+ASSETS = ("index.html", "app.js", "app.css")
+SVG_INLINE_LIMIT = 1 << 20       # larger SVGs are offered for download only
+CHUNK = 1 << 20
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def asset(name: str) -> bytes:
+    return (resources.files("smevals.site") / "static" / name).read_bytes()
+
+
+class StaticLinker:
+    """Copies each linked file into the site, once per content: `files/<eval>/<sha256 in
+    two parts>/<safe name>` (see artifacts.static_name)."""
+
+    def __init__(self, loaded: Loaded, staging: Path):
+        self.loaded = loaded
+        self.staging = staging
+        self.incoming = staging / ".incoming"
+
+    def _copy(self, obj: Obj, path: str) -> str | None:
+        """Copy the file to `incoming`; its sha256, or None when it cannot be read."""
+        source = artifacts.open_any(self.loaded.store, obj, path)
+        if source is None:
+            return None
+        self.staging.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256()
+        with source, open(self.incoming, "wb") as out:
+            while chunk := source.read(CHUNK):
+                digest.update(chunk)
+                out.write(chunk)
+        return digest.hexdigest()
+
+    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+        digest = self._copy(obj, path)
+        if digest is None:
+            return {}
+        rel = f"{digest[:2]}/{digest[2:16]}/{artifacts.static_name(path, kind)}"
+        target = self.staging / rel
+        if target.exists():
+            self.incoming.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self.incoming.rename(target)
+        href = f"files/{self.loaded.slug}/{rel}"
+        out = {"href": href, "download": artifacts.basename(path)}
+        if kind == "image":
+            out["src"] = href
+        elif kind == "svg" and target.stat().st_size <= SVG_INLINE_LIMIT:
+            out["src"] = artifacts.data_uri(artifacts.SVG_TYPE, target.read_bytes())
+        return out
+
+
+def check_target(out: Path) -> None:
+    """Refuse to write into a folder that holds something other than a smevals site."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise SmevalsError(f"-o {out}: not a folder")
+    if any(out.iterdir()) and not (out / "data" / "index.js").is_file():
+        raise SmevalsError(f"-o {out}: the folder is not empty and holds no smevals site; "
+                           "choose an empty or new folder")
+
+
+def build_site(evals: list[Loaded], out: Path, generated: str) -> list[str]:
+    """Write (or refresh) `evals` in the site at `out`; the lines to print."""
+    check_target(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ASSETS:
+        (out / name).write_bytes(asset(name))
+    lines = []
+    for loaded in evals:
+        count = write_eval(loaded, out)
+        lines.append(f"{loaded.slug}: {count} run(s) -> {out / 'data' / loaded.slug}")
+    write_index(out, [eval_summary(e) for e in evals], generated)
+    lines.append(f"Site: {out / 'index.html'}")
+    return lines
+
+
+def write_eval(loaded: Loaded, out: Path) -> int:
+    with tempfile.TemporaryDirectory(prefix=".build-", dir=out) as tmp:
+        data, files = Path(tmp) / "data", Path(tmp) / "files"
+        count = write_data(loaded, data, StaticLinker(loaded, files))
+        files.mkdir(exist_ok=True)
+        (files / ".incoming").unlink(missing_ok=True)
+        for part, staged in (("data", data), ("files", files)):
+            target = out / part / loaded.slug
+            target.parent.mkdir(exist_ok=True)
+            if target.exists():
+                shutil.rmtree(target)
+            staged.rename(target)
+    return count
+
+
+def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
+    slug = loaded.slug
+    _write(folder, f"{slug}/index", "index.js", eval_index(loaded))
+    for tag in tags_of(loaded):
+        doc = tag_view(loaded, tag)
+        _write(folder, f"{slug}/tags/{doc['slug']}", f"tags/{doc['slug']}.js", doc)
+    for task, task_slug in loaded.task_slugs.items():
+        _write(folder, f"{slug}/tasks/{task_slug}", f"tasks/{task_slug}.js",
+               task_page(loaded, task))
+    count = 0
+    for run in loaded.report.collected.runs:
+        if SAFE_ID.match(run.id):
+            _write(folder, f"{slug}/runs/{run.id}", f"runs/{run.id}.js",
+                   run_page(loaded, run, linker))
+            count += 1
+    if loaded.diff is not None:
+        _write(folder, f"{slug}/diff", "diff.js", loaded.diff)
+    return count
+
+
+def _write(folder: Path, key: str, rel: str, doc: Any) -> None:
+    path = folder / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(jsdata.encode(key, doc))
+
+
+def write_index(out: Path, summaries: list[dict[str, Any]], generated: str) -> None:
+    """Merge `summaries` into the site's index: other Evals' entries are kept."""
+    path = out / "data" / "index.js"
+    kept: list[dict[str, Any]] = []
+    try:
+        _key, old = jsdata.decode(path.read_bytes())
+        kept = [e for e in old.get("evals", []) if isinstance(e, dict)]
+    except (OSError, ValueError, AttributeError):
+        pass
+    mine = {s["slug"] for s in summaries}
+    kept = [e for e in kept if e.get("slug") not in mine and SAFE_ID.match(str(e.get("slug")))
+            and (out / "data" / str(e.get("slug"))).is_dir()]
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(jsdata.encode("index", site_index(kept + summaries, generated, False)))

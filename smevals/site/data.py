@@ -1,0 +1,213 @@
+"""Page data of one Eval: the site index entry, the Eval's leaderboard and task x model
+grid, and the same for the rows that carry one tag.
+
+Every number comes from the report (`smevals.report`): its rows (the Grade that counts for
+each Run, chosen by `smevals.grade.select`), its leaderboard groups, ranks, repeats and
+JSON entries. The site only arranges them for the pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from smevals import stats
+from smevals.grade.select import grades_by_run
+from smevals.report.document import EvalReport
+from smevals.report.formats import group_json, summary_json
+from smevals.report.repeats import repeats
+from smevals.report.rows import Excluded, Row, cell_of
+from smevals.report.summary import Group, leaderboard, ranks, tag_counts
+from smevals.spec.model import Eval
+from smevals.store.layout import slug
+from smevals.store.store import Obj, Store
+
+FORMAT = 1
+
+
+@dataclass
+class Loaded:
+    """One Eval read for the site: its authoring files, its store and its report."""
+
+    slug: str
+    ev: Eval
+    store: Store
+    report: EvalReport
+    generated: str
+    diff: dict[str, Any] | None = None      # `smevals diff --format json` of this Eval
+
+    @cached_property
+    def runs_by_id(self) -> dict[str, Obj]:
+        return {run.id: run for run in self.report.collected.runs}
+
+    @cached_property
+    def grades_by_id(self) -> dict[str, Obj]:
+        return {grade.id: grade for grade in self.store.grades()}
+
+    @cached_property
+    def rows_by_rel(self) -> dict[str, Row]:
+        return {row.run.rel: row for row in self.report.collected.rows}
+
+    @cached_property
+    def excluded_by_rel(self) -> dict[str, Excluded]:
+        return {item.run.rel: item for item in self.report.collected.excluded}
+
+    @cached_property
+    def history(self) -> dict[str, list[Obj]]:
+        """Run rel -> every Grade of it (any grader, any version), oldest first."""
+        grades = self.store.grades()
+        names = sorted({str(g.record.get("grader", {}).get("name")) for g in grades})
+        out: dict[str, list[Obj]] = {}
+        for name in names:
+            for rel, items in grades_by_run(grades, name).items():
+                out.setdefault(rel, []).extend(items)
+        return out
+
+    @cached_property
+    def runs_by_task(self) -> dict[str, list[Obj]]:
+        out: dict[str, list[Obj]] = {}
+        for run in self.report.collected.runs:
+            out.setdefault(cell_of(run)[0], []).append(run)
+        return out
+
+    @cached_property
+    def task_names(self) -> list[str]:
+        """The Eval's tasks in its order, then tasks only Runs know of (removed since)."""
+        names = [t.name for t in self.ev.tasks]
+        known = set(names)
+        extra = sorted(set(self.runs_by_task) - known)
+        return names + extra
+
+    @cached_property
+    def task_slugs(self) -> dict[str, str]:
+        return {name: slug(name) for name in self.task_names}
+
+    def status(self, run: Obj) -> str:
+        """pass or fail (the Grade that counts), else why the Run is not counted."""
+        row = self.rows_by_rel.get(run.rel)
+        if row is not None:
+            return "pass" if row.passed else "fail"
+        item = self.excluded_by_rel.get(run.rel)
+        return item.reason if item else "ungraded"
+
+
+def mean_interval(group: Group) -> list[float] | None:
+    """The mean score's normal 95% interval (mean +- 1.96 stderr), clipped to [0, 1]."""
+    if group.mean is None or group.stderr is None:
+        return None
+    half = stats.Z95 * group.stderr
+    return [max(0.0, group.mean - half), min(1.0, group.mean + half)]
+
+
+def pooled_json(rows: list[Row]) -> dict[str, Any]:
+    group = Group("", "", list(rows))
+    low, high = group.wilson
+    return {"graded": group.n, "passed": group.passed, "failed": group.failed,
+            "scored": len(group.scores), "mean": group.mean, "stderr": group.stderr,
+            "mean_ci": mean_interval(group), "pass_rate": group.pass_rate if group.n else None,
+            "pass_rate_ci": [low, high]}
+
+
+def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
+    """The leaderboard and the task x model grid of `rows`."""
+    groups = leaderboard(rows)
+    board = []
+    for rank, group in zip(ranks(groups), groups, strict=True):
+        entry = group_json(group, rank)
+        entry.pop("tasks", None)
+        entry["mean_ci"] = mean_interval(group)
+        board.append(entry)
+    return {"leaderboard": board, "grid": grid(groups, tasks, excluded)}
+
+
+def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
+    """Columns (config, model) in leaderboard order, then those with only uncounted Runs;
+    one row per task; a cell per column with its counted Runs, passes, mean and class."""
+    classes = {(rep.config, rep.model, cell.task): cell.kind
+               for rep in repeats(groups) for cell in rep.cells}
+    columns = [(g.config, g.model) for g in groups]
+    left_out: dict[tuple[str, str, str], int] = {}
+    for item in excluded:
+        left_out[(item.config, item.model, item.task)] = \
+            left_out.get((item.config, item.model, item.task), 0) + 1
+    columns += sorted({(c, m) for c, m, _t in left_out} - set(columns))
+    by_key = {(g.config, g.model, t.task): t for g in groups for t in g.tasks}
+    cells = [[_cell(by_key.get((c, m, task)), classes.get((c, m, task)),
+                    left_out.get((c, m, task), 0)) for c, m in columns] for task in tasks]
+    return {"columns": [{"config": c, "model": m} for c, m in columns],
+            "tasks": tasks, "cells": cells}
+
+
+def _cell(group: Group | None, kind: str | None, left_out: int) -> dict[str, Any] | None:
+    if group is None and not left_out:
+        return None
+    if group is None:
+        return {"runs": 0, "passed": 0, "mean": None, "class": None, "excluded": left_out}
+    return {"runs": group.n, "passed": group.passed, "mean": group.mean,
+            "class": kind or "single", "excluded": left_out}
+
+
+def tag_facets(rows: list[Row]) -> list[dict[str, Any]]:
+    total = len(rows)
+    return [{"tag": tag, "slug": slug(tag), "count": n, "share": n / total}
+            for tag, n in tag_counts(rows)]
+
+
+def eval_index(loaded: Loaded) -> dict[str, Any]:
+    """`data/<eval>/index.js`: the Eval page (leaderboard, grid, tag facets)."""
+    report, ev = loaded.report, loaded.ev
+    c = report.collected
+    return {
+        "format": FORMAT, "kind": "eval", "slug": loaded.slug, "name": ev.name,
+        "description": ev.description, "path": report.path, "store": report.store,
+        "rev": report.rev, "commit": report.commit, "generated": loaded.generated,
+        "grader": {"name": report.grader, "version": report.version, "choice": report.choice},
+        "summary": {**summary_json(report), "mean_ci": mean_interval(Group("", "", c.rows))},
+        "notes": list(report.notes),
+        "tasks": [{"name": t, "slug": loaded.task_slugs[t],
+                   "runs": len(loaded.runs_by_task.get(t, []))}
+                  for t in loaded.task_names],
+        "tags": tag_facets(c.rows), "diff": loaded.diff is not None,
+        **view(c.rows, loaded.task_names, c.excluded),
+    }
+
+
+def tag_view(loaded: Loaded, tag: str) -> dict[str, Any]:
+    """`data/<eval>/tags/<tag>.js`: the leaderboard and grid of the rows tagged `tag`."""
+    rows = [row for row in loaded.report.collected.rows if tag in row.tags]
+    return {"format": FORMAT, "kind": "tag", "eval": loaded.slug, "tag": tag,
+            "slug": slug(tag), "summary": pooled_json(rows),
+            **view(rows, loaded.task_names, [])}
+
+
+def tags_of(loaded: Loaded) -> list[str]:
+    return [tag for tag, _n in tag_counts(loaded.report.collected.rows)]
+
+
+def eval_summary(loaded: Loaded) -> dict[str, Any]:
+    """One Eval's entry in the site index (`data/index.js`)."""
+    report = loaded.report
+    c = report.collected
+    best = report.groups[0] if report.groups else None
+    stamps = [str(r.record.get("started", "")) for r in c.runs]
+    stamps += [str(r.grade.record.get("graded", "")) for r in c.rows]
+    return {
+        "slug": loaded.slug, "name": loaded.ev.name, "description": loaded.ev.description,
+        "runs": len(c.runs), "graded": len(c.rows), "passed": c.passed,
+        "pass_rate": c.passed / len(c.rows) if c.rows else None,
+        "mean": stats.mean([r.score for r in c.rows if r.score is not None]),
+        "tasks": len(loaded.task_names), "models": len(report.groups),
+        "best": None if best is None else {"config": best.config, "model": best.model,
+                                           "mean": best.mean, "pass_rate": best.pass_rate},
+        "grader": report.grader, "version": report.version,
+        "updated": max(stamps) if stamps else None, "diff": loaded.diff is not None,
+    }
+
+
+def site_index(summaries: list[dict[str, Any]], generated: str, live: bool,
+               poll_seconds: float = 0) -> dict[str, Any]:
+    """`data/index.js`: every Eval of the site, by name."""
+    ordered = sorted(summaries, key=lambda s: (str(s.get("name")), str(s.get("slug"))))
+    return {"format": FORMAT, "kind": "site", "generated": generated, "live": live,
+            "poll_seconds": poll_seconds, "evals": ordered}

@@ -1,0 +1,185 @@
+"""Page data of one Task (the Runs of every model side by side) and of one Run (prompt,
+output, artifacts, Checks, Grade history). Files are linked through a `Linker`: the static
+build copies them under safe names, `serve` links them by their recorded path."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import orjson
+
+from smevals.report.rows import cell_of
+from smevals.site import artifacts
+from smevals.site.data import FORMAT, Loaded
+from smevals.store.store import Obj
+
+OUTPUT_LIMIT = 256 * 1024       # characters of output.txt on a Run page
+STDERR_LIMIT = 64 * 1024
+PREVIEW_LIMIT = 16 * 1024       # a text artifact shown inline up to this size
+EXCERPT_LIMIT = 1500            # characters of output.txt per Run on a Task page
+EXCERPT_RUNS = 20               # Runs per model shown with their output on a Task page
+FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
+SHOWN_APART = ("output.txt", "stderr.txt")
+RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
+               "usage_error", "provenance", "inputs", "text")
+
+
+class Linker(Protocol):
+    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+        """`href` (and `src` for an image or SVG, `download` for a binary) of one file."""
+        ...
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def capped(value: Any, limit: int = FIELD_LIMIT) -> Any:
+    """`value`, or its JSON cut to `limit` characters when longer."""
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + "\n[... cut]"
+    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    return value if len(text) <= limit else {"cut": True, "json": text[:limit]}
+
+
+def read_text(loaded: Loaded, obj: Obj, path: str, limit: int) -> dict[str, Any] | None:
+    """{"text", "truncated"} of a text file, at most `limit` characters."""
+    return text_of(artifacts.read_bytes(loaded.store, obj, path, 4 * limit), limit)
+
+
+def text_of(data: bytes | None, limit: int) -> dict[str, Any] | None:
+    """The first `limit` characters of `data` (read up to 4 * limit bytes)."""
+    if data is None:
+        return None
+    text = artifacts.decode(data)
+    return {"text": text[:limit], "truncated": len(text) > limit or len(data) >= 4 * limit}
+
+
+def column_order(loaded: Loaded, cells: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    ranked = [(g.config, g.model) for g in loaded.report.groups]
+    return [c for c in ranked if c in cells] + sorted(cells - set(ranked))
+
+
+# --- Task page -------------------------------------------------------------------------
+
+
+def task_page(loaded: Loaded, task: str) -> dict[str, Any]:
+    """`data/<eval>/tasks/<task>.js`."""
+    runs = loaded.runs_by_task.get(task, [])
+    split: dict[tuple[str, str], list[Obj]] = {}
+    for run in runs:
+        split.setdefault(cell_of(run)[1:], []).append(run)
+    counted = {(g.config, g.model): t for g in loaded.report.groups for t in g.tasks
+               if t.task == task}
+    columns = []
+    for key in column_order(loaded, set(split)):
+        items = sorted(split[key], key=_sample_order)
+        stats = counted.get(key)
+        columns.append({"config": key[0], "model": key[1],
+                        "runs": [run_brief(loaded, r, i < EXCERPT_RUNS)
+                                 for i, r in enumerate(items)],
+                        "counted": stats.n if stats else 0,
+                        "passed": stats.passed if stats else 0,
+                        "mean": stats.mean if stats else None})
+    current = loaded.ev.task(task)
+    newest = max(runs, key=lambda r: str(r.record.get("started", "")), default=None)
+    doc = current.doc if current else (newest.record.get("task") if newest else None)
+    return {"format": FORMAT, "kind": "task", "eval": loaded.slug, "task": task,
+            "slug": loaded.task_slugs.get(task, task), "current": current is not None,
+            "doc": capped(doc), "columns": columns}
+
+
+def _sample_order(run: Obj) -> tuple[int, str]:
+    sample = run.record.get("sample")
+    return (sample if isinstance(sample, int) else 0, run.id)
+
+
+def run_brief(loaded: Loaded, run: Obj, with_output: bool) -> dict[str, Any]:
+    rec = run.record
+    row = loaded.rows_by_rel.get(run.rel)
+    failure = rec.get("failure") if isinstance(rec.get("failure"), dict) else None
+    return {"id": run.id, "sample": rec.get("sample"), "started": rec.get("started"),
+            "status": loaded.status(run), "score": row.score if row else None,
+            "tags": row.tags if row else [], "grade_id": row.grade.id if row else None,
+            "failure": failure.get("kind") if failure else None,
+            "output": read_text(loaded, run, "output.txt", EXCERPT_LIMIT) if with_output
+            else None}
+
+
+# --- Run page --------------------------------------------------------------------------
+
+
+def run_page(loaded: Loaded, run: Obj, linker: Linker) -> dict[str, Any]:
+    """`data/<eval>/runs/<id>.js`."""
+    rec = run.record
+    task, config, model = cell_of(run)
+    row = loaded.rows_by_rel.get(run.rel)
+    task_doc = _mapping(rec.get("task"))
+    history = loaded.history.get(run.rel, [])
+    return {
+        "format": FORMAT, "kind": "run", "eval": loaded.slug, "id": run.id, "rel": run.rel,
+        "task": task, "task_slug": loaded.task_slugs.get(task, task), "config": config,
+        "model": model, "sample": rec.get("sample"), "status": loaded.status(run),
+        "prompt": capped(task_doc.get("prompt")), "messages": capped(task_doc.get("messages")),
+        "task_doc": capped(task_doc), "config_doc": capped(rec.get("config")),
+        "record": {key: capped(rec.get(key)) for key in RECORD_KEYS},
+        "output": read_text(loaded, run, "output.txt", OUTPUT_LIMIT),
+        "stderr": read_text(loaded, run, "stderr.txt", STDERR_LIMIT),
+        "files": files_of(loaded, run, linker),
+        "grade_id": row.grade.id if row else None,
+        "grades": [grade_json(loaded, g, linker, row.grade.id if row else None)
+                   for g in reversed(history)],
+    }
+
+
+def grade_json(loaded: Loaded, grade: Obj, linker: Linker, counted: str | None) -> dict[str, Any]:
+    rec = grade.record
+    grader = _mapping(rec.get("grader"))
+    name, version = str(grader.get("name")), str(grader.get("version"))
+    report = loaded.report
+    checks = rec.get("checks")
+    return {
+        "id": grade.id, "grader": name, "version": version,
+        "current": name == report.grader and version.startswith(report.version),
+        "counts": grade.id == counted, "graded": rec.get("graded"),
+        "outcome": rec.get("outcome"), "score": rec.get("score"), "method": rec.get("method"),
+        "tags": capped(rec.get("tags")), "metrics": capped(rec.get("metrics")),
+        "duration_seconds": rec.get("duration_seconds"),
+        "grading_hash": rec.get("grading_hash"),
+        "checks": [check_json(c) for c in (checks if isinstance(checks, list) else [])
+                   if isinstance(c, dict)],
+        "files": files_of(loaded, grade, linker),
+    }
+
+
+def check_json(check: dict[str, Any]) -> dict[str, Any]:
+    return {key: capped(value) for key, value in check.items()}
+
+
+def files_of(loaded: Loaded, obj: Obj, linker: Linker) -> list[dict[str, Any]]:
+    """Every recorded file of `obj`: its kind, links and (small text) a preview."""
+    entries = obj.record.get("files")
+    out = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            out.append(file_json(loaded, obj, entry, linker))
+    return out
+
+
+def file_json(loaded: Loaded, obj: Obj, entry: dict[str, Any], linker: Linker) -> dict[str, Any]:
+    path = entry["path"]
+    info: dict[str, Any] = {"path": path, "size": entry.get("size")}
+    if not artifacts.safe_inner(path):
+        return {**info, "kind": "unsafe"}
+    head = None if "symlink" in entry or entry.get("special") else \
+        artifacts.read_bytes(loaded.store, obj, path, 4 * PREVIEW_LIMIT)
+    kind = artifacts.kind_of(entry, None if head is None else head[:artifacts.SNIFF])
+    info["kind"] = kind
+    if kind == "link":
+        return {**info, "target": str(entry.get("symlink"))}
+    if kind in ("special", "missing"):
+        return info
+    info.update(linker.link(obj, path, kind))
+    if kind == "text" and not (obj.kind == "run" and path in SHOWN_APART):
+        info["preview"] = text_of(head, PREVIEW_LIMIT)
+    return info

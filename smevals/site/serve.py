@@ -1,0 +1,255 @@
+"""`smevals serve`: the site's pages, computed per request from the live stores.
+
+Routes (everything else is 404):
+
+```
+/  /index.html  /app.js  /app.css                 the app
+/data/index.js  /data/stamp.js                    the Evals; their fingerprints (polled)
+/data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
+/files/<eval>/runs/<run id>/<recorded path>       a file of a Run
+/files/<eval>/grades/<grade id>/<recorded path>   a file of a Grade
+```
+
+A URL never names a filesystem path: each segment is decoded once and must be a plain
+name (an encoded `/`, `\\`, `..`, `.` or NUL gives 404), the Eval, task, tag and object are
+looked up among those loaded, and a file must be one its object's record lists, opened
+without following symlinks (artifacts.open_file). Every response carries a strict Content
+Security Policy and `X-Content-Type-Options: nosniff`; files of Runs and Grades are also
+sandboxed, so even an SVG opened directly runs no script.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import sys
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import IO, Any
+from urllib.parse import quote, unquote
+
+from smevals.site import artifacts, jsdata
+from smevals.site.build import asset
+from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.live import Live
+from smevals.site.pages import run_page, task_page
+from smevals.store.layout import slug as slug_of
+from smevals.store.store import Obj
+
+POLL_SECONDS = 3
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+FILE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
+ASSET_TYPES = {"index.html": "text/html; charset=utf-8",
+               "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+JS_TYPE = "text/javascript; charset=utf-8"
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+@dataclass
+class Response:
+    status: int
+    content_type: str
+    body: bytes = b""
+    stream: IO[bytes] | None = None
+    length: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+NOT_FOUND = Response(404, "text/plain; charset=utf-8", b"Not found\n")
+
+
+def split_path(raw: str) -> list[str] | None:
+    """The decoded segments of a request path, or None when any is not a plain name."""
+    raw = raw.split("?", 1)[0].split("#", 1)[0]
+    if not raw.startswith("/"):
+        return None
+    if raw == "/":
+        return []
+    out = []
+    for segment in raw[1:].split("/"):
+        try:
+            name = unquote(segment, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            return None
+        out.append(name)
+    return out
+
+
+class ServeLinker:
+    """Links a file by its recorded path, served from the object (see `file_response`)."""
+
+    def __init__(self, slug: str):
+        self.slug = slug
+
+    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+        parts = "/".join(quote(p, safe="") for p in path.split("/"))
+        href = f"files/{self.slug}/{obj.kind}s/{quote(obj.id, safe='')}/{parts}"
+        out = {"href": href, "download": artifacts.basename(path)}
+        if kind in ("image", "svg"):
+            out["src"] = href
+        return out
+
+
+def _js(key: str, doc: Any) -> Response:
+    return Response(200, JS_TYPE, jsdata.encode(key, doc))
+
+
+def route(server: SiteServer, parts: list[str]) -> Response:
+    if len(parts) <= 1:
+        name = parts[0] if parts else "index.html"
+        return Response(200, ASSET_TYPES[name], asset(name)) if name in ASSET_TYPES else NOT_FOUND
+    live = server.live
+    live.refresh()
+    with live.lock:
+        if parts[0] == "data":
+            return data_response(live, parts[1:], server.poll_seconds)
+        if parts[0] == "files" and len(parts) >= 5:
+            loaded = live.get(parts[1])
+            return file_response(loaded, parts[2], parts[3], "/".join(parts[4:])) \
+                if loaded else NOT_FOUND
+    return NOT_FOUND
+
+
+def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response:
+    if parts == ["index.js"]:
+        summaries = [eval_summary(e) for e in live.evals()]
+        generated = max((e.generated for e in live.evals()), default="")
+        return _js("index", site_index(summaries, generated, True, poll_seconds))
+    if parts == ["stamp.js"]:
+        return _js("stamp", live.stamps())
+    loaded = live.get(parts[0])
+    if loaded is None or not parts[-1].endswith(".js"):
+        return NOT_FOUND
+    doc = eval_data(loaded, parts[1:-1], parts[-1][:-3])
+    return NOT_FOUND if doc is None else _js("/".join([*parts[:-1], parts[-1][:-3]]), doc)
+
+
+def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | None:
+    if not folder and name == "diff":
+        return loaded.diff
+    if not folder:
+        return eval_index(loaded) if name == "index" else None
+    if folder == ["tags"]:
+        tag = next((t for t in tags_of(loaded) if slug_of(t) == name), None)
+        return tag_view(loaded, tag) if tag is not None else None
+    if folder == ["tasks"]:
+        task = next((t for t, s in loaded.task_slugs.items() if s == name), None)
+        return task_page(loaded, task) if task is not None else None
+    if folder == ["runs"]:
+        run = loaded.runs_by_id.get(name)
+        return run_page(loaded, run, ServeLinker(loaded.slug)) if run is not None else None
+    return None
+
+
+def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
+    table = {"runs": loaded.runs_by_id, "grades": loaded.grades_by_id}.get(kind)
+    obj = table.get(oid) if table is not None else None
+    files = obj.record.get("files") if obj is not None else None
+    entry = next((e for e in files if isinstance(e, dict) and e.get("path") == path), None) \
+        if isinstance(files, list) else None
+    if obj is None or entry is None or "symlink" in entry or entry.get("special"):
+        return NOT_FOUND
+    handle = artifacts.open_file(loaded.store, obj, path)
+    if handle is None:
+        return NOT_FOUND
+    what = artifacts.kind_of(entry, handle.read(artifacts.SNIFF))
+    handle.seek(0, 2)
+    length = handle.tell()
+    handle.seek(0)
+    headers = {"Content-Security-Policy": FILE_CSP}
+    if what == "binary":
+        headers["Content-Disposition"] = disposition(artifacts.basename(path))
+    return Response(200, artifacts.content_type(what, path), stream=handle, length=length,
+                    headers=headers)
+
+
+def disposition(name: str) -> str:
+    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\;' else "_"
+                    for c in name)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+def host_allowed(server_host: str, header: str | None) -> bool:
+    """When bound to a loopback address, only loopback names may be asked for: a page
+    elsewhere cannot read the site through DNS rebinding."""
+    if server_host not in LOOPBACK_NAMES or not header:
+        return True
+    name = header.rsplit(":", 1)[0] if not header.endswith("]") else header
+    return name.lower() in LOOPBACK_NAMES
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: SiteServer
+
+    def version_string(self) -> str:
+        return "smevals"
+
+    def do_GET(self) -> None:
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(send_body=False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _answer(self, send_body: bool) -> None:
+        response = self._response()
+        try:
+            self._send(response, send_body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass                       # the browser went away; nothing to tell anyone
+        finally:
+            if response.stream is not None:
+                response.stream.close()
+
+    def _response(self) -> Response:
+        if not host_allowed(self.server.host, self.headers.get("Host")):
+            return Response(403, "text/plain; charset=utf-8", b"Unexpected Host header\n")
+        parts = split_path(self.path)
+        if parts is None:
+            return NOT_FOUND
+        try:
+            return route(self.server, parts)
+        except Exception as exc:  # a bug: one line on the console, no traceback
+            sys.stderr.write(f"smevals serve: internal error on {self.path}: "
+                             f"{type(exc).__name__}: {exc}\n")
+            return Response(500, "text/plain; charset=utf-8", b"Internal error\n")
+
+    def _send(self, response: Response, send_body: bool) -> None:
+        self.send_response(response.status)
+        length = response.length if response.stream is not None else len(response.body)
+        headers = {"Content-Type": response.content_type, "Content-Length": str(length),
+                   "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+                   "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                   "X-Frame-Options": "DENY", "Cross-Origin-Resource-Policy": "same-origin",
+                   **response.headers}
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        if not send_body:
+            return
+        if response.stream is not None:
+            shutil.copyfileobj(response.stream, self.wfile)
+        else:
+            self.wfile.write(response.body)
+
+
+class SiteServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, live: Live, host: str, port: int, poll_seconds: float = POLL_SECONDS):
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        self.live = live
+        self.host = host
+        self.poll_seconds = poll_seconds
+        super().__init__((host.strip("[]"), port), Handler)
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host.strip('[]')}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.server_address[1]}/"

@@ -1,0 +1,55 @@
+"""The reading interface every source of a store's bytes gives (working tree or git)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple, Protocol
+
+
+class SourceError(Exception):
+    """The store cannot be read at all (not a git repository, unknown revision, ...)."""
+
+
+class Entry(NamedTuple):
+    """One file of an object, as found (not as recorded)."""
+
+    path: str                 # inside the object, with / separators
+    size: int
+    sha256: str | None        # None for a symlink or a special file
+    link: str | None          # symlink target
+
+
+class Scanned(NamedTuple):
+    """One object folder as found: its record bytes (None when absent) and its other files."""
+
+    rel: str
+    record: bytes | None
+    files: list[Entry]
+
+
+class Source(Protocol):
+    label: str
+
+    def objects(self, kind: str) -> list[str]:
+        """Every object folder of `kind`, relative to the store root, sorted."""
+        ...
+
+    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
+        """(object folder, record bytes or None when it has no record) for every object."""
+        ...
+
+    def read(self, rel: str) -> bytes:
+        """The bytes of one file, by path relative to the store root."""
+        ...
+
+    def listing(self, rel: str) -> list[Entry]:
+        """Every file of one object except its record, sorted by path (sha256 not computed)."""
+        ...
+
+    def scan(self, kind: str) -> Iterator[Scanned]:
+        """Every object with its record bytes and every other file hashed (for verify)."""
+        ...
+
+    def strays(self, kind: str) -> list[str]:
+        """Files and hidden or linked folders lying where only object folders belong."""
+        ...

@@ -1,0 +1,135 @@
+"""The store as it is in the working tree."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from smevals.store.base import Entry, Scanned
+from smevals.store.layout import DEPTH, RECORD_NAMES
+
+_CHUNK = 1 << 20
+
+
+class FsSource:
+    """The store as it is in the working tree."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.label = str(root)
+        self._walked: dict[str, tuple[list[str], list[str]]] = {}
+
+    def objects(self, kind: str) -> list[str]:
+        return self._walk(kind)[0]
+
+    def strays(self, kind: str) -> list[str]:
+        return self._walk(kind)[1]
+
+    def _walk(self, kind: str) -> tuple[list[str], list[str]]:
+        if kind not in self._walked:
+            found: list[str] = []
+            strays: list[str] = []
+            base = f"{kind}s"
+            walk_objects(os.path.join(self.root, base), base, DEPTH[kind], found, strays)
+            self._walked[kind] = (found, strays)
+        return self._walked[kind]
+
+    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
+        name = RECORD_NAMES[kind]
+        for rel in self.objects(kind):
+            yield rel, read_or_none(os.path.join(self.root, rel, name))
+
+    def read(self, rel: str) -> bytes:
+        return (self.root / rel).read_bytes()
+
+    def listing(self, rel: str) -> list[Entry]:
+        return self._files(rel, _record_of(rel), hashed=False)
+
+    def scan(self, kind: str) -> Iterator[Scanned]:
+        name = RECORD_NAMES[kind]
+        for rel in self.objects(kind):
+            yield Scanned(rel, read_or_none(os.path.join(self.root, rel, name)),
+                          self._files(rel, name, hashed=True))
+
+    def _files(self, rel: str, record: str, hashed: bool) -> list[Entry]:
+        folder = os.path.join(self.root, rel)
+        out = [_fs_entry(path, inner, what, hashed) for path, inner, what in _tree(folder, "")
+               if inner != record]
+        out.sort()
+        return out
+
+
+def _record_of(rel: str) -> str:
+    return RECORD_NAMES["grade" if rel.startswith("grades/") else "run"]
+
+
+def walk_objects(path: str, rel: str, depth: int, found: list[str], strays: list[str]) -> None:
+    """Append to `found` every folder `depth` levels below `path` (sorted); anything else met
+    on the way (files, hidden folders, symlinks) goes to `strays`."""
+    try:
+        with os.scandir(path) as it:
+            entries = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in it)
+    except FileNotFoundError:
+        return
+    except OSError:
+        strays.append(rel)
+        return
+    for name, is_dir in entries:
+        if not is_dir or name.startswith("."):
+            strays.append(f"{rel}/{name}")
+        elif depth == 0:
+            found.append(f"{rel}/{name}")
+        else:
+            walk_objects(os.path.join(path, name), f"{rel}/{name}", depth - 1, found, strays)
+
+
+def _tree(folder: str, prefix: str) -> Iterator[tuple[str, str, str]]:
+    """(path, path inside the object, "file" | "link" | "other") of every non-folder."""
+    try:
+        it = os.scandir(folder)
+    except OSError:
+        return
+    with it:
+        for entry in it:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _tree(entry.path, f"{prefix}{entry.name}/")
+            elif entry.is_file(follow_symlinks=False):
+                yield entry.path, prefix + entry.name, "file"
+            else:
+                yield entry.path, prefix + entry.name, "link" if entry.is_symlink() else "other"
+
+
+def _fs_entry(path: str, inner: str, what: str, hashed: bool) -> Entry:
+    if what == "link":
+        return Entry(inner, 0, None, os.readlink(path))
+    if what == "file" and hashed:
+        size, digest = hash_file(path)
+        return Entry(inner, size, digest, None)
+    try:
+        return Entry(inner, os.lstat(path).st_size, None, None)
+    except OSError:
+        return Entry(inner, -1, "", None)
+
+
+def hash_file(path: str) -> tuple[int, str]:
+    """(size, sha256) of a file, read in chunks; an unreadable file hashes as empty text."""
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+    except OSError:
+        return -1, ""
+    return size, digest.hexdigest()
+
+
+def read_or_none(path: str) -> bytes | None:
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            return handle.readall()
+    except OSError:
+        return None

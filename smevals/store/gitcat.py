@@ -1,0 +1,146 @@
+"""Talking to git: run a command, list trees, and stream blobs through `git cat-file --batch`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+from collections.abc import Generator, Iterable
+from pathlib import Path
+from typing import IO
+
+from smevals.store.base import SourceError
+
+WORKERS = 2                 # cat-file processes reading at once (git does the inflating)
+_BUFFER = 1 << 20
+
+
+def git(cwd: Path, *args: str, what: str, detail: bool = True) -> bytes:
+    """stdout of `git -C cwd args`, or SourceError saying `what` (and git's first line)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False)
+    except FileNotFoundError:
+        raise SourceError("git is not installed") from None
+    if proc.returncode != 0:
+        said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(what + (f": {said[0]}" if said and detail else ""))
+    return proc.stdout
+
+
+def repo_and_prefix(root: Path, shown: Path) -> tuple[Path, str]:
+    """The top of the git work tree holding `root`, and `root` relative to it."""
+    probe = root
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    top = git(probe, "rev-parse", "--show-toplevel", detail=False,
+              what=f"{shown} is not inside a git repository").decode().strip()
+    repo = Path(top).resolve()
+    real = Path(os.path.realpath(root))
+    try:
+        prefix = real.relative_to(repo).as_posix()
+    except ValueError:
+        raise SourceError(f"{shown} is not inside the git repository {repo}") from None
+    return repo, "" if prefix == "." else prefix
+
+
+def ls_trees(repo: Path, commit: str, paths: list[str]) -> bytes:
+    """`git ls-tree -r -z` of each path (literal, from the top), all listed at once."""
+    procs = []
+    for path in paths:
+        out = tempfile.TemporaryFile()  # noqa: SIM115  (closed below)
+        proc = subprocess.Popen(["git", "-C", str(repo), "ls-tree", "-r", "-z", "--full-tree",
+                                 commit, "--", f":(literal){path}"],
+                                stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        procs.append((proc, out))
+    chunks = []
+    for proc, out in procs:
+        with out:
+            _stdout, err = proc.communicate()
+            if proc.returncode != 0:
+                raise SourceError("cannot list the store: " + err.decode("utf-8", "replace"))
+            out.seek(0)
+            chunks.append(out.read())
+    return b"".join(chunks)
+
+
+def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS) -> list[bytes | None]:
+    """The contents of `blobs` in order, read by `workers` cat-file processes at once."""
+    if workers <= 1 or len(blobs) < 1000:
+        return _drain(repo, blobs)
+    size = -(-len(blobs) // workers)
+    parts: list[list[bytes | None]] = [[] for _ in range(workers)]
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            parts[i] = _drain(repo, blobs[i * size:(i + 1) * size])
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return [data for part in parts for data in part]
+
+
+def _drain(repo: Path, blobs: list[str]) -> list[bytes | None]:
+    stream = cat_files(repo, blobs)
+    try:
+        return [next(stream) for _ in blobs]
+    finally:
+        stream.close()
+
+
+def cat_files(repo: Path, blobs: Iterable[str]) -> Generator[bytes | None, None, None]:
+    """The contents of `blobs` in order (None for a missing one), streamed through one
+    `git cat-file --batch` fed from a thread so that neither pipe can fill up. The caller
+    takes exactly as many items as it gave blobs, then closes the generator."""
+    try:
+        proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch", "--buffer"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, bufsize=_BUFFER)
+    except FileNotFoundError:
+        raise SourceError("git is not installed") from None
+    assert proc.stdin is not None and proc.stdout is not None
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
+    feeder.start()
+    try:
+        while True:
+            yield _response(proc.stdout)
+    finally:
+        proc.stdout.close()
+        proc.kill()
+        proc.wait()
+        feeder.join()
+
+
+def _feed(pipe: IO[bytes], blobs: Iterable[str]) -> None:
+    batch: list[bytes] = []
+    try:
+        for blob in blobs:
+            batch.append(blob.encode() + b"\n")
+            if len(batch) >= 512:
+                pipe.write(b"".join(batch))
+                batch.clear()
+        pipe.write(b"".join(batch))
+        pipe.close()
+    except (OSError, ValueError):
+        return
+
+
+def _response(out: IO[bytes]) -> bytes | None:
+    header = out.readline()
+    if not header:
+        raise SourceError("git cat-file stopped before giving every object")
+    parts = header.split()
+    if len(parts) < 3 or parts[1] == b"missing":
+        return None
+    size = int(parts[2])
+    data = out.read(size)
+    out.read(1)
+    return data

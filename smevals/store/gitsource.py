@@ -1,0 +1,145 @@
+"""The store as committed at a git revision, read without a checkout: `git ls-tree` for the
+names, `git cat-file --batch` for the bytes (gitcat.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from smevals.store.base import Entry, Scanned
+from smevals.store.gitcat import cat_many, git, ls_trees, repo_and_prefix
+from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
+
+_LINK_MODE = "120000"
+SCAN_CHUNK = 4000           # objects whose blobs verify fetches at a time
+
+
+class _Tree:
+    """Object folder -> [(path inside, mode, blob id)], and files outside any object."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, dict[str, list[tuple[str, str, str]]]] = {"run": {}, "grade": {}}
+        self.strays: dict[str, list[str]] = {"run": [], "grade": []}
+
+
+class GitSource:
+    """The store as committed at `rev` (any revision git understands)."""
+
+    def __init__(self, root: Path, rev: str):
+        self.root = root.absolute()
+        self.rev = rev
+        self.label = f"{rev}:{root}"
+        self.repo, self.prefix = repo_and_prefix(self.root, root)
+        self.commit = git(self.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                          f"{rev}^{{commit}}", what=f"unknown revision '{rev}'").decode().strip()
+        self._tree: _Tree | None = None
+
+    def tree(self) -> _Tree:
+        if self._tree is None:
+            top = f"{self.prefix}/" if self.prefix else ""
+            out = ls_trees(self.repo, self.commit, [f"{top}{kind}s" for kind in KINDS])
+            self._tree = _parse_tree(out, self.prefix)
+        return self._tree
+
+    def objects(self, kind: str) -> list[str]:
+        return sorted(self.tree().objects[kind])
+
+    def strays(self, kind: str) -> list[str]:
+        return sorted(self.tree().strays[kind])
+
+    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
+        name = RECORD_NAMES[kind]
+        objects = self.tree().objects[kind]
+        rels = sorted(objects)
+        blobs = [_blob_of(objects[rel], name) for rel in rels]
+        contents = iter(cat_many(self.repo, [b for b in blobs if b]))
+        for rel, blob in zip(rels, blobs, strict=True):
+            yield rel, next(contents) if blob else None
+
+    def read(self, rel: str) -> bytes:
+        blob = self._blob(rel)
+        if blob is None:
+            raise FileNotFoundError(f"{rel} is not in {self.rev}")
+        data = cat_many(self.repo, [blob])[0]
+        if data is None:
+            raise FileNotFoundError(f"{rel}: git object {blob} is missing")
+        return data
+
+    def _blob(self, rel: str) -> str | None:
+        for kind in KINDS:
+            if rel.startswith(f"{kind}s/"):
+                parts = rel.split("/")
+                cut = DEPTH[kind] + 2
+                files = self.tree().objects[kind].get("/".join(parts[:cut]), [])
+                return _blob_of(files, "/".join(parts[cut:]))
+        return None
+
+    def listing(self, rel: str) -> list[Entry]:
+        kind = "grade" if rel.startswith("grades/") else "run"
+        files = [f for f in self.tree().objects[kind].get(rel, [])
+                 if f[0] != RECORD_NAMES[kind]]
+        contents = cat_many(self.repo, [blob for _p, _m, blob in files])
+        return sorted(_git_entry(path, mode, data, hashed=False)
+                      for (path, mode, _b), data in zip(files, contents, strict=True))
+
+    def scan(self, kind: str) -> Iterator[Scanned]:
+        objects = self.tree().objects[kind]
+        rels = sorted(objects)
+        for start in range(0, len(rels), SCAN_CHUNK):
+            yield from self._scan_chunk(kind, rels[start:start + SCAN_CHUNK], objects)
+
+    def _scan_chunk(self, kind: str, rels: list[str],
+                    objects: dict[str, list[tuple[str, str, str]]]) -> Iterator[Scanned]:
+        name = RECORD_NAMES[kind]
+        contents = iter(cat_many(self.repo, [blob for rel in rels for _p, _m, blob
+                                             in objects[rel]]))
+        for rel in rels:
+            record: bytes | None = None
+            files = []
+            for path, mode, _blob in objects[rel]:
+                data = next(contents)
+                if path == name:
+                    record = data
+                else:
+                    files.append(_git_entry(path, mode, data, hashed=True))
+            yield Scanned(rel, record, sorted(files))
+
+
+def _blob_of(files: list[tuple[str, str, str]], path: str) -> str | None:
+    for name, _mode, blob in files:
+        if name == path:
+            return blob
+    return None
+
+
+def _git_entry(path: str, mode: str, data: bytes | None, hashed: bool) -> Entry:
+    if data is None:
+        return Entry(path, -1, "", None)
+    if mode == _LINK_MODE:
+        return Entry(path, 0, None, os.fsdecode(data))
+    return Entry(path, len(data), hashlib.sha256(data).hexdigest() if hashed else None, None)
+
+
+def _parse_tree(out: bytes, prefix: str) -> _Tree:
+    """Entries of `git ls-tree -r -z` ("<mode> <type> <id>\t<path>") of runs/ and grades/.
+
+    Hundreds of thousands of them: kept to a few string operations each."""
+    tree = _Tree()
+    cut = len(prefix) + 1 if prefix else 0
+    depths = {"run": DEPTH["run"] + 2, "grade": DEPTH["grade"] + 2}   # kind, names, id
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        tab = item.find("\t")
+        if tab < 0 or item[7:11] != "blob":
+            continue
+        path = item[tab + 1 + cut:]
+        kind = "run" if path.startswith("runs/") else "grade"
+        parts = path.split("/", depths[kind])
+        inner = parts[-1]
+        rel = path[:len(path) - len(inner) - 1]
+        if len(parts) <= depths[kind] or "/." in rel:
+            tree.strays[kind].append(path)
+        else:
+            tree.objects[kind].setdefault(rel, []).append((inner, item[:6], item[12:tab]))
+    return tree

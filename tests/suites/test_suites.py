@@ -1,0 +1,94 @@
+"""Every shipped suite end to end, offline: validate, run both recorded models three times
+with grading, grade again (nothing to do), and a report that matches its golden file
+(SMEVALS_UPDATE_GOLDEN=1 rewrites tests/suites/golden/<suite>.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+SUITES = ROOT / "suites"
+GOLDEN = Path(__file__).parent / "golden"
+NAMES = sorted(p.parent.name for p in SUITES.glob("*/eval.yaml"))
+EPOCH = "1767322800"      # the report's "Generated" line: 2026-01-02T03:00:00Z
+
+
+def test_the_eight_suites_ship() -> None:
+    assert NAMES == ["agent-tools", "code-localization", "haiku", "json-extraction",
+                     "python-stdout", "rag-citations", "safety", "svg-artifacts"]
+
+
+def recorded(suite: Path) -> dict[tuple[str, str], int]:
+    """Samples per (task, model) in the suite's replay file."""
+    counts: dict[tuple[str, str], int] = {}
+    for line in (suite / "configs" / "responses.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        counts[(row["task"], row["model"])] = counts.get((row["task"], row["model"]), 0) + 1
+    return counts
+
+
+def models_of(suite: Path) -> list[str]:
+    return list(dict.fromkeys(model for _, model in recorded(suite)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_suite_meets_the_bar(name: str) -> None:
+    suite = SUITES / name
+    tasks = sorted(p.stem for p in (suite / "tasks").glob("*.yaml"))
+    assert len(tasks) >= 5
+    assert (suite / "README.md").read_text().startswith(f"# {name}\n")
+    default = yaml.safe_load((suite / "configs" / "default.yaml").read_text())
+    assert default["runner"] == "smevals:replay"
+    assert yaml.safe_load((suite / "configs" / "openai.yaml").read_text())["runner"] == \
+        "smevals:openai"
+    counts = recorded(suite)
+    models = models_of(suite)
+    assert len(models) == 2
+    assert {(t, m): 3 for t in tasks for m in models} == counts
+    assert "{task: " in (suite / "graders" / "default.yaml").read_text()
+
+
+def normalise(report: str) -> str:
+    """The grader version is a content hash that moves with the built-in catalog."""
+    return re.sub(r"\(version [0-9a-f]{12}\)", "(version <grader-version>)", report)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_suite_runs_offline_and_matches_its_golden_report(name: str, tmp_path: Path) -> None:
+    suite = tmp_path / name
+    shutil.copytree(SUITES / name, suite, ignore=shutil.ignore_patterns("results", "__pycache__"))
+    tasks = len(list((suite / "tasks").glob("*.yaml")))
+    env = {"SOURCE_DATE_EPOCH": EPOCH}
+
+    res = run_cli("validate", str(suite))
+    assert (res.code, res.out) == (0, f"OK: 1 eval, {tasks} tasks, 2 configs, 1 grader; "
+                                      "no problems\n"), res.both
+
+    models = [arg for model in models_of(suite) for arg in ("-m", model)]
+    res = run_cli("run", str(suite), *models, "-n", "3", "-g", "-j", "4")
+    assert res.code == 1, res.both                       # the weaker model fails some Runs
+    assert res.out.endswith(f"\n{tasks * 6} ok, 0 failed\n"), res.out
+    assert "Error: " in res.err and "graded as fail" in res.err
+
+    res = run_cli("grade", str(suite))
+    assert res.code == 0, res.both
+    assert f"Skipped {tasks * 6} Run(s) already graded by this grader version" in res.out
+
+    res = run_cli("report", str(suite), "--by-task", env=env)
+    assert res.code == 0, res.both
+    report = normalise(res.out)
+    assert not re.search(r"\d{8}T\d{6}Z-[0-9a-f]{12}", report), "a Run or Grade id in the report"
+    golden = GOLDEN / f"{name}.md"
+    if os.environ.get("SMEVALS_UPDATE_GOLDEN") == "1":
+        golden.write_text(report, encoding="utf-8", newline="\n")
+    assert golden.exists(), f"missing {golden}: run with SMEVALS_UPDATE_GOLDEN=1"
+    assert report == golden.read_text(encoding="utf-8")
