@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from smevals.cli.base import cli, store_option
-from smevals.cli.progress import Progress
+from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
 
@@ -55,17 +54,12 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
 
     opts = GradeOptions(paths=paths, regrade=regrade, **kw)
     ui = GradeText()
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        summary = grade_command(opts, ui)
+        with sigterm_as_interrupt():
+            summary = grade_command(opts, ui)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         ui.progress.close()
     _report(summary, opts)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def _report(s: Any, opts: Any) -> None:

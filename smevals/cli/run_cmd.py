@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import signal
 from typing import Any
 
 import click
 
 from smevals.cli.base import cli, store_option
-from smevals.cli.progress import Progress
+from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
 
@@ -89,17 +88,12 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     ui = TextUI()
     if dry_run:
         ui.plan = ui.dry  # type: ignore[method-assign]
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        summary = run_command(opts, ui, _grade_hook() if grader else None)
+        with sigterm_as_interrupt():
+            summary = run_command(opts, ui, _grade_hook() if grader else None)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         ui.progress.close()
     _finish(summary, dry_run)
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def _grade_hook() -> Any:

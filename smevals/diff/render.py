@@ -1,4 +1,4 @@
-"""Render diffs as Markdown or JSON (the JSON shape is documented in docs/report.md)."""
+"""Render diffs as Markdown or JSON (the JSON shape is documented in the README)."""
 
 from __future__ import annotations
 

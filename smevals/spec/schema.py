@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
 from typing import Any
-
-import orjson
 
 from smevals.errors import Problem
 from smevals.spec.yamlio import FieldPath, YamlDoc
+from smevals.store.fastschema import record_schema, record_validator
 
 SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage")
 
 
-@functools.cache
 def load_schema(kind: str) -> dict[str, Any]:
     """The packaged JSON Schema `<kind>.schema.json` (found through the installed package)."""
-    text = resources.files("smevals").joinpath("schemas", f"{kind}.schema.json").read_bytes()
-    schema: dict[str, Any] = orjson.loads(text)
-    return schema
+    return record_schema(kind)
 
 
-@functools.cache
 def validator(kind: str) -> Any:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(load_schema(kind))
+    """jsonschema's Draft 2020-12 validator for `<kind>.schema.json` (cached)."""
+    return record_validator(kind)
 
 
 def schema_problems(doc: YamlDoc, kind: str) -> list[Problem]:

@@ -32,7 +32,8 @@ class Unsupported(Exception):
 
 @functools.cache
 def record_schema(kind: str) -> dict[str, Any]:
-    """The packaged `<kind>.schema.json` (run or grade)."""
+    """The packaged `<kind>.schema.json` (any kind: eval, task, config, grader, run, grade,
+    usage), found through the installed package."""
     data = resources.files("smevals").joinpath("schemas", f"{kind}.schema.json").read_bytes()
     schema: dict[str, Any] = orjson.loads(data)
     return schema
