@@ -41,6 +41,3 @@ def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "Default: <eval>/results. Env: SMEVALS_STORE.",
     )(f)
 
-
-def json_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(f)

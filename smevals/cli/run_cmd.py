@@ -22,7 +22,7 @@ def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 class TextUI:
-    def __init__(self, quiet_plan: bool = False):
+    def __init__(self) -> None:
         self.progress = Progress("run")
 
     def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:

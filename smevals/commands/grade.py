@@ -17,7 +17,7 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.spec.model import Eval, Grader
 from smevals.store.layout import parse_iso
-from smevals.store.store import Obj, Store, store_root
+from smevals.store.store import Obj, Store, id_matches, store_root
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[
             continue
         if opts.configs and rec["config"]["name"] not in opts.configs:
             continue
-        if opts.runs and not any(_id_match(run.id, p) for p in opts.runs):
+        if opts.runs and not any(id_matches(run.id, p) for p in opts.runs):
             continue
         if since and parse_iso(rec["started"]) < since:
             continue
@@ -138,10 +138,6 @@ def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[
         what = "matching Runs" if opts.runs else "Runs"
         raise SmevalsError(f"{ev.name}: no {what} in {store.root}")
     return out
-
-
-def _id_match(oid: str, prefix: str) -> bool:
-    return oid.startswith(prefix) or oid.split("-", 1)[-1].startswith(prefix)
 
 
 def _since(text: str | None) -> datetime | None:

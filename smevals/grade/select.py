@@ -1,4 +1,5 @@
-"""Which Grade counts for each Run: one function used by grade, report, diff and the site."""
+"""Which Grade counts for each Run: `grades_by_run` and `pick`, used by grade, report, diff
+and the site."""
 
 from __future__ import annotations
 
@@ -51,8 +52,3 @@ def pick(history: list[Obj], choice: Choice) -> Obj | None:
             return grade
     return None
 
-
-def choose(runs: list[Obj], grades: list[Obj], choice: Choice) -> dict[str, Obj | None]:
-    """Run rel -> the Grade that counts (or None) for every Run."""
-    history = grades_by_run(grades, choice.grader)
-    return {run.rel: pick(history.get(run.rel, []), choice) for run in runs}

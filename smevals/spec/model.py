@@ -14,10 +14,6 @@ class Task:
     doc: dict[str, Any]          # every key but `grading` (what runners see)
     grading: dict[str, Any]      # answer keys only checkers see
 
-    def checker_view(self) -> dict[str, Any]:
-        """The Task as checkers see it: top-level keys with the grading keys on top."""
-        return {**self.doc, **self.grading}
-
 
 @dataclass(frozen=True)
 class Config:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
-_CHUNK = 1 << 20
 
 
 def dumps(value: Any) -> bytes:
@@ -24,13 +22,3 @@ def loads(data: bytes) -> Any:
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
-
-def sha256_file(path: Path) -> tuple[int, str]:
-    """(size, sha256 hex) of a file, read in chunks."""
-    digest = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-    return size, digest.hexdigest()

@@ -14,11 +14,6 @@ from smevals.store.staging import age, local_alive, staging_folders
 DEFAULT_GRACE = 3600.0
 
 
-def stale_staging(root: Path, grace: float = DEFAULT_GRACE) -> list[Path]:
-    """Staging folders that may go (see `why_stale`)."""
-    return [path for path, _why in stale_staging_reasons(root, grace)]
-
-
 def stale_staging_reasons(root: Path, grace: float = DEFAULT_GRACE) -> list[tuple[Path, str]]:
     """(folder, why) for every staging folder no live process is writing whose writer is gone
     (on this host) or that has not changed for `grace` seconds."""

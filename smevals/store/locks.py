@@ -32,34 +32,31 @@ def unlock(handle: int) -> None:
 
 def try_lock(folder: Path) -> int | None:
     """The folder's lock if nobody holds it, else None."""
-    if fcntl is None:
-        return None
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+    return _probe(folder)[0]
 
 
 def is_locked(folder: Path) -> bool | None:
     """Whether a live process holds `folder`'s lock (None when that cannot be told)."""
+    handle, held = _probe(folder)
+    if handle is not None:
+        unlock(handle)
+    return held
+
+
+def _probe(folder: Path) -> tuple[int | None, bool | None]:
+    """(our lock handle when we got it, whether another process holds it or None if unknown)."""
     if fcntl is None:
-        return None
+        return None, None
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
-        return None
+        return None, None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        return True
-    except OSError:
-        return None
-    finally:
         os.close(fd)
-    return False
+        return None, True
+    except OSError:
+        os.close(fd)
+        return None, None
+    return fd, False

@@ -104,14 +104,6 @@ class Store:
                                if not isinstance(rec, dict))
         return out
 
-    def make_obj(self, kind: str, rel: str, data: bytes) -> Obj | None:
-        """The object for record bytes `data`, or None (noted in `broken`) when unreadable."""
-        record = index.parse_record(kind, data)
-        if isinstance(record, str):
-            self.broken.append((rel, record))
-            return None
-        return Obj(kind, rel.rsplit("/", 1)[1], rel, record)
-
     def resolve(self, prefix: str) -> Obj:
         """The one object whose id (or the hash part of it) starts with `prefix`, git-style:
         at least MIN_PREFIX characters, case-insensitive; ambiguity lists the candidates."""
@@ -119,7 +111,7 @@ class Store:
         if len(want) < MIN_PREFIX:
             raise PrefixTooShort(f"an id prefix needs at least {MIN_PREFIX} characters: "
                                  f"'{prefix}'")
-        found = [o for kind in KINDS for o in self._all(kind) if _matches(o.id, want)]
+        found = [o for kind in KINDS for o in self._all(kind) if id_matches(o.id, want)]
         if not found:
             raise UnknownId(f"no Run or Grade with id '{prefix}' in {self.source.label}")
         if len(found) > 1:
@@ -137,6 +129,8 @@ class Store:
         return self.root / obj.rel
 
 
-def _matches(oid: str, want: str) -> bool:
+def id_matches(oid: str, prefix: str) -> bool:
+    """Whether `prefix` (any case) starts the id or the hash part of it."""
+    want = prefix.strip().lower()
     low = oid.lower()
     return low.startswith(want) or low[low.find("-") + 1:].startswith(want)
