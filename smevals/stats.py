@@ -21,13 +21,16 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Literal, TypeVar
 
 __all__ = [
     "Z95",
     "RepeatClass",
     "bootstrap_ci",
+    "classify_counts",
     "classify_repeats",
     "competition_ranks",
     "discordant_counts",
@@ -43,6 +46,7 @@ __all__ = [
     "pass_hat_k",
     "significant",
     "stderr",
+    "stdev",
     "wilson",
 ]
 
@@ -71,7 +75,41 @@ def stderr(xs: Sequence[float]) -> float | None:
     """
     if len(xs) < 2:
         return None
-    return statistics.stdev(float(x) for x in xs) / math.sqrt(len(xs))
+    return stdev(xs) / math.sqrt(len(xs))
+
+
+def stdev(xs: Sequence[float]) -> float:
+    """Sample standard deviation (n - 1), equal to ``statistics.stdev`` to the last bit.
+
+    Like the standard library, the sum of squares is exact (in fractions) and its square
+    root correctly rounded; but equal values are summed once, times their count, so the
+    usual report (scores of 0 and 1 from thousands of Runs) costs a handful of fractions.
+    """
+    values = [float(x) for x in xs]
+    tally = Counter(values)
+    if len(tally) * 4 > len(values) or not all(map(math.isfinite, tally)):
+        return statistics.stdev(values)
+    n = len(values)
+    parts = [(Fraction(x), c) for x, c in tally.items()]
+    mean_ = sum((x * c for x, c in parts), Fraction(0)) / n
+    squares = sum((c * (x - mean_) ** 2 for x, c in parts), Fraction(0)) / (n - 1)
+    return _sqrt_fraction(squares.numerator, squares.denominator)
+
+
+def _sqrt_fraction(num: int, den: int) -> float:
+    """The square root of num/den (num >= 0, den > 0), correctly rounded to a float: an
+    integer root with at least 55 bits, its last bit set when inexact (round to odd),
+    then rounded once by float()."""
+    if num == 0:
+        return 0.0
+    shift = max(0, 110 - (num.bit_length() - den.bit_length()))
+    shift += shift & 1
+    scaled = num << shift
+    whole, rest = divmod(scaled, den)
+    root = math.isqrt(whole)
+    if rest or root * root != whole:
+        root |= 1
+    return math.ldexp(float(root), -(shift // 2))
 
 
 def fmt_mean_se(xs: Sequence[float]) -> str:
@@ -297,9 +335,14 @@ def classify_repeats(outcomes: Sequence[bool]) -> RepeatClass:
     """
     if not outcomes:
         raise ValueError("classify_repeats needs at least one outcome")
-    if all(outcomes):
+    return classify_counts(len(outcomes), sum(map(bool, outcomes)))
+
+
+def classify_counts(n: int, passed: int) -> RepeatClass:
+    """`classify_repeats` of n outcomes of which `passed` passed (n >= 1)."""
+    if passed == n:
         return "stable_pass"
-    return "flaky" if any(outcomes) else "stable_fail"
+    return "stable_fail" if passed == 0 else "flaky"
 
 
 # --- ranking and formatting ------------------------------------------------------------

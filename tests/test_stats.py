@@ -380,3 +380,24 @@ def test_fmt_ci(interval, digits, expected):
 )
 def test_fmt_p(p, expected):
     assert stats.fmt_p(p) == expected
+
+
+@given(st.lists(st.sampled_from([0.0, 1.0, 0.25, 0.5, 1 / 3, 0.1, 7e-300, 3e10, -2.5]),
+                min_size=2, max_size=80)
+       | st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=12))
+def test_stdev_equals_the_standard_library_to_the_last_bit(xs):
+    assert stats.stdev(xs) == statistics.stdev(xs)
+
+
+def test_stdev_of_many_repeated_values_takes_the_counting_path():
+    xs = [1.0] * 6000 + [0.25] * 4000
+    assert stats.stdev(xs) == statistics.stdev(xs)
+    assert stats.stderr(xs) == statistics.stdev(xs) / 100
+
+
+@pytest.mark.parametrize(("n", "passed", "expected"), [
+    (1, 1, "stable_pass"), (1, 0, "stable_fail"), (3, 3, "stable_pass"), (3, 0, "stable_fail"),
+    (3, 1, "flaky")])
+def test_classify_counts_agrees_with_classify_repeats(n, passed, expected):
+    assert stats.classify_counts(n, passed) == expected
+    assert stats.classify_repeats([True] * passed + [False] * (n - passed)) == expected

@@ -8,11 +8,20 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from smevals.commands.report import Opened, Side, SideSpec, gc_paused, open_side, report_side
+from smevals.commands.report import (
+    Opened,
+    Side,
+    SideSpec,
+    keep,
+    open_side,
+    report_side,
+    settled,
+)
 from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
 from smevals.spec.discover import find_evals
+from smevals.store.index import gc_paused
 from smevals.store.sources import SourceError
 
 FORMATS = ("markdown", "json")
@@ -68,9 +77,13 @@ def _diff(opts: DiffOptions) -> DiffResult:
     paths, revs = split_args(opts.args)
     _check(opts, revs)
     folders = find_evals(paths)
-    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
-        pairs = [_pair(Path(f), opts, revs, Path(tmp)) for f in folders]
-    diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
+    for early in (True, False):
+        with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+            pairs = [_pair(Path(f), opts, revs, Path(tmp), early) for f in folders]
+        keep(pairs)
+        diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
+        if settled([side for pair in pairs for side in pair]):
+            break
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
     reasons = regression_reasons(diffs, opts.fail_on) if opts.fail_on else []
@@ -83,23 +96,24 @@ def _diff(opts: DiffOptions) -> DiffResult:
     return DiffResult(text, reasons)
 
 
-def _pair(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path) -> tuple[Side, Side]:
+def _pair(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
+          early: bool) -> tuple[Side, Side]:
     spec = opts.side
     if opts.grader_versions:
         old, new = opts.grader_versions
-        opened = _open(folder, revs[0] if revs else None, spec, tmp)
+        opened = _open(folder, revs[0] if revs else None, spec, tmp, early)
         return (report_side(opened, replace(spec, version=old)),
                 report_side(opened, replace(spec, version=new)))
     rev_a = revs[0] if revs else "HEAD"
     rev_b = revs[1] if len(revs) == 2 else None
-    return (report_side(_open(folder, rev_a, spec, tmp), spec),
-            report_side(_open(folder, rev_b, spec, tmp), spec))
+    return (report_side(_open(folder, rev_a, spec, tmp, early), spec),
+            report_side(_open(folder, rev_b, spec, tmp, early), spec))
 
 
-def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Opened:
-    opened = open_side(folder, rev, spec.store, tmp)
+def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Opened:
+    opened = open_side(folder, rev, spec.store, tmp, early)
     try:
-        has_runs = bool(opened.store.runs())
+        has_runs = bool(opened.store.runs(brief=True))
     except SourceError as exc:
         raise SmevalsError(f"cannot read {opened.store.source.label}: {exc}") from None
     if not has_runs:

@@ -6,11 +6,8 @@ choose the Grade that counts for every Run, and render the report in one format.
 
 from __future__ import annotations
 
-import gc
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,15 +18,18 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.report import formats, gates, markdown
 from smevals.report.atrev import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
-from smevals.report.rows import OLDER, Filters, collect
+from smevals.report.rows import OLDER, Expected, Filters, Want, collect
 from smevals.run.plan import Runner, inputs_of, resolve_runner
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
-from smevals.store.sources import SourceError
+from smevals.store import index
+from smevals.store.index import gc_paused
+from smevals.store.sources import GitSource, SourceError
 from smevals.store.store import Obj, Store, store_root
 
 FORMATS = ("markdown", "json", "csv", "junit")
+_KEEP: list[object] = []    # the last sides read: freed with the process, not one by one
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ class SideSpec:
     any_version: bool = False
     filters: Filters = Filters()
     include_stale: bool = False
+    full_records: bool = False        # records in full, not in the brief view (the site)
 
 
 @dataclass(frozen=True)
@@ -68,19 +69,6 @@ class Side:
     ev: Eval
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while hundreds of thousands of records are held: the
-    records hold no cycles, and each collection pass would walk all of them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def report_command(opts: ReportOptions) -> ReportResult:
     with gc_paused():
         return _report(opts)
@@ -96,10 +84,29 @@ def _report(opts: ReportOptions) -> ReportResult:
                              gates.parse_rate(opts.min_pass_rate))
     except gates.GateError as exc:
         raise SmevalsError(str(exc)) from None
-    reports = [side.report for side in load_sides(opts.paths, opts.side)]
-    failures = gates.check(limits, reports)
-    settings = Settings(generated_at(), opts.by_task)
-    return ReportResult(_render(opts, reports, settings, limits, failures), failures)
+    for early in (True, False):
+        sides = load_sides(opts.paths, opts.side, early)
+        keep(sides)
+        reports = [side.report for side in sides]
+        failures = gates.check(limits, reports)
+        settings = Settings(generated_at(), opts.by_task)
+        text = _render(opts, reports, settings, limits, failures)
+        if settled(sides):
+            break
+    return ReportResult(text, failures)
+
+
+def keep(value: object) -> None:
+    """Hold what was read until the process ends: the CLI then exits without freeing
+    hundreds of thousands of records one by one (only the last value is held)."""
+    _KEEP[:] = [value]
+
+
+def settled(sides: list[Side]) -> bool:
+    """Whether the stores read early are still as read (see `Store.settled`): the report is
+    made while the store's listing is checked in the background, and made again if it
+    changed meanwhile."""
+    return all([side.store.settled() for side in sides])
 
 
 def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
@@ -120,11 +127,12 @@ def _filters_json(filters: Filters) -> dict[str, list[str]]:
             "configs": list(filters.configs)}
 
 
-def load_sides(paths: tuple[str, ...], spec: SideSpec) -> list[Side]:
-    """One Side per Eval under `paths`; exit 2 when there is nothing to report."""
+def load_sides(paths: tuple[str, ...], spec: SideSpec, early: bool = False) -> list[Side]:
+    """One Side per Eval under `paths`; exit 2 when there is nothing to report. With `early`,
+    see `settled`."""
     folders = find_evals(list(paths))
     with tempfile.TemporaryDirectory(prefix="smevals-rev-") as tmp:
-        sides = [load_side(folder, spec, Path(tmp)) for folder in folders]
+        sides = [load_side(folder, spec, Path(tmp), early) for folder in folders]
     _check_found(sides, spec)
     return sides
 
@@ -133,7 +141,7 @@ def _check_found(sides: list[Side], spec: SideSpec) -> None:
     if any(side.report.collected.runs for side in sides):
         return
     where = ", ".join(side.report.store for side in sides)
-    if spec.filters.describe() and any(side.store.runs() for side in sides):
+    if spec.filters.describe() and any(side.store.runs(brief=True) for side in sides):
         raise SmevalsError(f"no Runs match {spec.filters.describe()} in {where}")
     raise SmevalsError(f"no Runs in {where}")
 
@@ -148,15 +156,24 @@ class Opened:
     revision: Revision | None
 
 
-def open_side(folder: Path, rev: str | None, store_opt: str | None, tmp: Path) -> Opened:
+def open_side(folder: Path, rev: str | None, store_opt: str | None, tmp: Path,
+              early: bool = False) -> Opened:
+    """The Eval and its store. With `early` (working tree only), the store's listing starts
+    in the background now and what is read is checked later (`Store.settled`)."""
+    early = early and rev is None
+    if early and store_opt is None:
+        index.prefetch(store_root(folder, "", None))      # listed while the Eval loads
     revision = resolve(folder, rev) if rev else None
     ev = _eval(folder, store_opt, revision, tmp)
-    return Opened(folder, ev, _store(store_root(folder, ev.name, store_opt), revision), revision)
+    root = store_root(folder, ev.name, store_opt)
+    if early:
+        index.prefetch(root)
+    return Opened(folder, ev, _store(root, revision, early), revision)
 
 
-def load_side(folder: Path, spec: SideSpec, tmp: Path) -> Side:
+def load_side(folder: Path, spec: SideSpec, tmp: Path, early: bool = False) -> Side:
     """Read one Eval's store on one side and collect its rows."""
-    return report_side(open_side(folder, spec.rev, spec.store, tmp), spec)
+    return report_side(open_side(folder, spec.rev, spec.store, tmp, early), spec)
 
 
 def report_side(opened: Opened, spec: SideSpec) -> Side:
@@ -171,7 +188,8 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
     current = grader_version(grader)
     choice, kind, shown = _choice(ev, spec, current)
     try:
-        runs, grades = store.runs(), store.grades()
+        brief = not spec.full_records
+        runs, grades = store.runs(brief=brief), store.grades(brief=brief)
     except SourceError as exc:
         raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None
     collected = collect(runs, grades, choice, spec.filters, stale_check(ev), spec.include_stale)
@@ -193,12 +211,12 @@ def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: P
                    tmp)
 
 
-def _store(root: Path, revision: Revision | None) -> Store:
+def _store(root: Path, revision: Revision | None, early: bool) -> Store:
     if revision is None:
-        return Store(root)
+        return Store(root, early=early)
     try:
         store = Store(root, revision.commit)
-        empty = not (store.source.objects("run") or store.source.objects("grade"))
+        empty = isinstance(store.source, GitSource) and not store.source.kind_trees()
     except SourceError as exc:
         raise SmevalsError(str(exc)) from None
     if empty:
@@ -229,20 +247,20 @@ def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
     return notes
 
 
-Want = tuple[tuple[str, str], ...]      # (inputs key, expected hash) pairs
-
-
-def stale_check(ev: Eval) -> Callable[[Obj, tuple[str, str, str]], bool]:
-    """Whether a Run's inputs differ from what the Eval's current task and config give.
-
-    A Run whose task or config no longer exists is stale. When the config's runner cannot
-    be found here, only the task and config hashes are compared.
-    """
+def stale_check(ev: Eval) -> Expected:
+    """What a current Run of each (task, config, model) has as inputs; None when the task or
+    config no longer exists (its Runs are all stale). When the config's runner cannot be
+    found here, only the task and config hashes are compared."""
     tasks = {t.name: t for t in ev.tasks}
     runners: dict[str, Runner | None] = {}
     memo: dict[tuple[str, str, str], Want | None] = {}
 
-    def expected(task_name: str, config_name: str, model: str) -> Want | None:
+    def expected(cell: tuple[str, str, str]) -> Want | None:
+        if cell not in memo:
+            memo[cell] = _expected(*cell)
+        return memo[cell]
+
+    def _expected(task_name: str, config_name: str, model: str) -> Want | None:
         task, config = tasks.get(task_name), ev.configs.get(config_name)
         if task is None or config is None:
             return None
@@ -257,11 +275,4 @@ def stale_check(ev: Eval) -> Callable[[Obj, tuple[str, str, str]], bool]:
             return (("task", parts["task"]), ("config", parts["config"]))
         return (("hash", inputs_of(task, config, runner, model)["hash"]),)
 
-    def is_stale(run: Obj, cell: tuple[str, str, str]) -> bool:
-        want = memo[cell] if cell in memo else memo.setdefault(cell, expected(*cell))
-        if want is None:
-            return True
-        inputs = run.record.get("inputs") or {}
-        return any(inputs.get(key) != value for key, value in want)
-
-    return is_stale
+    return expected

@@ -32,7 +32,8 @@ class SiteOptions:
 
 
 def load_one(folder: Path, opts: SiteOptions, tmp: Path) -> Loaded:
-    side = load_side(folder, SideSpec(opts.grader, opts.rev, opts.store), tmp)
+    side = load_side(folder, SideSpec(opts.grader, opts.rev, opts.store, full_records=True),
+                     tmp)
     return Loaded(slug(side.ev.name), side.ev, side.store, side.report, generated_at())
 
 

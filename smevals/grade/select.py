@@ -1,5 +1,5 @@
-"""Which Grade counts for each Run: `grades_by_run` and `pick`, used by grade, report, diff
-and the site."""
+"""Which Grade counts for each Run: `grades_by_run` and `counts` (grade and the site), and
+`choose`, one pass over every Grade for report and diff."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def grades_by_run(grades: list[Obj], grader: str) -> dict[str, list[Obj]]:
         if rec.get("grader", {}).get("name") == grader:
             out[str(rec.get("run", {}).get("rel"))].append(grade)
     for items in out.values():
-        items.sort(key=lambda g: (str(g.record.get("graded")), g.id))
+        items.sort(key=_newness)
     return out
 
 
@@ -45,10 +45,57 @@ def counts(grade: Obj, choice: Choice) -> bool:
     return want is None or grade.record.get("grading_hash") == want
 
 
-def pick(history: list[Obj], choice: Choice) -> Obj | None:
-    """The newest Grade in `history` (oldest first) that counts under `choice`."""
-    for grade in reversed(history):
-        if counts(grade, choice):
-            return grade
-    return None
+def choose(grades: list[Obj], choice: Choice) -> tuple[dict[str, Obj], dict[str, Obj]]:
+    """For each Run rel: the newest Grade of `choice.grader` that counts under `choice`, and
+    the newest one of any version ("newest" orders by the time graded, then the id).
 
+    Most Runs have one Grade of a grader, so Grades are first grouped by Run cheaply and
+    only Runs with several are sorted; whether a Grade counts is worked out once for each
+    (version, task, grading hash)."""
+    first: dict[str, Obj] = {}
+    more: dict[str, list[Obj]] = {}
+    for grade in grades:
+        rec = grade.record
+        grader = rec.get("grader")
+        if grader.__class__ is not dict or grader.get("name") != choice.grader:
+            continue
+        run = rec.get("run")
+        rel = str(run.get("rel")) if run.__class__ is dict else "None"
+        if rel in first:
+            more.setdefault(rel, [first[rel]]).append(grade)
+        else:
+            first[rel] = grade
+    verdict = _Verdicts(choice)
+    chosen = {rel: grade for rel, grade in first.items() if verdict(grade)}
+    for rel, history in more.items():
+        history.sort(key=_newness)
+        first[rel] = history[-1]
+        counted = [grade for grade in history if verdict(grade)]
+        if counted:
+            chosen[rel] = counted[-1]
+        else:
+            chosen.pop(rel, None)
+    return chosen, first
+
+
+def _newness(grade: Obj) -> tuple[str, str]:
+    return (str(grade.record.get("graded")), grade.id)
+
+
+class _Verdicts:
+    """`counts(grade, choice)`, remembered for each (version, task, grading hash)."""
+
+    def __init__(self, choice: Choice):
+        self.choice = choice
+        self.known: dict[tuple[str, str, object], bool] = {}
+
+    def __call__(self, grade: Obj) -> bool:
+        rec = grade.record
+        grader, run, ghash = rec["grader"], rec.get("run"), rec.get("grading_hash")
+        facts = (str(grader.get("version", "")),
+                 str(run.get("task")) if run.__class__ is dict else "None",
+                 ghash if ghash.__class__ is str else ("!", repr(ghash)))
+        found = self.known.get(facts)
+        if found is None:
+            found = self.known[facts] = counts(grade, self.choice)
+        return found

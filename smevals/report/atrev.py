@@ -105,15 +105,35 @@ def _children(revision: Revision, prefix: str) -> list[tuple[str, str, str, str]
     return entries
 
 
+_EXTRACTED: dict[str, Path] = {}     # tree id -> where it was extracted in this process
+
+
+def _link_extracted(oid: str, target: Path) -> bool:
+    """When the same folder (same tree id) was extracted before, e.g. the unchanged `tasks/`
+    of the other side of a diff, link to it instead of extracting it again."""
+    done = _EXTRACTED.get(oid)
+    if done is None or not done.is_dir() or target.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.symlink_to(done, target_is_directory=True)
+    except OSError:
+        return False
+    return True
+
+
 def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path) -> None:
     """Write one entry (a folder by its tree id, which git archives without walking the
     rest of the commit, or a file) below `mirror`."""
     mode, kind, oid, path = entry
+    if kind == "tree" and _link_extracted(oid, mirror / path):
+        return
     if kind == "tree":
         data = git(revision.repo, "archive", "--format=tar", f"--prefix={path}/", oid,
                    what=f"cannot read {path} at revision {revision.label()}")
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             archive.extractall(mirror, filter="data")
+        _EXTRACTED[oid] = mirror / path
     elif kind == "blob" and mode != "120000":
         content = git(revision.repo, "cat-file", "blob", oid, what="git cat-file")
         target = mirror / path

@@ -7,6 +7,7 @@ Cells with a single Run are not repeats and are left out of this section.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -44,11 +45,20 @@ class Repeats:
         return min(c.n for c in self.cells)
 
     def at_k(self, k: int) -> tuple[float, float, int]:
-        """(mean pass@k, mean pass^k, cells with at least k Runs)."""
-        cells = [c for c in self.cells if c.n >= k]
-        at = [stats.pass_at_k(c.n, c.passed, k) for c in cells]
-        hat = [stats.pass_hat_k(c.n, c.passed, k) for c in cells]
-        return (stats.mean(at) or 0.0, stats.mean(hat) or 0.0, len(cells))
+        """(mean pass@k, mean pass^k, cells with at least k Runs). Cells with the same Runs
+        and passes have the same estimates: each is computed once, then repeated."""
+        at: list[float] = []
+        hat: list[float] = []
+        for (n, passed), cells in self.shapes.items():
+            if n >= k:
+                at += [stats.pass_at_k(n, passed, k)] * cells
+                hat += [stats.pass_hat_k(n, passed, k)] * cells
+        return (stats.mean(at) or 0.0, stats.mean(hat) or 0.0, len(at))
+
+    @cached_property
+    def shapes(self) -> dict[tuple[int, int], int]:
+        """How many cells have each (Runs, passes)."""
+        return dict(Counter((c.n, c.passed) for c in self.cells))
 
     @cached_property
     def rows(self) -> list[tuple[int, float, float, int]]:
@@ -70,5 +80,4 @@ def repeats(groups: list[Group]) -> list[Repeats]:
 
 
 def _cell(task: Group) -> Cell:
-    outcomes = [r.passed for r in task.rows]
-    return Cell(task.task, task.n, task.passed, stats.classify_repeats(outcomes))
+    return Cell(task.task, task.n, task.passed, stats.classify_counts(task.n, task.passed))

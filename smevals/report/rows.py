@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from smevals.grade.select import Choice, grades_by_run, pick
+from smevals.grade.select import Choice, choose
 from smevals.store.store import Obj
 
 FAILED = "failed"          # the runner failed: never graded, never counted
@@ -37,7 +37,7 @@ class Filters:
         return " ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Row:
     """One graded Run and the Grade that counts for it."""
 
@@ -111,31 +111,65 @@ def cell_of(run: Obj) -> tuple[str, str, str]:
             str(rec.get("model")))
 
 
+Want = tuple[tuple[str, str], ...]      # (inputs key, expected value) pairs
+Expected = Callable[[tuple[str, str, str]], "Want | None"]
+
+
 def collect(runs: list[Obj], grades: list[Obj], choice: Choice, filters: Filters = Filters(),
-            is_stale: Callable[[Obj, tuple[str, str, str]], bool] | None = None,
-            include_stale: bool = False) -> Collected:
-    """Rows and exclusions for `runs` (in store path order), choosing Grades by `choice`."""
-    history = grades_by_run(grades, choice.grader)
+            expected: Expected | None = None, include_stale: bool = False) -> Collected:
+    """Rows and exclusions for `runs` (in store path order), choosing Grades by `choice`.
+
+    `expected(cell)` gives the inputs a current Run of that task, config and model has
+    (None: the task or config is gone, so every such Run is stale). One pass, with as
+    little work per Run as possible: reports read 100,000 of them."""
+    chosen, newest = choose(grades, choice)
     out = Collected()
-    for run in sorted(runs, key=lambda r: r.rel):
-        cell = task, config, model = cell_of(run)
-        if not filters.match(task, config, model):
+    matching = filters.match if filters.tasks or filters.models or filters.configs else None
+    last: tuple[str, str, str] | None = None
+    want: Want | None = ()
+    for run in sorted(runs, key=_rel):
+        rec = run.record
+        try:
+            cell = (rec["task"]["name"], rec["config"]["name"], rec["model"])
+        except (KeyError, TypeError):
+            cell = cell_of(run)
+        if matching and not matching(*cell):
             continue
         out.runs.append(run)
-        if run.record.get("status") != "ok":
-            out.excluded.append(Excluded(task, config, model, run, FAILED))
+        if rec.get("status") != "ok":
+            out.excluded.append(Excluded(*cell, run, FAILED))
             continue
-        stale = bool(is_stale and is_stale(run, cell))
+        if expected is not None and cell != last:
+            last, want = cell, expected(cell)
+        stale = want is None or (bool(want) and _differs(rec, want))
         if stale and not include_stale:
-            out.excluded.append(Excluded(task, config, model, run, STALE))
+            out.excluded.append(Excluded(*cell, run, STALE))
             continue
-        past = history.get(run.rel, [])
-        grade = pick(past, choice)
+        grade = chosen.get(run.rel)
         if grade is None:
-            reason = OLDER if past else UNGRADED
-            out.excluded.append(Excluded(task, config, model, run, reason,
-                                         past[-1] if past else None))
+            _ungraded(out, cell, run, newest.get(run.rel))
             continue
         out.stale_included += stale
-        out.rows.append(Row.of(cell, run, grade, stale))
+        grec = grade.record
+        score = grec.get("score")
+        out.rows.append(Row(cell[0], cell[1], cell[2], run, grade, stale,
+                            grec.get("outcome") == "pass", None if score is None else float(score)))
     return out
+
+
+def _differs(rec: dict[str, Any], want: Want) -> bool:
+    inputs = rec.get("inputs")
+    if inputs.__class__ is not dict:
+        return True
+    for key, value in want:  # noqa: SIM110  (a loop: no generator per Run)
+        if inputs.get(key) != value:
+            return True
+    return False
+
+
+def _ungraded(out: Collected, cell: tuple[str, str, str], run: Obj, last: Obj | None) -> None:
+    out.excluded.append(Excluded(*cell, run, OLDER if last else UNGRADED, last))
+
+
+def _rel(obj: Obj) -> str:
+    return obj.rel

@@ -105,5 +105,5 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
 
 
 def _ok_inputs(store: Store) -> list[str]:
-    return [str(o.record.get("inputs", {}).get("hash")) for o in store.runs()
+    return [str(o.record.get("inputs", {}).get("hash")) for o in store.runs(brief=True)
             if o.record.get("status") == "ok"]

@@ -18,6 +18,10 @@ RESERVED_CHECK_KEYS = frozenset(
 
 def display_path(path: Path) -> str:
     """A path as the user should see it: relative to the working folder when shorter."""
+    text = str(path)
+    if not os.path.isabs(text) and ".." not in text.split(os.sep):
+        rel = os.path.normpath(text)          # what relpath gives, without asking the OS
+        return rel if len(rel) < len(text) else text
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -54,9 +58,13 @@ def read_eval(path: Path) -> tuple[Eval, list[Problem]]:
 
 def _files(root: Path, sub: str) -> list[Path]:
     folder = root / sub
-    if not folder.is_dir():
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries
+                           if os.path.splitext(e.name)[1] in (".yaml", ".yml") and e.is_file())
+    except (NotADirectoryError, FileNotFoundError):
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    return [folder / name for name in names]
 
 
 def _read(path: Path, kind: str, problems: list[Problem]) -> YamlDoc | None:

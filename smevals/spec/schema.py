@@ -6,7 +6,7 @@ from typing import Any
 
 from smevals.errors import Problem
 from smevals.spec.yamlio import FieldPath, YamlDoc
-from smevals.store.fastschema import record_schema, record_validator
+from smevals.store.fastschema import quick_check, record_schema, record_validator
 
 SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage")
 
@@ -22,7 +22,13 @@ def validator(kind: str) -> Any:
 
 
 def schema_problems(doc: YamlDoc, kind: str) -> list[Problem]:
-    """Every schema violation of `doc`, each at the line of the field it concerns."""
+    """Every schema violation of `doc`, each at the line of the field it concerns.
+
+    A compiled check says yes quickly (store/fastschema.py); only a document it rejects is
+    handed to jsonschema, which says why (and is imported only then)."""
+    quick = quick_check(kind)
+    if quick is not None and quick(doc.data):
+        return []
     errors = sorted(validator(kind).iter_errors(doc.data), key=lambda e: list(map(str, e.path)))
     return [_locate(doc, error) for error in errors]
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 _HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
 
 
@@ -29,6 +29,7 @@ class Index(NamedTuple):
     rels: list[str]         # object folders, sorted
     ids: list[str]
     records: list[Any]      # the record, or a str saying why it cannot be used
+    blobs: list[str]        # each record's git blob id ("" when it could not be read)
 
     @property
     def trusted(self) -> bool:
@@ -82,15 +83,66 @@ def load(root: Path, kind: str) -> Index | None:
 
 
 def _valid(data: Any, root: Path, kind: str) -> bool:
-    if not (isinstance(data, tuple) and len(data) == 8 and data[0] == _HEADER):
+    if not (isinstance(data, tuple) and len(data) == 9 and data[0] == _HEADER):
         return False
-    listing, untrusted, rels, ids, records = data[3:]
+    listing, untrusted, rels, ids, records, blobs = data[3:]
     return data[1] == os.path.realpath(root) and data[2] == kind \
         and isinstance(listing, bytes) and isinstance(untrusted, list) \
-        and all(isinstance(part, list) and len(part) == len(rels) for part in (ids, records))
+        and all(isinstance(part, list) and len(part) == len(rels)
+                for part in (ids, records, blobs))
 
 
-def save(root: Path, kind: str, index: Index) -> None:
+class GitIndex(NamedTuple):
+    """The records of one kind as last read at a git revision."""
+
+    tree: str               # the git tree id of the kind's folder there
+    rels: list[str]
+    blobs: list[str]        # each record's blob id ("" when the object has no record)
+    records: list[Any]
+
+
+def load_git(root: Path, label: str) -> GitIndex | None:
+    """The last git read of `label` for `root`, or None."""
+    if not enabled():
+        return None
+    try:
+        data = marshal.loads(cache_path(root, label).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, tuple) and len(data) == 7 and data[0] == _HEADER
+            and data[1] == os.path.realpath(root) and data[2] == label
+            and isinstance(data[3], str)
+            and all(isinstance(p, list) and len(p) == len(data[4]) for p in data[4:])):
+        return None
+    return GitIndex(*data[3:])
+
+
+def _git_files(root: Path, label: str) -> list[Path]:
+    """The cached git reads of `label` for `root`, most recently written first."""
+    stem = cache_path(root, f"{label}-").name[:-len(".marshal")]
+    try:
+        found = [(entry.stat().st_mtime_ns, Path(entry.path)) for entry in os.scandir(cache_dir())
+                 if entry.name.startswith(stem) and entry.name.endswith(".marshal")]
+    except OSError:
+        return []
+    return [path for _mtime, path in sorted(found, reverse=True)]
+
+
+def newest_git(root: Path, label: str) -> GitIndex | None:
+    """The most recently written git read of `label` (any revision), or None."""
+    for path in _git_files(root, label)[:1]:
+        name = path.name[path.name.index(label):-len(".marshal")]
+        return load_git(root, name)
+    return None
+
+
+def prune(root: Path, label: str, keep: int) -> None:
+    """Delete all but the `keep` most recently written git reads of `label`."""
+    for path in _git_files(root, label)[keep:]:
+        _unlink(str(path))
+
+
+def save(root: Path, kind: str, index: Index | GitIndex) -> None:
     """Write the index atomically; a failure to write is ignored (it is only a cache)."""
     if not enabled():
         return

@@ -69,7 +69,8 @@ def _compile(node: Any, root: dict[str, Any]) -> Check:
         return lambda v: True
     if not isinstance(node, dict):
         raise Unsupported(repr(node))
-    checks = [_keyword(key, value, root) for key, value in node.items() if key not in _IGNORED]
+    checks = [_keyword(key, value, root, node) for key, value in node.items()
+              if key not in _IGNORED]
     if not checks:
         return lambda v: True
     if len(checks) == 1:
@@ -81,28 +82,42 @@ def _compile(node: Any, root: dict[str, Any]) -> Check:
     return lambda v: all(check(v) for check in checks)
 
 
-def _keyword(key: str, value: Any, root: dict[str, Any]) -> Check:
-    if key == "type":
-        return _type(value)
-    if key == "required":
-        names = frozenset(value)
-        return lambda v: type(v) is not dict or names.issubset(v.keys())
+def _keyword(key: str, value: Any, root: dict[str, Any], node: dict[str, Any]) -> Check:
+    if key in _SIZES:
+        return _size(key, value)
+    if key in _BOUNDS:
+        return _bound(key, value)
+    if key in _PLAIN:
+        return _PLAIN[key](value)
+    if key == "additionalProperties":
+        return _additional(value, node, root)
+    if key in ("oneOf", "anyOf"):
+        return _choice(key, [_compile(sub, root) for sub in value])
     if key == "properties":
         return _properties(value, root)
     if key == "items":
         return _items(_compile(value, root))
-    if key == "const":
-        return lambda v: _same(v, value)
-    if key == "enum":
-        return lambda v: any(_same(v, option) for option in value)
-    if key in ("minimum", "maximum"):
-        return _bound(key, value)
-    if key == "pattern":
-        found = re.compile(value).search
-        return lambda v: type(v) is not str or found(v) is not None
     if key == "$ref":
         return _ref(value, root)
     raise Unsupported(key)
+
+
+def _required(value: list[str]) -> Check:
+    names = frozenset(value)
+    return lambda v: type(v) is not dict or names.issubset(v.keys())
+
+
+def _pattern(value: str) -> Check:
+    found = re.compile(value).search
+    return lambda v: type(v) is not str or found(v) is not None
+
+
+def _const(value: Any) -> Check:
+    return lambda v: _same(v, value)
+
+
+def _enum(value: list[Any]) -> Check:
+    return lambda v: any(_same(v, option) for option in value)
 
 
 def _type(value: Any) -> Check:
@@ -138,13 +153,64 @@ def _properties(value: dict[str, Any], root: dict[str, Any]) -> Check:
     return check
 
 
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": lambda v, limit: v >= limit, "maximum": lambda v, limit: v <= limit,
+    "exclusiveMinimum": lambda v, limit: v > limit,
+    "exclusiveMaximum": lambda v, limit: v < limit,
+}
+_SIZES: dict[str, tuple[type, Callable[[int, int], bool]]] = {
+    "minLength": (str, lambda n, limit: n >= limit),
+    "maxLength": (str, lambda n, limit: n <= limit),
+    "minItems": (list, lambda n, limit: n >= limit),
+    "maxItems": (list, lambda n, limit: n <= limit),
+}
+
+
+_PLAIN: dict[str, Callable[[Any], Check]] = {
+    "type": lambda value: _type(value), "required": _required, "pattern": _pattern,
+    "const": _const, "enum": _enum,
+}
+
+
 def _bound(key: str, limit: float) -> Check:
+    holds = _BOUNDS[key]
+
     def check(v: Any) -> bool:
         if isinstance(v, bool) or not isinstance(v, int | float):
             return True
-        return v >= limit if key == "minimum" else v <= limit
+        return holds(v, limit)
 
     return check
+
+
+def _size(key: str, limit: int) -> Check:
+    """Lengths of strings (in code points, as JSON Schema counts) and of arrays."""
+    kind, holds = _SIZES[key]
+    return lambda v: type(v) is not kind or holds(len(v), limit)  # type: ignore[arg-type]
+
+
+def _additional(value: Any, node: dict[str, Any], root: dict[str, Any]) -> Check:
+    """Keys not named under `properties` (patternProperties is not handled)."""
+    if "patternProperties" in node:
+        raise Unsupported("patternProperties")
+    named = frozenset(node.get("properties", {}))
+    extra = _compile(value, root) if value is not False else None
+
+    def check(v: Any) -> bool:
+        if type(v) is not dict:
+            return True
+        others = [key for key in v if key not in named]
+        if extra is None:
+            return not others
+        return all(extra(v[key]) for key in others)
+
+    return check
+
+
+def _choice(key: str, subs: list[Check]) -> Check:
+    if key == "anyOf":
+        return lambda v: any(sub(v) for sub in subs)
+    return lambda v: sum(1 for sub in subs if sub(v)) == 1
 
 
 def _ref(ref: str, root: dict[str, Any]) -> Check:

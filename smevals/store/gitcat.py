@@ -64,6 +64,32 @@ def ls_trees(repo: Path, commit: str, paths: list[str]) -> bytes:
     return b"".join(chunks)
 
 
+Started = tuple["subprocess.Popen[bytes]", IO[bytes]]
+
+
+def ls_tree_start(repo: Path, tree: str) -> Started:
+    """`git ls-tree -r -z` of one tree, started in the background (output to a temp file)."""
+    out = tempfile.TemporaryFile()  # noqa: SIM115  (closed by ls_tree_result)
+    try:
+        proc = subprocess.Popen(["git", "-C", str(repo), "ls-tree", "-r", "-z", tree],
+                                stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        out.close()
+        raise SourceError("git is not installed") from None
+    return proc, out
+
+
+def ls_tree_result(started: Started) -> bytes:
+    """The output of a listing started by `ls_tree_start` (waits for it)."""
+    proc, out = started
+    with out:
+        _stdout, err = proc.communicate()
+        if proc.returncode != 0:
+            raise SourceError("cannot list the store: " + err.decode("utf-8", "replace"))
+        out.seek(0)
+        return out.read()
+
+
 def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS) -> list[bytes | None]:
     """The contents of `blobs` in order, read by `workers` cat-file processes at once."""
     if workers <= 1 or len(blobs) < 1000:

@@ -9,7 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from smevals.store.base import Entry, Scanned
-from smevals.store.gitcat import cat_many, git, ls_trees, repo_and_prefix
+from smevals.store.gitcat import (
+    Started,
+    cat_many,
+    git,
+    ls_tree_result,
+    ls_tree_start,
+    ls_trees,
+    repo_and_prefix,
+)
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 _LINK_MODE = "120000"
@@ -35,6 +43,8 @@ class GitSource:
         self.commit = git(self.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
                           f"{rev}^{{commit}}", what=f"unknown revision '{rev}'").decode().strip()
         self._tree: _Tree | None = None
+        self._kind_trees: dict[str, str] | None = None
+        self._listings: dict[str, Started] = {}
 
     def tree(self) -> _Tree:
         if self._tree is None:
@@ -42,6 +52,38 @@ class GitSource:
             out = ls_trees(self.repo, self.commit, [f"{top}{kind}s" for kind in KINDS])
             self._tree = _parse_tree(out, self.prefix)
         return self._tree
+
+    def kind_trees(self) -> dict[str, str]:
+        """The git tree id of each kind's folder (`runs/`, `grades/`) at the revision; a
+        kind without a folder there is left out."""
+        if self._kind_trees is None:
+            spec = [f":(literal){self.prefix}/"] if self.prefix else []
+            out = git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", *spec,
+                      what="cannot list the store")
+            names = {f"{kind}s": kind for kind in KINDS}
+            found = {}
+            for item in out.decode("utf-8", "surrogateescape").split("\0"):
+                meta, _tab, path = item.partition("\t")
+                kind = names.get(path.rsplit("/", 1)[-1])
+                if kind and meta[7:11] == "tree":
+                    found[kind] = meta[12:]
+            self._kind_trees = found
+        return self._kind_trees
+
+    def start_listing(self, kind: str) -> None:
+        """Start `git ls-tree -r` of the kind's folder now, for `record_blobs` to collect."""
+        tree = self.kind_trees().get(kind)
+        if tree is not None and kind not in self._listings:
+            self._listings[kind] = ls_tree_start(self.repo, tree)
+
+    def record_blobs(self, kind: str) -> tuple[list[str], list[str]]:
+        """Every object folder of `kind` (sorted) and the blob id of its record ("" when it
+        has none), from one `git ls-tree -r` of the kind's folder."""
+        self.start_listing(kind)
+        started = self._listings.pop(kind, None)
+        if started is None:
+            return [], []
+        return _record_blobs(ls_tree_result(started), kind)
 
     def objects(self, kind: str) -> list[str]:
         return sorted(self.tree().objects[kind])
@@ -105,6 +147,29 @@ class GitSource:
                 else:
                     files.append(_git_entry(path, mode, data, hashed=True))
             yield Scanned(rel, record, sorted(files))
+
+
+def _record_blobs(out: bytes, kind: str) -> tuple[list[str], list[str]]:
+    """Object folders and record blob ids from `git ls-tree -r -z` of a kind's folder, whose
+    entries read "<mode> blob <id>\t<path inside the folder>"."""
+    record = RECORD_NAMES[kind]
+    depth = DEPTH[kind] + 1                         # names and the object id
+    objects: dict[str, str] = {}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        tab = item.find("\t")
+        if tab < 0 or item[7:11] != "blob":
+            continue
+        path = item[tab + 1:]
+        parts = path.split("/", depth)
+        if len(parts) <= depth:
+            continue                                # a stray file above the objects
+        rel = path[:len(path) - len(parts[-1]) - 1]
+        if parts[-1] == record:
+            objects[rel] = item[12:tab]
+        elif rel not in objects:
+            objects[rel] = ""
+    rels = sorted(rel for rel in objects if "/." not in "/" + rel)
+    return [f"{kind}s/{rel}" for rel in rels], [objects[rel] for rel in rels]
 
 
 def _blob_of(files: list[tuple[str, str, str]], path: str) -> str | None:

@@ -5,12 +5,19 @@ listing is byte for byte the one saved with the cache, every cached record is st
 otherwise only the records whose stamp changed are read again. A record changed within
 RACY_NS of a listing is not trusted by the next read either (git's "racy clean" rule): a
 second change in the same clock tick could leave its stamp as it was.
+
+Records are cached in full or in the brief view (store/brief.py), each with its git blob
+id (for gitindex.py). For a big store the listing is made by a child process; `prefetch`
+starts it early, and `read_kind(..., early=True)` hands out the cached index before the
+listing is done, to be checked later by `confirm`.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
+import hashlib
 import os
 import signal
 import threading
@@ -22,8 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store import cache, scan, walk
+from smevals.store.brief import VERSION as BRIEF_VERSION
+from smevals.store.brief import brief as brief_view
+from smevals.store.brief import share_strings
 from smevals.store.canonical import loads
-from smevals.store.layout import DEPTH, RECORD_NAMES
+from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 RACY_NS = 2_000_000_000
 READ_CHUNK = 256
@@ -52,42 +62,117 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_kind(root: Path, kind: str) -> cache.Index:
+def read_kind(root: Path, kind: str, brief: bool = False, early: bool = False) -> cache.Index:
     """(rels, ids, records) of every object of `kind`; a record that cannot be read or
-    parsed is given as a str saying why."""
+    parsed is given as a str saying why. With `brief`, records are in the brief view
+    (`smevals.store.brief`), cached apart from the full ones.
+
+    With `early`, and a listing of `root` under way (`prefetch`), the cached index is given
+    at once, unchecked: the caller must then ask `confirm(root)` before it trusts what it
+    made of it."""
+    name = label(kind, brief)
     with gc_paused():
-        racy_ns = time.time_ns() - RACY_NS
-        child = _child(root, kind, racy_ns)
-        old = cache.load(root, kind)
+        ahead = _AHEAD.get(os.path.realpath(root))
+        racy_ns = ahead.racy_ns if ahead else time.time_ns() - RACY_NS
+        child = None if ahead else _child(root, [kind], racy_ns, cache.size(root, name))
+        old = cache.load(root, name)
         if old is None:
             if child:
                 child.cancel()
-            fresh = _first_read(root, kind, racy_ns)
-            cache.save(root, kind, fresh)
+            fresh = _first_read(root, kind, racy_ns, brief)
+            cache.save(root, name, fresh)
             return fresh
-        listing = child.result() if child else None
-        if listing is None:
-            listing = scan.listing(str(root), kind, DEPTH[kind], RECORD_NAMES[kind],
-                                   cache.dirs_path(root, kind), racy_ns)
-        if old.trusted and old.listing == listing:
+        if early and ahead and old.trusted:
+            _UNCONFIRMED[(os.path.realpath(root), name)] = (kind, old, brief)
             return old
-        fresh = _refresh(root, kind, listing, old, racy_ns)
-        cache.save(root, kind, fresh)
-        return fresh
+        found = ahead.take(kind) if ahead else _result(child)
+        return _settle(root, kind, old, found, racy_ns, brief)
 
 
-def _child(root: Path, kind: str, racy_ns: int) -> scan.Child | None:
-    """A child process to list a big store while this one loads its cache."""
-    if not cache.enabled() or cache.size(root, kind) < scan.CHILD_MIN_BYTES:
+def confirm(root: Path) -> bool:
+    """Whether every index `read_kind` gave early for `root` is still what is on disk
+    (this waits for the listing). Those that are not are brought up to date in the cache,
+    so reading again gives the current records."""
+    real = os.path.realpath(root)
+    ahead = _AHEAD.pop(real, None)              # done with: later reads list afresh
+    ok = True
+    for key in [key for key in _UNCONFIRMED if key[0] == real]:
+        kind, old, brief = _UNCONFIRMED.pop(key)
+        found = ahead.take(kind) if ahead else None
+        with gc_paused():
+            ok = _settle(root, kind, old, found, ahead.racy_ns if ahead else 0, brief) is old \
+                and ok
+    if ahead is not None:
+        ahead.cancel()
+    return ok
+
+
+def _settle(root: Path, kind: str, old: cache.Index, listing: bytes | None, racy_ns: int,
+            brief: bool) -> cache.Index:
+    """`old` when `listing` (made here when None) is the one it was made from, else the
+    index brought up to date (and saved)."""
+    if listing is None:
+        racy_ns = racy_ns or time.time_ns() - RACY_NS
+        listing = scan.listing(str(root), kind, DEPTH[kind], RECORD_NAMES[kind],
+                               cache.dirs_path(root, kind), racy_ns)
+    if old.trusted and old.listing == listing:
+        return old
+    fresh = _refresh(root, kind, listing, old, racy_ns, brief)
+    cache.save(root, label(kind, brief), fresh)
+    return fresh
+
+
+def label(kind: str, brief: bool) -> str:
+    """The cache file's name part: the kind, and for brief records the brief view's version."""
+    return f"{kind}-brief{BRIEF_VERSION}" if brief else kind
+
+
+_AHEAD: dict[str, scan.Ahead] = {}
+_UNCONFIRMED: dict[tuple[str, str], tuple[str, cache.Index, bool]] = {}
+
+
+def prefetch(root: Path) -> None:
+    """Start listing a big store's Runs and Grades in a child process now, so that the
+    listings are ready (or nearly) when `read_kind` needs them: call it before other slow
+    work, such as loading the Eval's files. A child nobody waits for is stopped at exit."""
+    real = os.path.realpath(root)
+    if real in _AHEAD:
+        return
+    racy_ns = time.time_ns() - RACY_NS
+    biggest = max(cache.size(root, label(kind, brief)) for kind in KINDS
+                  for brief in (False, True))
+    child = _child(root, list(KINDS), racy_ns, biggest)
+    if child:
+        if not _AHEAD:
+            atexit.register(_cancel_ahead)
+        _AHEAD[real] = scan.Ahead(child, list(KINDS), racy_ns)
+
+
+def _cancel_ahead() -> None:
+    while _AHEAD:
+        _real, ahead = _AHEAD.popitem()
+        ahead.cancel()
+
+
+def _child(root: Path, kinds: list[str], racy_ns: int, size: int) -> scan.Child | None:
+    """A child process to list a big store (its cache file `size` bytes) while this one
+    loads the cache."""
+    if not cache.enabled() or size < scan.CHILD_MIN_BYTES:
         return None
+    jobs = [(kind, DEPTH[kind], RECORD_NAMES[kind], cache.dirs_path(root, kind))
+            for kind in kinds]
     try:
-        return scan.Child(os.path.abspath(root), kind, DEPTH[kind], RECORD_NAMES[kind],
-                          cache.dirs_path(root, kind), racy_ns)
+        return scan.Child(os.path.abspath(root), jobs, racy_ns)
     except OSError:
         return None
 
 
-def _first_read(root: Path, kind: str, racy_ns: int) -> cache.Index:
+def _result(child: scan.Child | None) -> bytes | None:
+    found = child.result() if child else None
+    return found[0] if found else None
+
+
+def _first_read(root: Path, kind: str, racy_ns: int, brief: bool) -> cache.Index:
     """Read every record with no cache to help: each file is stamped by fstat on the handle
     it is read through, so stamp and bytes always belong together."""
     groups, snapshot = walk.object_groups(str(root), kind, DEPTH[kind], None, racy_ns,
@@ -99,41 +184,52 @@ def _first_read(root: Path, kind: str, racy_ns: int) -> cache.Index:
     found = read_files([os.path.join(root, rel, name) for rel in rels])
     stamps = [stamp for stamp, _data in found]
     memo: dict[str, str] = {}
-    records = [share_strings(parse_record(kind, data), memo) for _stamp, data in found]
-    return _index(rels, stamps, records, racy_ns)
+    records = [parse_record(kind, data, brief, memo) for _stamp, data in found]
+    return _index(rels, stamps, records, [blob_id(data) for _stamp, data in found], racy_ns)
 
 
-def _index(rels: list[str], stamps: list[str], records: list[Any], racy_ns: int) -> cache.Index:
+def _index(rels: list[str], stamps: list[str], records: list[Any], blobs: list[str],
+           racy_ns: int) -> cache.Index:
     untrusted = [rel for rel, stamp in zip(rels, stamps, strict=True)
                  if scan.changed_since(stamp, racy_ns)]
     ids = [rel[rel.rfind("/") + 1:] for rel in rels]
-    return cache.Index(scan.join(rels, stamps), untrusted, rels, ids, records)
+    return cache.Index(scan.join(rels, stamps), untrusted, rels, ids, records, blobs)
+
+
+def blob_id(data: bytes | None) -> str:
+    """The id git gives a file with these bytes (its sha1 object name), "" for None: records
+    read here are reused when a git revision holds the same blob (gitindex.py)."""
+    if data is None:
+        return ""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def _refresh(root: Path, kind: str, listing: bytes, old: cache.Index | None,
-             racy_ns: int) -> cache.Index:
+             racy_ns: int, brief: bool) -> cache.Index:
     rels, stamps = scan.parse(listing)
-    known: dict[str, tuple[str, Any]] = {}
+    known: dict[str, tuple[str, Any, str]] = {}
     if old is not None:
         old_rels, old_stamps = scan.parse(old.listing)
         doubtful = set(old.untrusted)
-        known = {rel: (stamp, record) for rel, stamp, record
-                 in zip(old_rels, old_stamps, old.records, strict=True) if rel not in doubtful}
+        known = {rel: (stamp, record, blob) for rel, stamp, record, blob
+                 in zip(old_rels, old_stamps, old.records, old.blobs, strict=True)
+                 if rel not in doubtful}
     records: list[Any] = [None] * len(rels)
+    blobs = [""] * len(rels)
     todo: list[int] = []
     for i, (rel, stamp) in enumerate(zip(rels, stamps, strict=True)):
         hit = known.get(rel)
         if hit is not None and hit[0] == stamp and stamp != scan.MISSING:
-            records[i] = hit[1]
+            records[i], blobs[i] = hit[1], hit[2]
         else:
             todo.append(i)
     name = RECORD_NAMES[kind]
     found = read_files([os.path.join(root, rels[i], name) for i in todo])
     memo: dict[str, str] = {}
     for i, (stamp, data) in zip(todo, found, strict=True):
-        records[i] = share_strings(parse_record(kind, data), memo)
-        stamps[i] = stamp
-    return _index(rels, stamps, records, racy_ns)
+        records[i] = parse_record(kind, data, brief, memo)
+        stamps[i], blobs[i] = stamp, blob_id(data)
+    return _index(rels, stamps, records, blobs, racy_ns)
 
 
 def read_files(paths: list[str]) -> list[tuple[str, bytes | None]]:
@@ -191,29 +287,10 @@ def _read(path: str) -> tuple[str, bytes | None]:
         return scan.MISSING, None
 
 
-def share_strings(value: Any, memo: dict[str, str]) -> Any:
-    """Make equal strings inside freshly parsed records one object (in place). Strings are
-    immutable, so nothing can tell, except marshal: it then stores each string once, and
-    the cache decodes about a quarter faster."""
-    if type(value) is dict:
-        for key, item in value.items():
-            kind = type(item)
-            if kind is str:
-                value[key] = memo.setdefault(item, item)
-            elif kind is dict or kind is list:
-                share_strings(item, memo)
-    elif type(value) is list:
-        for i, item in enumerate(value):
-            kind = type(item)
-            if kind is str:
-                value[i] = memo.setdefault(item, item)
-            elif kind is dict or kind is list:
-                share_strings(item, memo)
-    return value
-
-
-def parse_record(kind: str, data: bytes | None) -> dict[str, Any] | str:
-    """The record, or why it cannot be used."""
+def parse_record(kind: str, data: bytes | None, brief: bool = False,
+                 memo: dict[str, str] | None = None) -> dict[str, Any] | str:
+    """The record (in the brief view with `brief`), or why it cannot be used. With `memo`,
+    equal strings across the records parsed with it are made one object (`share_strings`)."""
     name = RECORD_NAMES[kind]
     if data is None:
         return f"{name} is missing"
@@ -223,4 +300,6 @@ def parse_record(kind: str, data: bytes | None) -> dict[str, Any] | str:
         return f"unreadable {name}: {exc}"
     if not isinstance(record, dict):
         return f"unreadable {name}: not a JSON object"
-    return record
+    if brief:
+        return brief_view(kind, record, memo)
+    return record if memo is None else share_strings(record, memo)

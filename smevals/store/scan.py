@@ -21,7 +21,7 @@ from typing import IO
 from smevals.store import walk
 
 MISSING = "-"
-CHILD_MIN_BYTES = 40 << 20      # a cache file at least this big is checked by a child
+CHILD_MIN_BYTES = 8 << 20       # a cache file at least this big is checked by a child
 _END = b"\n--end--\n"
 
 
@@ -99,13 +99,17 @@ def changed_since(found: str, since_ns: int) -> bool:
     return int(mtime) >= since_ns or int(ctime) >= since_ns
 
 
-class Child:
-    """`listing` made by a child process into an unnamed temporary file: forked when this
-    process runs no other thread (no interpreter to start), else a fresh interpreter."""
+Job = tuple[str, int, str, str]     # kind, depth, record name, folder snapshot cache
 
-    def __init__(self, root: str, kind: str, depth: int, record: str, dirs_cache: str,
-                 racy_ns: int):
-        args = [root, kind, str(depth), record, dirs_cache, str(racy_ns)]
+
+class Child:
+    """The listings of `jobs`, one after another, made by a child process into an unnamed
+    temporary file: forked when this process runs no other thread (no interpreter to
+    start), else a fresh interpreter."""
+
+    def __init__(self, root: str, jobs: list[Job], racy_ns: int):
+        args = [root, str(racy_ns), *(str(part) for job in jobs for part in job)]
+        self.jobs = len(jobs)
         self.out: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed by result)
         self.proc: subprocess.Popen[bytes] | None = None
         self.pid = 0
@@ -121,7 +125,7 @@ class Child:
             raise
 
     def cancel(self) -> None:
-        """Stop the child and forget its listing."""
+        """Stop the child and forget its listings."""
         if self.proc:
             self.proc.kill()
         else:
@@ -129,8 +133,9 @@ class Child:
                 os.kill(self.pid, signal.SIGKILL)
         self.result()
 
-    def result(self) -> bytes | None:
-        """The listing, or None when the child failed (the caller then lists by itself)."""
+    def result(self) -> list[bytes] | None:
+        """The listings (call once), or None when the child failed (the caller then lists
+        by itself)."""
         try:
             code = self.proc.wait() if self.proc else os.waitstatus_to_exitcode(
                 os.waitpid(self.pid, 0)[1])
@@ -140,7 +145,43 @@ class Child:
             self.out.close()
         if code != 0 or not data.endswith(_END):
             return None
-        return data[: -len(_END)]
+        return _split(data[: -len(_END)], self.jobs)
+
+
+class Ahead:
+    """Listings of every kind being made by a child process, for whoever needs one first."""
+
+    def __init__(self, child: Child, kinds: list[str], racy_ns: int):
+        self.child: Child | None = child
+        self.kinds = kinds
+        self.racy_ns = racy_ns
+        self.found: dict[str, bytes] = {}
+
+    def take(self, kind: str) -> bytes | None:
+        """The listing of `kind` (waits for the child once), or None when it failed or was
+        taken already: a listing is used once, a later read lists afresh."""
+        if self.child is not None:
+            child, self.child = self.child, None
+            self.found = dict(zip(self.kinds, child.result() or [], strict=False))
+        return self.found.pop(kind, None)
+
+    def cancel(self) -> None:
+        if self.child is not None:
+            child, self.child = self.child, None
+            child.cancel()
+
+
+def _split(data: bytes, count: int) -> list[bytes] | None:
+    """The length-prefixed parts of `data`, or None unless there are exactly `count`."""
+    parts, at = [], 0
+    while at < len(data):
+        eol = data.find(b"\n", at)
+        if eol < 0 or not data[at:eol].isdigit():
+            return None
+        size = int(data[at:eol])
+        parts.append(data[eol + 1:eol + 1 + size])
+        at = eol + 1 + size
+    return parts if len(parts) == count and at == len(data) else None
 
 
 def _fork(fd: int, args: list[str]) -> int:
@@ -159,8 +200,13 @@ def _fork(fd: int, args: list[str]) -> int:
 
 
 def _work(args: list[str]) -> bytes:
-    root, kind, depth, record, dirs_cache, racy_ns = args
-    return listing(root, kind, int(depth), record, dirs_cache, int(racy_ns))
+    root, racy_ns, rest = args[0], int(args[1]), args[2:]
+    out = []
+    for at in range(0, len(rest), 4):
+        kind, depth, record, dirs_cache = rest[at:at + 4]
+        found = listing(root, kind, int(depth), record, dirs_cache, racy_ns)
+        out.append(b"%d\n" % len(found) + found)
+    return b"".join(out)
 
 
 def main(argv: list[str]) -> int:

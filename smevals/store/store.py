@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from smevals.store import index
+from smevals.store import gitindex, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
@@ -55,23 +55,26 @@ class Store:
 
     With `rev`, the store is read as committed at that git revision (read-only)."""
 
-    def __init__(self, root: Path, rev: str | None = None):
+    def __init__(self, root: Path, rev: str | None = None, early: bool = False):
         self.root = root
         self.rev = rev
+        self.early = early          # read the cache before it is checked: see settled()
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
         self.broken: list[tuple[str, str]] = []     # (rel, reason) of unreadable records
-        self._objs: dict[str, list[Obj]] = {}
+        self._objs: dict[tuple[str, bool], list[Obj]] = {}
 
     def stage(self, kind: str) -> Staging:
         if self.rev:
             raise ValueError("cannot write to a store read at a git revision")
         return Staging(self.root, kind)
 
-    def runs(self) -> list[Obj]:
-        return self._all("run")
+    def runs(self, brief: bool = False) -> list[Obj]:
+        """Every readable Run; with `brief`, records in the brief view (store/brief.py)."""
+        return self._all("run", brief)
 
-    def grades(self) -> list[Obj]:
-        return self._all("grade")
+    def grades(self, brief: bool = False) -> list[Obj]:
+        """Every readable Grade; with `brief`, records in the brief view."""
+        return self._all("grade", brief)
 
     def forget(self) -> None:
         """Drop what was read, so the next call sees objects written since."""
@@ -80,28 +83,38 @@ class Store:
         if isinstance(self.source, FsSource):
             self.source = FsSource(self.root)
 
-    def _all(self, kind: str) -> list[Obj]:
-        if kind not in self._objs:
-            self._objs[kind] = self._load(kind)
-        return self._objs[kind]
+    def settled(self) -> bool:
+        """With `early`: whether everything read so far is still what is on disk (waits
+        for the listing made in the background). When it is not, what was read is
+        forgotten, so reading again gives the current records."""
+        if not self.early or not isinstance(self.source, FsSource) or index.confirm(self.root):
+            return True
+        self.forget()
+        return False
 
-    def _load(self, kind: str) -> list[Obj]:
+    def _all(self, kind: str, brief: bool = False) -> list[Obj]:
+        key = (kind, brief)
+        if key not in self._objs:
+            self._objs[key] = self._load(kind, brief)
+        return self._objs[key]
+
+    def _load(self, kind: str, brief: bool) -> list[Obj]:
         if isinstance(self.source, FsSource):
-            _listing, _untrusted, rels, ids, records = index.read_kind(self.root, kind)
+            found = index.read_kind(self.root, kind, brief, self.early)
+            rels, ids, records = found.rels, found.ids, found.records
         else:
-            with index.gc_paused():
-                pairs = list(self.source.records(kind))
-                rels = [rel for rel, _data in pairs]
-                ids = [rel.rsplit("/", 1)[1] for rel in rels]
-                records = [index.parse_record(kind, data) for _rel, data in pairs]
+            assert isinstance(self.source, GitSource)
+            rels, records = gitindex.read_kind(self.source, self.root, kind, brief)
+            ids = [rel[rel.rfind("/") + 1:] for rel in rels]
         with index.gc_paused():
             new = tuple.__new__
             out = [new(Obj, (kind, oid, rel, rec)) for oid, rel, rec in zip(ids, rels, records,
                                                                              strict=True)
                    if rec.__class__ is dict]
         if len(out) != len(rels):
+            known = {rel for rel, _reason in self.broken}
             self.broken.extend((rel, rec) for rel, rec in zip(rels, records, strict=True)
-                               if not isinstance(rec, dict))
+                               if not isinstance(rec, dict) and rel not in known)
         return out
 
     def resolve(self, prefix: str) -> Obj:

@@ -145,9 +145,10 @@ def test_a_big_store_is_listed_by_a_child_process(tmp_path: Path,
     monkeypatch.setattr(scan, "Child", spy)
     extra = write_run(root, 99)
     assert ids(root)[0] == sorted([*runs, extra.id])
-    assert made and made[0][1] == "run"
-    child = real(str(root), "run", 3, "run.json", "", 0)
-    assert child.result() == scan.listing(str(root), "run", 3, "run.json")
+    assert made and [job[0] for job in made[0][1]] == ["run"]
+    child = real(str(root), [("run", 3, "run.json", ""), ("grade", 4, "grade.json", "")], 0)
+    assert child.result() == [scan.listing(str(root), "run", 3, "run.json"),
+                              scan.listing(str(root), "grade", 4, "grade.json")]
 
 
 def test_a_failing_child_falls_back_to_listing_here(tmp_path: Path,

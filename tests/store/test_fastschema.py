@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,9 +75,65 @@ def test_agrees_with_jsonschema(kind: str, data: st.DataObject, new: Any, drop: 
     assert quick == record_validator(kind).is_valid(doc), (where, doc)
 
 
+def authoring_docs() -> list[tuple[str, Any]]:
+    """Every eval, task, config and grader file of the example suites, parsed."""
+    import yaml
+
+    root = Path(__file__).resolve().parents[2] / "suites"
+    found = [("eval", p) for p in sorted(root.glob("*/eval.yaml"))]
+    found += [(kind, p) for kind in ("task", "config", "grader")
+              for p in sorted(root.glob(f"*/{kind}s/*.yaml"))]
+    return [(kind, yaml.safe_load(p.read_text())) for kind, p in found]
+
+
+DOCS = authoring_docs()
+
+
+def test_the_authoring_schemas_compile_and_accept_the_suites():
+    assert {kind for kind, _doc in DOCS} == {"eval", "task", "config", "grader"}
+    for kind, doc in DOCS:
+        assert compile_schema(record_schema(kind))(doc), (kind, doc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data(), JSON | st.text(max_size=3), st.booleans())
+def test_agrees_with_jsonschema_on_authoring_files(data: st.DataObject, new: Any, drop: bool):
+    kind, base = data.draw(st.sampled_from(DOCS))
+    where = data.draw(st.sampled_from(paths(base)))
+    doc = mutate(base, where, new, drop)
+    quick = compile_schema(record_schema(kind))(doc)
+    assert quick == record_validator(kind).is_valid(doc), (kind, where, doc)
+
+
+@pytest.mark.parametrize(("schema", "good", "bad"), [
+    ({"minLength": 2}, ["ab", "é!", 5], ["a", ""]),
+    ({"maxLength": 1}, ["", "é", None], ["ab"]),
+    ({"minItems": 1, "maxItems": 2}, [[1], [1, 2], "x"], [[], [1, 2, 3]]),
+    ({"exclusiveMinimum": 0}, [0.5, 1, True, "x"], [0, -1.5]),
+    ({"exclusiveMaximum": 1}, [0.5, 0], [1, 2.5]),
+    ({"properties": {"a": {}}, "additionalProperties": False}, [{"a": 1}, {}, [1]],
+     [{"b": 1}]),
+    ({"properties": {"a": {}}, "additionalProperties": {"type": "string"}},
+     [{"a": 1, "b": "x"}], [{"b": 1}]),
+    ({"oneOf": [{"type": "integer"}, {"minimum": 0}]}, [-1, 0.5], [3, -0.5]),
+    ({"anyOf": [{"type": "string"}, {"type": "null"}]}, ["x", None], [1, []]),
+])
+def test_added_keywords(schema: dict[str, Any], good: list[Any], bad: list[Any]):
+    check = compile_schema(schema)
+    import jsonschema
+
+    for value in good:
+        assert check(value) and jsonschema.Draft202012Validator(schema).is_valid(value), value
+    for value in bad:
+        assert not check(value), value
+        assert not jsonschema.Draft202012Validator(schema).is_valid(value), value
+
+
 def test_unknown_keywords_are_left_to_jsonschema():
     with pytest.raises(Unsupported):
-        compile_schema({"type": "object", "oneOf": [{"type": "string"}]})
+        compile_schema({"type": "object", "if": {"type": "string"}})
+    with pytest.raises(Unsupported):
+        compile_schema({"patternProperties": {"a": {}}, "additionalProperties": False})
     assert compile_schema({"type": "integer"})(2.0) and not compile_schema({"type": "integer"})(
         True)
     assert compile_schema({"enum": [1, "a"]})(1.0) and not compile_schema({"const": 1})(True)

@@ -1,0 +1,136 @@
+"""Reading every record of a store at a git revision quickly, reusing what was read before.
+
+Git names every file and folder by the hash of its content, so a record parsed once can be
+reused wherever the same blob id comes up again: from the working tree's index (which
+keeps each record's blob id, `index.blob_id`) and from the revisions read before (the last
+KEEP of them are kept per store and kind in the cache folder, by the tree id of the kind's
+folder). A revision whose kind folder has the tree id of one read before is not even
+listed. Only blobs found nowhere are read, through `git cat-file --batch`. Matching is by
+blob or tree id, never by path, so nothing here can be stale.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from smevals.store import cache, index
+from smevals.store.gitcat import cat_files
+from smevals.store.gitsource import GitSource
+from smevals.store.layout import KINDS
+
+KEEP = 3                    # revisions kept in the cache per store and kind
+SPLIT_MIN = 20_000          # blobs to read that make it worth forking a helper
+
+_SEEN: dict[tuple[str, str], cache.GitIndex] = {}             # (root, name): this process
+_KNOWN: dict[tuple[str, str], dict[str, Any]] = {}            # (root, label): blob -> record
+
+
+def read_kind(source: GitSource, root: Path, kind: str,
+              brief: bool) -> tuple[list[str], list[Any]]:
+    """(rels, records) of every object of `kind` at the source's revision; a record that
+    cannot be read or parsed is given as a str saying why."""
+    tree = source.kind_trees().get(kind)
+    if tree is None:
+        return [], []
+    label = index.label(kind, brief) + "-git"
+    name = f"{label}-{tree[:20]}"
+    seen = (os.path.realpath(root), name)
+    found = _SEEN.get(seen) or cache.load_git(root, name)
+    if found is None or found.tree != tree:
+        for other in KINDS:                    # list the other kind meanwhile, if needed
+            if other != kind and _missing(source, root, other, brief):
+                source.start_listing(other)
+        with index.gc_paused():
+            rels, blobs = source.record_blobs(kind)
+            records = _records(source, root, kind, brief, blobs)
+        found = cache.GitIndex(tree, rels, blobs, records)
+        cache.save(root, name, found)
+        cache.prune(root, label, KEEP)
+    _SEEN[seen] = found
+    return found.rels, found.records
+
+
+def _missing(source: GitSource, root: Path, kind: str, brief: bool) -> bool:
+    """Whether reading `kind` at the source's revision will have to list it."""
+    tree = source.kind_trees().get(kind)
+    if tree is None:
+        return False
+    name = f"{index.label(kind, brief)}-git-{tree[:20]}"
+    return (os.path.realpath(root), name) not in _SEEN \
+        and not cache.cache_path(root, name).exists()
+
+
+def _records(source: GitSource, root: Path, kind: str, brief: bool,
+             blobs: list[str]) -> list[Any]:
+    known = _known(root, kind, brief)
+    records: list[Any] = [known.get(blob) for blob in blobs]
+    todo = [i for i, blob in enumerate(blobs) if blob and records[i] is None]
+    for i, record in zip(todo, _read([blobs[i] for i in todo], source.repo, kind, brief),
+                         strict=True):
+        records[i] = record
+        if record.__class__ is dict:
+            known[blobs[i]] = record
+    return [index.parse_record(kind, None) if blob == "" else record
+            for blob, record in zip(blobs, records, strict=True)]
+
+
+def _read(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:
+    """The parsed records of `blobs`. Parsing costs more than git's reading, so for many
+    blobs a forked helper reads and parses the second half at the same time (when this
+    process runs no other thread and can fork)."""
+    if len(blobs) < SPLIT_MIN or not hasattr(os, "fork") or threading.active_count() > 1:
+        return _parse_all(blobs, repo, kind, brief)
+    half = len(blobs) // 2
+    with tempfile.TemporaryFile() as out:
+        pid = os.fork()
+        if pid == 0:                           # the helper: nothing here may return
+            code = 1
+            try:
+                out.write(marshal.dumps(_parse_all(blobs[half:], repo, kind, brief)))
+                out.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        try:
+            first = _parse_all(blobs[:half], repo, kind, brief)
+        finally:
+            status = os.waitpid(pid, 0)[1]
+        out.seek(0)
+        second = marshal.loads(out.read()) if os.waitstatus_to_exitcode(status) == 0 else None
+    if not isinstance(second, list) or len(second) != len(blobs) - half:
+        second = _parse_all(blobs[half:], repo, kind, brief)
+    return first + second
+
+
+def _parse_all(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:
+    """Parsed as they come from one `git cat-file`, while git reads the next ones."""
+    memo: dict[str, str] = {}
+    contents = cat_files(repo, blobs)
+    try:
+        return [index.parse_record(kind, next(contents), brief, memo) for _blob in blobs]
+    finally:
+        contents.close()
+
+
+def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:
+    """Parsed records by blob id, gathered once per process: from the working tree's
+    cached index (as it is: matching by blob id needs no check that it is current) and
+    from the revision read most recently."""
+    key = (os.path.realpath(root), index.label(kind, brief))
+    if key in _KNOWN:
+        return _KNOWN[key]
+    known: dict[str, Any] = {}
+    here = cache.load(root, index.label(kind, brief))
+    newest = cache.newest_git(root, f"{key[1]}-git")
+    for part in (here, newest):
+        if part is not None:
+            known.update((blob, record) for blob, record in zip(part.blobs, part.records,
+                                                                strict=True)
+                         if blob and record.__class__ is dict)
+    _KNOWN[key] = known
+    return known
