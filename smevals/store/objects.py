@@ -66,6 +66,7 @@ class Staging:
         self.kind = kind
         folder = root / STAGING
         folder.mkdir(parents=True, exist_ok=True)
+        _ignore_in_git(folder)
         name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self.dir = folder / name
         self.dir.mkdir()
@@ -207,6 +208,17 @@ def _write_sealed(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """A `.gitignore` of `*` in the staging folder, so that `git add` never takes writes in
+    progress or leftovers of interrupted ones (it ignores itself too)."""
+    try:
+        fd = os.open(folder / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return                                  # there already (or not writable: no matter)
+    with os.fdopen(fd, "w") as handle:
+        handle.write("*\n")
 
 
 def _make_parents(folder: Path) -> None:

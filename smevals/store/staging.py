@@ -28,10 +28,11 @@ def owner(name: str) -> Owner | None:
 
 
 def staging_folders(root: Path) -> list[tuple[Path, bool]]:
-    """(folder, a live process is writing it) for every entry of `<root>/.staging`."""
+    """(folder, a live process is writing it) for every entry of `<root>/.staging` but
+    hidden ones (its `.gitignore`)."""
     base = root / STAGING
     try:
-        names = sorted(os.listdir(base))
+        names = sorted(n for n in os.listdir(base) if not n.startswith("."))
     except OSError:
         return []
     return [(base / n, writing(base / n)) for n in names]

@@ -57,7 +57,7 @@ def test_files_are_read_only_and_the_record_lists_every_file(tmp_path: Path):
     ]
     for name, mode in (("run.json", 0o444), ("sub/a.txt", 0o444), ("tool.sh", 0o555)):
         assert stat.S_IMODE((written.path / name).stat().st_mode) == mode, name
-    assert os.listdir(root / ".staging") == []
+    assert os.listdir(root / ".staging") == [".gitignore"]
 
 
 def test_identical_content_twice_is_one_object(tmp_path: Path):
@@ -67,7 +67,7 @@ def test_identical_content_twice_is_one_object(tmp_path: Path):
     assert (first.existed, again.existed) == (False, True)
     assert again.id == first.id and again.path == first.path
     assert [o.id for o in Store(root).runs()] == [first.id]
-    assert os.listdir(root / ".staging") == []
+    assert os.listdir(root / ".staging") == [".gitignore"]
 
 
 def test_the_record_name_is_reserved_and_abort_leaves_nothing(tmp_path: Path):
@@ -77,7 +77,7 @@ def test_the_record_name_is_reserved_and_abort_leaves_nothing(tmp_path: Path):
     with pytest.raises(StoreError, match="'run.json' is reserved for the run record"):
         staging.commit(dict(FIXED_RECORD), ["t1", "c", "m"])
     staging.abort()
-    assert os.listdir(root / ".staging") == []
+    assert os.listdir(root / ".staging") == [".gitignore"]
     assert Store(root).runs() == []
 
 

@@ -79,7 +79,7 @@ def test_a_writer_killed_before_commit_leaves_only_a_staging_leftover(cli, tmp_p
     gone = cli("gc", "st", cwd=tmp_path)              # the default grace is an hour
     assert (gone.code, gone.out) == (0, f"removed staging leftover (its process is gone): "
                                         f"st/.staging/{name}\n1 item(s) removed\n")
-    assert os.listdir(root / ".staging") == []
+    assert os.listdir(root / ".staging") == [".gitignore"]
     assert cli("verify", "st", cwd=tmp_path).out == "OK: 0 object(s) verified, no problems\n"
 
 
@@ -157,4 +157,4 @@ def test_two_processes_writing_the_same_objects_make_one_copy(tmp_path: Path):
     out = [proc.communicate("go\n", timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], out
     assert len(Store(root).runs()) == 100
-    assert os.listdir(root / ".staging") == []
+    assert os.listdir(root / ".staging") == [".gitignore"]

@@ -9,7 +9,7 @@ import pytest
 
 from smevals.store.canonical import dumps
 from smevals.store.store import Store
-from tests.store.helpers import commit_all, writable, write_grade, write_run
+from tests.store.helpers import commit_all, git, writable, write_grade, write_run
 
 
 @pytest.fixture
@@ -99,3 +99,17 @@ def test_a_store_that_is_the_repository_itself(tmp_path: Path):
     store = Store(root, "HEAD")
     assert [o.id for o in store.runs()] == [written.id]
     assert store.read_file(store.runs()[0], "output.txt") == b"out 0\n"
+
+
+def test_staging_leftovers_never_reach_a_commit(tmp_path: Path):
+    repo = tmp_path / "repo"
+    root = repo / "st"
+    write_run(root, 0)
+    leftover = Store(root).stage("run")                 # a write that never finishes
+    (leftover.dir / "output.txt").write_text("half\n")
+    assert (root / ".staging" / ".gitignore").read_text() == "*\n"
+    commit_all(repo, "results")
+    listed = git(repo, "ls-files").splitlines()
+    assert listed and not [p for p in listed if ".staging" in p]
+    assert len(Store(root, "HEAD").runs()) == 1
+    leftover.abort()
