@@ -11,16 +11,14 @@ blob or tree id, never by path, so nothing here can be stale.
 
 from __future__ import annotations
 
-import marshal
 import os
-import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
 from smevals.store import cache, index
 from smevals.store.gitcat import cat_files
 from smevals.store.gitsource import GitSource
+from smevals.store.halves import in_halves
 from smevals.store.layout import KINDS
 
 KEEP = 3                    # revisions kept in the cache per store and kind
@@ -81,30 +79,8 @@ def _records(source: GitSource, root: Path, kind: str, brief: bool,
 
 def _read(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:
     """The parsed records of `blobs`. Parsing costs more than git's reading, so for many
-    blobs a forked helper reads and parses the second half at the same time (when this
-    process runs no other thread and can fork)."""
-    if len(blobs) < SPLIT_MIN or not hasattr(os, "fork") or threading.active_count() > 1:
-        return _parse_all(blobs, repo, kind, brief)
-    half = len(blobs) // 2
-    with tempfile.TemporaryFile() as out:
-        pid = os.fork()
-        if pid == 0:                           # the helper: nothing here may return
-            code = 1
-            try:
-                out.write(marshal.dumps(_parse_all(blobs[half:], repo, kind, brief)))
-                out.flush()
-                code = 0
-            finally:
-                os._exit(code)
-        try:
-            first = _parse_all(blobs[:half], repo, kind, brief)
-        finally:
-            status = os.waitpid(pid, 0)[1]
-        out.seek(0)
-        second = marshal.loads(out.read()) if os.waitstatus_to_exitcode(status) == 0 else None
-    if not isinstance(second, list) or len(second) != len(blobs) - half:
-        second = _parse_all(blobs[half:], repo, kind, brief)
-    return first + second
+    blobs a forked helper reads and parses the second half at the same time."""
+    return in_halves(blobs, lambda part: _parse_all(part, repo, kind, brief), SPLIT_MIN)
 
 
 def _parse_all(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:

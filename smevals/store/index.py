@@ -33,11 +33,13 @@ from smevals.store.brief import VERSION as BRIEF_VERSION
 from smevals.store.brief import brief as brief_view
 from smevals.store.brief import share_strings
 from smevals.store.canonical import loads
+from smevals.store.halves import in_halves
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 RACY_NS = 2_000_000_000
 READ_CHUNK = 256
 READ_AHEAD = 16             # helpers reading ahead on a cold disk
+SPLIT_MIN = 20_000          # records to parse that make it worth forking a helper
 SLOW_READ = 60e-6           # seconds per file above which the disk is taken as cold
 
 
@@ -181,11 +183,19 @@ def _first_read(root: Path, kind: str, racy_ns: int, brief: bool) -> cache.Index
         walk.save(cache.dirs_path(root, kind), snapshot)
     rels = [f"{parent}/{name}" for parent, names in groups for name in names]
     name = RECORD_NAMES[kind]
-    found = read_files([os.path.join(root, rel, name) for rel in rels])
-    stamps = [stamp for stamp, _data in found]
-    memo: dict[str, str] = {}
-    records = [parse_record(kind, data, brief, memo) for _stamp, data in found]
-    return _index(rels, stamps, records, [blob_id(data) for _stamp, data in found], racy_ns)
+    found = _load([os.path.join(root, rel, name) for rel in rels], kind, brief)
+    return _index(rels, [f[0] for f in found], [f[1] for f in found], [f[2] for f in found],
+                  racy_ns)
+
+
+def _load(paths: list[str], kind: str, brief: bool) -> list[tuple[str, Any, str]]:
+    """(stamp, parsed record, blob id) of every file; many are parsed on two cores."""
+    def work(part: list[str]) -> list[tuple[str, Any, str]]:
+        memo: dict[str, str] = {}
+        return [(stamp, parse_record(kind, data, brief, memo), blob_id(data))
+                for stamp, data in read_files(part)]
+
+    return in_halves(paths, work, SPLIT_MIN)
 
 
 def _index(rels: list[str], stamps: list[str], records: list[Any], blobs: list[str],
@@ -224,11 +234,9 @@ def _refresh(root: Path, kind: str, listing: bytes, old: cache.Index | None,
         else:
             todo.append(i)
     name = RECORD_NAMES[kind]
-    found = read_files([os.path.join(root, rels[i], name) for i in todo])
-    memo: dict[str, str] = {}
-    for i, (stamp, data) in zip(todo, found, strict=True):
-        records[i] = parse_record(kind, data, brief, memo)
-        stamps[i], blobs[i] = stamp, blob_id(data)
+    found = _load([os.path.join(root, rels[i], name) for i in todo], kind, brief)
+    for i, (stamp, record, blob) in zip(todo, found, strict=True):
+        stamps[i], records[i], blobs[i] = stamp, record, blob
     return _index(rels, stamps, records, blobs, racy_ns)
 
 

@@ -202,3 +202,34 @@ def test_a_git_cache_file_for_another_store_or_label_is_not_used(repo: Path):
     found = cache.newest_git(root, index.label("run", False) + "-git")
     assert found is not None and len(found.rels) == 4
     assert cache.newest_git(repo / "other", index.label("run", False) + "-git") is None
+
+
+def test_work_in_halves_gives_the_same_list_even_when_the_helper_fails():
+    import os
+
+    from smevals.store.halves import in_halves
+
+    items = list(range(11))
+    assert in_halves(items, lambda part: [i * i for i in part], 1) == [i * i for i in items]
+    parent = os.getpid()
+
+    def fragile(part: list[int]) -> list[int]:
+        if os.getpid() != parent:
+            raise RuntimeError("the helper breaks")
+        return [i + 1 for i in part]
+
+    assert in_halves(items, fragile, 1) == [i + 1 for i in items]
+    assert in_halves(items, fragile, 100) == [i + 1 for i in items]    # too few: no helper
+
+
+@pytest.mark.parametrize("view", [False, True])
+def test_a_cold_read_parsed_in_halves_equals_one_parsed_here(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: bool):
+    root = tmp_path / "st"
+    runs = [write_run(root, i) for i in range(5)]
+    write_grade(root, runs[2])
+    monkeypatch.setenv("SMEVALS_NO_CACHE", "1")
+    here = [o for kind in ("run", "grade") for o in Store(root)._all(kind, view)]
+    monkeypatch.setattr(index, "SPLIT_MIN", 1)
+    split = [o for kind in ("run", "grade") for o in Store(root)._all(kind, view)]
+    assert split == here and len(here) == 6
