@@ -189,3 +189,16 @@ def test_reading_ahead_on_a_slow_disk_gives_the_same_records(
         o.record["sample"] for o in Store(root).runs()]
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)                 # every helper was reaped
+
+
+def test_a_child_started_beside_other_threads_is_a_fresh_interpreter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    root = tmp_path / "st"
+    run = write_run(root, 0)
+    write_grade(root, run)
+    monkeypatch.setattr(scan.threading, "active_count", lambda: 2)     # forking is unsafe
+    jobs = [("run", 3, "run.json", ""), ("grade", 4, "grade.json", "")]
+    child = scan.Child(str(root), jobs, 0)
+    assert child.proc is not None
+    assert child.result() == [scan.listing(str(root), "run", 3, "run.json"),
+                              scan.listing(str(root), "grade", 4, "grade.json")]
