@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,8 @@ from pathlib import Path
 from smevals.errors import SmevalsError, SpecError
 from smevals.spec.load import load_eval
 from smevals.spec.model import Eval
+from smevals.store import gitcat
+from smevals.store.base import SourceError
 
 
 @dataclass(frozen=True)
@@ -32,15 +33,12 @@ class Revision:
         return f"{self.rev} ({self.commit[:12]})"
 
 
-def git(cwd: Path, *args: str, what: str, binary: bool = False) -> bytes:
+def git(cwd: Path, *args: str, what: str) -> bytes:
+    """stdout of `git -C cwd args`, or exit 2 saying `what` (and git's first line)."""
     try:
-        proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False)
-    except FileNotFoundError:
-        raise SmevalsError("git is not installed") from None
-    if proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SmevalsError(what + (f" ({detail[0]})" if detail else ""))
-    return proc.stdout
+        return gitcat.git(cwd, *args, what=what)
+    except SourceError as exc:
+        raise SmevalsError(str(exc)) from None
 
 
 def resolve(path: Path, rev: str) -> Revision:

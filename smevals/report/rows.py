@@ -50,12 +50,6 @@ class Row:
     passed: bool = False              # the Grade's outcome is "pass"
     score: float | None = None        # the Grade's score
 
-    @classmethod
-    def of(cls, cell: tuple[str, str, str], run: Obj, grade: Obj, stale: bool = False) -> Row:
-        value = grade.record.get("score")
-        return cls(*cell, run, grade, stale, grade.record.get("outcome") == "pass",
-                   None if value is None else float(value))
-
     @property
     def tags(self) -> list[str]:
         tags = self.grade.record.get("tags")

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 # Config keys every Config may carry whatever its runner; a built-in never flags them.
 COMMON_KEYS = frozenset({"name", "runner", "model", "timeout", "description"})
 
-FAILURE_KINDS = ("exit", "timeout", "launch")
-
 Problems = list[tuple[str, str]]
 Checker = Callable[[Any], str | None]
 

@@ -34,10 +34,6 @@ class Source(Protocol):
         """Every object folder of `kind`, relative to the store root, sorted."""
         ...
 
-    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
-        """(object folder, record bytes or None when it has no record) for every object."""
-        ...
-
     def read(self, rel: str) -> bytes:
         """The bytes of one file, by path relative to the store root."""
         ...

@@ -69,27 +69,11 @@ def size(root: Path, kind: str) -> int:
 
 def load(root: Path, kind: str) -> Index | None:
     """The cached index of `kind` for `root`, or None when absent, old or unreadable."""
-    if not enabled():
+    data = _read(root, kind, 6)
+    if data is None or not (isinstance(data[0], bytes) and isinstance(data[1], list)
+                            and _same_length(data[2:])):
         return None
-    try:
-        with open(cache_path(root, kind), "rb") as handle, \
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            data = marshal.loads(view)         # straight from the page cache, no copy
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not _valid(data, root, kind):
-        return None
-    return Index(*data[3:])
-
-
-def _valid(data: Any, root: Path, kind: str) -> bool:
-    if not (isinstance(data, tuple) and len(data) == 9 and data[0] == _HEADER):
-        return False
-    listing, untrusted, rels, ids, records, blobs = data[3:]
-    return data[1] == os.path.realpath(root) and data[2] == kind \
-        and isinstance(listing, bytes) and isinstance(untrusted, list) \
-        and all(isinstance(part, list) and len(part) == len(rels)
-                for part in (ids, records, blobs))
+    return Index(*data)
 
 
 class GitIndex(NamedTuple):
@@ -102,19 +86,32 @@ class GitIndex(NamedTuple):
 
 
 def load_git(root: Path, label: str) -> GitIndex | None:
-    """The last git read of `label` for `root`, or None."""
+    """A git read of `label` for `root` (see gitindex.py), or None."""
+    data = _read(root, label, 4)
+    if data is None or not (isinstance(data[0], str) and _same_length(data[1:])):
+        return None
+    return GitIndex(*data)
+
+
+def _read(root: Path, label: str, fields: int) -> tuple[Any, ...] | None:
+    """The `fields` saved after the header, or None when the file is absent, unreadable,
+    of another version or another store."""
     if not enabled():
         return None
     try:
-        data = marshal.loads(cache_path(root, label).read_bytes())
+        with open(cache_path(root, label), "rb") as handle, \
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            data = marshal.loads(view)         # straight from the page cache, no copy
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    if not (isinstance(data, tuple) and len(data) == 7 and data[0] == _HEADER
-            and data[1] == os.path.realpath(root) and data[2] == label
-            and isinstance(data[3], str)
-            and all(isinstance(p, list) and len(p) == len(data[4]) for p in data[4:])):
+    if not (isinstance(data, tuple) and len(data) == 3 + fields and data[0] == _HEADER
+            and data[1] == os.path.realpath(root) and data[2] == label):
         return None
-    return GitIndex(*data[3:])
+    return data[3:]
+
+
+def _same_length(parts: tuple[Any, ...]) -> bool:
+    return all(isinstance(part, list) and len(part) == len(parts[0]) for part in parts)
 
 
 def _git_files(root: Path, label: str) -> list[Path]:
@@ -144,16 +141,21 @@ def prune(root: Path, label: str, keep: int) -> None:
 
 def save(root: Path, kind: str, index: Index | GitIndex) -> None:
     """Write the index atomically; a failure to write is ignored (it is only a cache)."""
-    if not enabled():
-        return
-    target = cache_path(root, kind)
+    if enabled():
+        write_marshal(str(cache_path(root, kind)),
+                      (_HEADER, os.path.realpath(root), kind, *index))
+
+
+def write_marshal(path: str, value: Any) -> None:
+    """Write `value` in marshal form atomically (a temporary file renamed into place); a
+    failure to write is ignored: every file written so is only a cache."""
     tmp = ""
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".index-")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".cache-")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps((_HEADER, os.path.realpath(root), kind, *index)))
-        os.replace(tmp, target)
+            handle.write(marshal.dumps(value))
+        os.replace(tmp, path)
         tmp = ""
     except (OSError, ValueError):
         return

@@ -36,11 +36,6 @@ class FsSource:
             self._walked[kind] = (found, strays)
         return self._walked[kind]
 
-    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
-        name = RECORD_NAMES[kind]
-        for rel in self.objects(kind):
-            yield rel, read_or_none(os.path.join(self.root, rel, name))
-
     def read(self, rel: str) -> bytes:
         return (self.root / rel).read_bytes()
 

@@ -46,32 +46,19 @@ def repo_and_prefix(root: Path, shown: Path) -> tuple[Path, str]:
 
 def ls_trees(repo: Path, commit: str, paths: list[str]) -> bytes:
     """`git ls-tree -r -z` of each path (literal, from the top), all listed at once."""
-    procs = []
-    for path in paths:
-        out = tempfile.TemporaryFile()  # noqa: SIM115  (closed below)
-        proc = subprocess.Popen(["git", "-C", str(repo), "ls-tree", "-r", "-z", "--full-tree",
-                                 commit, "--", f":(literal){path}"],
-                                stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        procs.append((proc, out))
-    chunks = []
-    for proc, out in procs:
-        with out:
-            _stdout, err = proc.communicate()
-            if proc.returncode != 0:
-                raise SourceError("cannot list the store: " + err.decode("utf-8", "replace"))
-            out.seek(0)
-            chunks.append(out.read())
-    return b"".join(chunks)
+    started = [ls_tree_start(repo, "--full-tree", commit, "--", f":(literal){path}")
+               for path in paths]
+    return b"".join(ls_tree_result(one) for one in started)
 
 
 Started = tuple["subprocess.Popen[bytes]", IO[bytes]]
 
 
-def ls_tree_start(repo: Path, tree: str) -> Started:
-    """`git ls-tree -r -z` of one tree, started in the background (output to a temp file)."""
+def ls_tree_start(repo: Path, *args: str) -> Started:
+    """`git ls-tree -r -z ARGS` started in the background (output to a temp file)."""
     out = tempfile.TemporaryFile()  # noqa: SIM115  (closed by ls_tree_result)
     try:
-        proc = subprocess.Popen(["git", "-C", str(repo), "ls-tree", "-r", "-z", tree],
+        proc = subprocess.Popen(["git", "-C", str(repo), "ls-tree", "-r", "-z", *args],
                                 stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         out.close()

@@ -35,8 +35,7 @@ def read_kind(source: GitSource, root: Path, kind: str,
     tree = source.kind_trees().get(kind)
     if tree is None:
         return [], []
-    label = index.label(kind, brief) + "-git"
-    name = f"{label}-{tree[:20]}"
+    label, name = _names(kind, brief, tree)
     seen = (os.path.realpath(root), name)
     found = _SEEN.get(seen) or cache.load_git(root, name)
     if found is None or found.tree != tree:
@@ -58,9 +57,15 @@ def _missing(source: GitSource, root: Path, kind: str, brief: bool) -> bool:
     tree = source.kind_trees().get(kind)
     if tree is None:
         return False
-    name = f"{index.label(kind, brief)}-git-{tree[:20]}"
+    name = _names(kind, brief, tree)[1]
     return (os.path.realpath(root), name) not in _SEEN \
         and not cache.cache_path(root, name).exists()
+
+
+def _names(kind: str, brief: bool, tree: str) -> tuple[str, str]:
+    """The cache label of a kind's git reads, and the name of one revision's read."""
+    label = index.label(kind, brief) + "-git"
+    return label, f"{label}-{tree[:20]}"
 
 
 def _records(source: GitSource, root: Path, kind: str, brief: bool,
@@ -101,7 +106,7 @@ def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:
     if key in _KNOWN:
         return _KNOWN[key]
     known: dict[str, Any] = {}
-    here = cache.load(root, index.label(kind, brief))
+    here = cache.load(root, key[1])
     newest = cache.newest_git(root, f"{key[1]}-git")
     for part in (here, newest):
         if part is not None:

@@ -91,15 +91,6 @@ class GitSource:
     def strays(self, kind: str) -> list[str]:
         return sorted(self.tree().strays[kind])
 
-    def records(self, kind: str) -> Iterator[tuple[str, bytes | None]]:
-        name = RECORD_NAMES[kind]
-        objects = self.tree().objects[kind]
-        rels = sorted(objects)
-        blobs = [_blob_of(objects[rel], name) for rel in rels]
-        contents = iter(cat_many(self.repo, [b for b in blobs if b]))
-        for rel, blob in zip(rels, blobs, strict=True):
-            yield rel, next(contents) if blob else None
-
     def read(self, rel: str) -> bytes:
         blob = self._blob(rel)
         if blob is None:

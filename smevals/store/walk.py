@@ -9,12 +9,12 @@ like the index: deleting it only costs time.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from smevals.store import cache
 
 Snapshot = dict[str, tuple[tuple[int, int, int], list[str]]]
 Groups = list[tuple[str, list[str]]]
@@ -104,17 +104,4 @@ def load(path: str) -> Snapshot | None:
 
 def save(path: str, snapshot: Snapshot) -> None:
     """Write atomically; failing to is ignored (it is only a cache)."""
-    tmp = ""
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".dirs-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(snapshot))
-        os.replace(tmp, path)
-        tmp = ""
-    except (OSError, ValueError):
-        return
-    finally:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    cache.write_marshal(path, snapshot)
