@@ -43,12 +43,10 @@ def git(cwd: Path, *args: str, what: str) -> bytes:
 
 def resolve(path: Path, rev: str) -> Revision:
     """The repository holding `path` and the commit `rev` names (else exit 2)."""
-    probe = path.absolute()
-    while not probe.exists():
-        probe = probe.parent
-    top = git(probe, "rev-parse", "--show-toplevel",
-              what=f"{path} is not inside a git repository, so --rev/diff cannot read '{rev}'")
-    repo = Path(top.decode().strip()).resolve()
+    try:
+        repo, _prefix = gitcat.repo_and_prefix(path.absolute(), path)
+    except SourceError as exc:
+        raise SmevalsError(f"{exc}, so --rev/diff cannot read '{rev}'") from None
     commit = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
                  what=f"unknown revision '{rev}'")
     return Revision(rev, repo, commit.decode().strip())
