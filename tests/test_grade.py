@@ -221,7 +221,7 @@ def test_grade_skips_up_to_date_and_new_versions_regrade(cli, tmp_path: Path) ->
     res = cli("grade", str(ev))
     assert res.code == 0
     assert "Graded 4 Run(s): 4 pass, 0 fail\n" in res.out
-    assert ("4 Run(s) had Grades only from older grader versions (graded again above; the old "
+    assert ("4 Run(s) graded again: they had Grades only from older grader versions (the old "
             "Grades are kept)\n") in res.out
     assert len(grades(ev)) == 8
     after = _hashes(ev / "results")

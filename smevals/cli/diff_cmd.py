@@ -9,37 +9,19 @@ from smevals.cli.report_cmd import side_options, write_output
 from smevals.errors import EvidenceFailed
 
 
-def _mode(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """The value is optional: a bare `--fail-on-regression` means `any`, and a following
-    argument that is not a mode (a revision or a path) is left as an argument."""
-    from smevals.diff.compare import MODES
+class _Mode(click.Choice):
+    """A mode of --fail-on-regression; a bare `--fail-on-regression` means `any`. A value
+    that is no mode is refused, with a hint when it looks like a revision or a folder."""
 
-    if value is None or value in MODES:
-        return value
-    ctx.meta.setdefault("smevals_diff_args", []).append(value)
-    return "any"
-
-
-class _KeepsRawArgs(click.Command):
-    """Remembers the command line, so that a value taken back from --fail-on-regression
-    keeps its place among the revisions."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta["smevals_raw_args"] = list(args)
-        return super().parse_args(ctx, args)
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        if isinstance(value, str) and value not in self.choices:
+            self.fail(f"'{value}' is not one of flip, significant, any (revisions and folders "
+                      "go before the option, or write --fail-on-regression=any)", param, ctx)
+        return str(super().convert(value, param, ctx))
 
 
-def _in_order(raw: list[str], items: tuple[str, ...]) -> tuple[str, ...]:
-    taken: set[int] = set()
-    places = []
-    for item in items:
-        index = next((i for i, a in enumerate(raw) if a == item and i not in taken), len(raw))
-        taken.add(index)
-        places.append(index)
-    return tuple(item for _place, item in sorted(zip(places, items, strict=True)))
-
-
-@cli.command("diff", cls=_KeepsRawArgs)
+@cli.command("diff")
 @click.argument("args", nargs=-1, metavar="[A] [B] [EVAL_OR_SUITE]...")
 @side_options
 @click.option("--grader-versions", nargs=2, metavar="OLD NEW",
@@ -50,15 +32,14 @@ def _in_order(raw: list[str], items: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Output format.")
 @click.option("--fail-on-regression", "fail_on", is_flag=False, flag_value="any", default=None,
-              callback=_mode, metavar="[flip|significant|any]",
+              type=_Mode(["flip", "significant", "any"]), metavar="[flip|significant|any]",
               help="Exit 1 on a pass->fail flip (flip), a significant drop of a config x model "
               "(significant), or either (any, the default when given bare).")
 @click.option("--show-output", is_flag=True,
               help="Print both Runs' output.txt side by side under each flip.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the diff to this file instead of standard output.")
-@click.pass_context
-def diff_cmd(ctx: click.Context, args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
+def diff_cmd(args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
              models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
              store: str | None, grader_versions: tuple[str, str] | None, alpha: float, fmt: str,
              fail_on: str | None, show_output: bool, output: str | None) -> None:
@@ -79,8 +60,6 @@ def diff_cmd(ctx: click.Context, args: tuple[str, ...], grader: str, tasks: tupl
     from smevals.commands.report import SideSpec
     from smevals.report.rows import Filters
 
-    args = _in_order(ctx.meta.get("smevals_raw_args", []),
-                     args + tuple(ctx.meta.get("smevals_diff_args", [])))
     spec = SideSpec(grader, None, store, filters=Filters(tasks, models, configs),
                     include_stale=include_stale)
     opts = DiffOptions(args, spec, grader_versions, alpha, fmt, fail_on, show_output)

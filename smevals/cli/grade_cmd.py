@@ -68,16 +68,20 @@ def _report(s: Any, opts: Any) -> None:
         click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
         click.echo(f"Skipped {s.skipped_failed_runs} failed Run(s)")
-    if s.older_only and not opts.regrade:
-        click.echo(f"{s.older_only} Run(s) had Grades only from older grader versions "
-                   "(graded again above; the old Grades are kept)")
+    if s.new_version and not opts.regrade:
+        click.echo(f"{s.new_version} Run(s) graded again: they had Grades only from older "
+                   "grader versions (the old Grades are kept)")
+    if s.new_grading and not opts.regrade:
+        click.echo(f"{s.new_grading} Run(s) graded again: same grader version, but their "
+                   "Task's grading data (answer key) changed (the old Grades are kept)")
     if s.flips_to_fail or s.flips_to_pass or s.score_changes:
         mean = sum(s.score_changes) / len(s.score_changes) if s.score_changes else 0.0
         click.echo(f"Against each Run's previous Grade: {s.flips_to_fail} pass->fail, "
                    f"{s.flips_to_pass} fail->pass, mean score change {mean:+.3f} "
                    f"over {len(s.score_changes)} scored Run(s)")
     if s.interrupted:
-        click.echo("Interrupted: the Grades above are kept.", err=True)
+        click.echo(f"Interrupted after grading {s.graded} of {s.planned} Run(s): the Grades "
+                   "above are kept; `smevals grade` grades the rest.", err=True)
         raise SystemExit(130)
     if s.failed:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")

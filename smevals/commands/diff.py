@@ -9,9 +9,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from smevals.commands.report import (
+    NoStore,
     Opened,
     Side,
     SideSpec,
+    absent,
+    check_versions,
     keep,
     open_side,
     report_side,
@@ -20,7 +23,8 @@ from smevals.commands.report import (
 from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
-from smevals.spec.discover import find_evals
+from smevals.report.atrev import evals_at, resolve
+from smevals.spec.discover import evals_under, find_evals
 from smevals.store.index import gc_paused
 from smevals.store.sources import SourceError
 
@@ -76,10 +80,9 @@ def diff_command(opts: DiffOptions) -> DiffResult:
 def _diff(opts: DiffOptions) -> DiffResult:
     paths, revs = split_args(opts.args)
     _check(opts, revs)
-    folders = find_evals(paths)
     for early in (True, False):
         with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
-            pairs = [_pair(Path(f), opts, revs, Path(tmp), early) for f in folders]
+            pairs = _pairs(paths, opts, revs, Path(tmp), early)
         keep(pairs)
         diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
         if settled([side for pair in pairs for side in pair]):
@@ -96,30 +99,75 @@ def _diff(opts: DiffOptions) -> DiffResult:
     return DiffResult(text, reasons)
 
 
-def _pair(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
-          early: bool) -> tuple[Side, Side]:
-    spec = opts.side
+def _pairs(paths: list[str], opts: DiffOptions, revs: list[str], tmp: Path,
+           early: bool) -> list[tuple[Side, Side]]:
     if opts.grader_versions:
-        old, new = opts.grader_versions
-        opened = _open(folder, revs[0] if revs else None, spec, tmp, early)
-        return (report_side(opened, replace(spec, version=old)),
-                report_side(opened, replace(spec, version=new)))
+        return [_versions(Path(f), opts, revs, tmp, early) for f in find_evals(paths)]
     rev_a = revs[0] if revs else "HEAD"
     rev_b = revs[1] if len(revs) == 2 else None
-    return (report_side(_open(folder, rev_a, spec, tmp, early), spec),
-            report_side(_open(folder, rev_b, spec, tmp, early), spec))
+    pairs = []
+    for folder, on_a, on_b in _folders(paths, rev_a, rev_b):
+        side_a = _side(folder, rev_a, opts.side, tmp, early) if on_a else None
+        side_b = _side(folder, rev_b, opts.side, tmp, early) if on_b else None
+        if side_a is None and side_b is None:
+            raise SmevalsError(f"{folder}: no Runs in revision {rev_a} nor in "
+                               f"{f'revision {rev_b}' if rev_b else 'the working tree'}")
+        pairs.append((side_a or absent(side_b, folder, rev_a, on_a),
+                      side_b or absent(side_a, folder, rev_b, on_b)))
+    return pairs
 
 
-def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Opened:
-    opened = open_side(folder, rev, spec.store, tmp, early)
+def _folders(paths: list[str], rev_a: str, rev_b: str | None) -> list[tuple[Path, bool, bool]]:
+    """Every Eval under `paths` on either side: (folder, on side A, on side B). An Eval on
+    one side only is an added or removed Eval."""
+    out: list[tuple[Path, bool, bool]] = []
+    for arg in paths:
+        on_a, on_b = _evals_on(Path(arg), rev_a), _evals_on(Path(arg), rev_b)
+        if not on_a and not on_b:
+            find_evals([arg])               # says why there is no Eval here
+            raise SmevalsError(f"{arg}: no Eval at revision {rev_a} nor in "
+                               f"{f'revision {rev_b}' if rev_b else 'the working tree'}")
+        for folder in sorted(set(on_a) | set(on_b)):
+            if all(folder != seen for seen, _a, _b in out):
+                out.append((folder, folder in on_a, folder in on_b))
+    return out
+
+
+def _evals_on(path: Path, rev: str | None) -> list[Path]:
+    if rev is None:
+        return evals_under(path)
+    return evals_at(resolve(path, rev), path)
+
+
+def _versions(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
+              early: bool) -> tuple[Side, Side]:
+    old, new = opts.grader_versions or ("", "")
+    opened = _open(folder, revs[0] if revs else None, opts.side, tmp, early)
+    if opened is None:
+        where = f"revision {revs[0]}" if revs else "the working tree"
+        raise SmevalsError(f"{folder}: no Runs in {where}")
+    pair = (report_side(opened, replace(opts.side, version=old)),
+            report_side(opened, replace(opts.side, version=new)))
+    check_versions(pair, old, new)
+    return pair
+
+
+def _side(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Side | None:
+    opened = _open(folder, rev, spec, tmp, early)
+    return None if opened is None else report_side(opened, spec)
+
+
+def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Opened | None:
+    """The Eval and its store on one side; None when that side has no Runs yet."""
+    try:
+        opened = open_side(folder, rev, spec.store, tmp, early)
+    except NoStore:
+        return None
     try:
         has_runs = bool(opened.store.runs(brief=True))
     except SourceError as exc:
         raise SmevalsError(f"cannot read {opened.store.source.label}: {exc}") from None
-    if not has_runs:
-        where = f"revision {rev}" if rev else "the working tree"
-        raise SmevalsError(f"{folder}: no Runs in {opened.store.root} in {where}")
-    return opened
+    return opened if has_runs else None
 
 
 def _infos(opts: DiffOptions, revs: list[str],
@@ -149,6 +197,8 @@ def _read(side: Side, run: object) -> str:
     from smevals.store.store import Obj
 
     assert isinstance(run, Obj)
+    if side.store is None:
+        return "(no output.txt)"
     try:
         return side.store.read_file(run, "output.txt").decode("utf-8", "replace")
     except (OSError, SourceError, KeyError):

@@ -48,7 +48,9 @@ class GradeSummary:
     failed: int = 0
     skipped_failed_runs: int = 0
     up_to_date: int = 0
-    older_only: int = 0
+    planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
+    new_version: int = 0            # graded again: only Grades of older grader versions
+    new_grading: int = 0            # graded again: same version, changed grading data
     flips_to_fail: int = 0
     flips_to_pass: int = 0
     score_changes: list[float] = field(default_factory=list)
@@ -63,6 +65,7 @@ class Plan:
     store: Store
     todo: list[Obj]
     previous: dict[str, Obj | None]
+    why: dict[str, str]             # Run rel -> VERSION or GRADING, when graded again
 
 
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
@@ -93,7 +96,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
     version = grader_version(grader)
     store = Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
-    todo, previous = [], {}
+    todo, previous, why = [], {}, {}
     for run in _select(store, ev, opts, history):
         if run.record.get("status") != "ok":
             summary.skipped_failed_runs += 1
@@ -106,9 +109,16 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
         if current and not opts.regrade:
             summary.up_to_date += 1
             continue
-        summary.older_only += bool(past and not current)
+        if past and not current:
+            same = any(counts(g, Choice(grader.name, version)) for g in past)
+            why[run.rel] = GRADING if same else VERSION
         todo.append(run)
-    return Plan(ev, grader, version, store, todo, previous)
+    summary.planned += len(todo)
+    return Plan(ev, grader, version, store, todo, previous, why)
+
+
+VERSION = "version"        # its Grades are all of older grader versions
+GRADING = "grading"        # graded by this version, but with older grading data
 
 
 def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
@@ -160,7 +170,10 @@ def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
                                   environ, groups))
 
     def done(result: GradeResult) -> None:
-        _count(summary, result, plan.previous.get(result.run.rel))
+        rel = result.run.rel
+        _count(summary, result, plan.previous.get(rel))
+        summary.new_version += plan.why.get(rel) == VERSION
+        summary.new_grading += plan.why.get(rel) == GRADING
         ui.done(result)
 
     run_pool(plan.todo, work, jobs, done, groups.cancel)

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from smevals.commands import stale
 from smevals.commands.common import pick_grader
 from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
@@ -18,7 +19,7 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.report import formats, gates, markdown
 from smevals.report.atrev import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
-from smevals.report.rows import OLDER, Expected, Filters, Want, collect
+from smevals.report.rows import OLDER, STALE, Collected, Expected, Filters, Want, collect
 from smevals.run.plan import Runner, inputs_of, resolve_runner
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
@@ -65,8 +66,12 @@ class ReportResult:
 @dataclass
 class Side:
     report: EvalReport
-    store: Store
-    ev: Eval
+    store: Store | None       # None: the Eval, or its store, is absent on this side
+    ev: Eval | None
+
+
+class NoStore(SmevalsError):
+    """The Eval has no store at that revision."""
 
 
 def report_command(opts: ReportOptions) -> ReportResult:
@@ -106,7 +111,7 @@ def settled(sides: list[Side]) -> bool:
     """Whether the stores read early are still as read (see `Store.settled`): the report is
     made while the store's listing is checked in the background, and made again if it
     changed meanwhile."""
-    return all([side.store.settled() for side in sides])
+    return all([side.store.settled() for side in sides if side.store is not None])
 
 
 def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
@@ -141,7 +146,8 @@ def _check_found(sides: list[Side], spec: SideSpec) -> None:
     if any(side.report.collected.runs for side in sides):
         return
     where = ", ".join(side.report.store for side in sides)
-    if spec.filters.describe() and any(side.store.runs(brief=True) for side in sides):
+    if spec.filters.describe() and any(side.store and side.store.runs(brief=True)
+                                       for side in sides):
         raise SmevalsError(f"no Runs match {spec.filters.describe()} in {where}")
     raise SmevalsError(f"no Runs in {where}")
 
@@ -199,7 +205,10 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
         store=f"{revision.rev}:{label}" if revision else label,
         grader=grader.name, version=shown, choice=kind, collected=collected,
         rev=revision.rev if revision else None, commit=revision.commit if revision else None,
-        current=current)
+        current=current, tasks=frozenset(t.name for t in ev.tasks),
+        configs=frozenset(ev.configs))
+    report.stale.update(stale.count(ev, [((e.task, e.config, e.model), e.run)
+                                         for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))
     return Side(report, store, ev)
 
@@ -220,8 +229,37 @@ def _store(root: Path, revision: Revision | None, early: bool) -> Store:
     except SourceError as exc:
         raise SmevalsError(str(exc)) from None
     if empty:
-        raise SmevalsError(f"no store at {display_path(root)} in revision {revision.label()}")
+        raise NoStore(f"no store at {display_path(root)} in revision {revision.label()}")
     return store
+
+
+def absent(other: Side | None, folder: Path, rev: str | None, has_eval: bool) -> Side:
+    """An empty side for an Eval that is absent on that side (`has_eval` False: added or
+    removed in a Suite) or whose store has no Runs there yet."""
+    commit = resolve(folder, rev).commit if rev else None
+    name = other.report.name if other else folder.name
+    grader = other.report.grader if other else ""
+    report = EvalReport(name=name, path=display_path(folder), store="-", grader=grader,
+                        version="-", choice=CURRENT, collected=Collected(), rev=rev,
+                        commit=commit, tasks=frozenset(), configs=frozenset(),
+                        present=has_eval)
+    return Side(report, None, None)
+
+
+def check_versions(pair: tuple[Side, Side], *prefixes: str) -> None:
+    """Exit 2 when a grader version prefix given to `diff --grader-versions` matches no
+    Grade, naming the versions that do exist."""
+    side = pair[0]
+    assert side.store is not None
+    grader = side.report.grader
+    found = sorted({str(g.record.get("grader", {}).get("version"))
+                    for g in side.store.grades(brief=True)
+                    if g.record.get("grader", {}).get("name") == grader})
+    missing = [p for p in prefixes if not any(v.startswith(p) for v in found)]
+    if missing:
+        raise SmevalsError(f"{side.report.path}: no Grade of grader '{grader}' has version "
+                           f"{' or '.join(missing)}; versions in {side.report.store}: "
+                           f"{', '.join(found) or 'none'}")
 
 
 def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:

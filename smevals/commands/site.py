@@ -34,6 +34,7 @@ class SiteOptions:
 def load_one(folder: Path, opts: SiteOptions, tmp: Path) -> Loaded:
     side = load_side(folder, SideSpec(opts.grader, opts.rev, opts.store, full_records=True),
                      tmp)
+    assert side.ev is not None and side.store is not None    # load_side: always present
     return Loaded(slug(side.ev.name), side.ev, side.store, side.report, generated_at())
 
 

@@ -113,6 +113,9 @@ class EvalDiff:
     added: Changes
     removed: Changes
     alpha: float
+    status: str = "both"            # "added" / "removed": the Eval is on one side only
+    stale_a: dict[str, int] = field(default_factory=dict)   # stale Runs left out, by reason
+    stale_b: dict[str, int] = field(default_factory=dict)
 
     @property
     def version_changed(self) -> bool:
@@ -149,8 +152,10 @@ def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
     rels_a = {r.run.rel for r in a.collected.rows}
     rels_b = {r.run.rel for r in b.collected.rows}
     added, removed = changes(a, b)
-    return EvalDiff(b.name, b.grader, a.version, b.version, bool(rels_a) and rels_a == rels_b,
-                    len(rels_b), diffs, flips, added, removed, alpha)
+    status = "both" if a.present and b.present else ("added" if b.present else "removed")
+    return EvalDiff(b.name, b.grader or a.grader, a.version, b.version,
+                    bool(rels_a) and rels_a == rels_b, len(rels_b), diffs, flips, added,
+                    removed, alpha, status, dict(a.stale), dict(b.stale))
 
 
 def _paired(a: Group, b: Group, alpha: float) -> tuple[Paired, list[Flip]]:
@@ -175,12 +180,13 @@ def _flip(ta: Group, tb: Group) -> Flip:
 
 
 def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
-    """What B has that A has not (added) and the reverse (removed): Runs, tasks, models,
-    configs, over every Run matching the filters (failed and stale ones included)."""
+    """What B has that A has not (added) and the reverse (removed): Runs, over every Run
+    matching the filters (failed and stale ones included); tasks, models and configs, over
+    the Runs whose task and config the side's Eval still defines (a deleted task is a
+    removed task even though its Runs stay in the store)."""
     runs_a = {r.rel: r for r in a.collected.runs}
     runs_b = {r.rel: r for r in b.collected.runs}
-    cells_a = [cell_of(r) for r in runs_a.values()]
-    cells_b = [cell_of(r) for r in runs_b.values()]
+    cells_a, cells_b = _defined_cells(a), _defined_cells(b)
     out = []
     for mine, theirs, cells, other in ((runs_b, runs_a, cells_b, cells_a),
                                        (runs_a, runs_b, cells_a, cells_b)):
@@ -190,6 +196,14 @@ def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
             setattr(change, attr, sorted({c[index] for c in cells} - have))
         out.append(change)
     return out[0], out[1]
+
+
+def _defined_cells(report: EvalReport) -> list[tuple[str, str, str]]:
+    cells = [cell_of(r) for r in report.collected.runs]
+    tasks, configs = report.tasks, report.configs
+    if tasks is None or configs is None:
+        return cells
+    return [c for c in cells if c[0] in tasks and c[1] in configs]
 
 
 def shown(flip: Flip) -> tuple[Row, Row]:

@@ -71,9 +71,15 @@ def _where(side: SideInfo) -> str:
 
 def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
     changed = "changed" if diff.version_changed else "unchanged"
-    lines = [f"## {diff.name}", "",
-             f"- Grader: {diff.grader}, version {diff.version_a} in A, {diff.version_b} in B "
-             f"({changed})"]
+    lines = [f"## {diff.name}", ""]
+    if diff.status != "both":
+        where = "B only" if diff.status == "added" else "A only"
+        lines.append(f"- Eval {diff.status}: it is in {where}; its Runs are listed as "
+                     f"{diff.status} below")
+    lines += [f"- Grader: {diff.grader}, version {diff.version_a} in A, {diff.version_b} in B "
+              f"({changed})",
+              f"- Stale Runs left out: A {stale_text(diff.stale_a)}; "
+              f"B {stale_text(diff.stale_b)}"]
     why = explanation(diff)
     if why:
         lines.append(f"- {why}")
@@ -82,6 +88,14 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
     lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
     lines += ["", "### Added and removed", ""] + change_lines(diff)
     return lines
+
+
+def stale_text(reasons: dict[str, int]) -> str:
+    """`3 (task deleted: 2, runner changed: 1)`, or `none`."""
+    total = sum(reasons.values())
+    if not total:
+        return "none"
+    return f"{total} (" + ", ".join(f"{why}: {n}" for why, n in reasons.items()) + ")"
 
 
 def _side(group: Group | None) -> tuple[str, str]:
@@ -93,19 +107,24 @@ def _side(group: Group | None) -> tuple[str, str]:
 
 def group_table(diff: EvalDiff) -> list[str]:
     ci = ci_label(diff.alpha)
-    lines = [f"| config | model | score A | score B | Δ score | {ci} of Δ | pass A | pass B "
-             "| Δ pass | pass→fail / fail→pass | McNemar | verdict |",
+    lines = [f"| config | model | score A | score B | Δ score (paired) | {ci} of Δ | pass A "
+             "| pass B | Δ pass | pass→fail / fail→pass | McNemar | verdict |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in diff.groups:
         (score_a, pass_a), (score_b, pass_b) = _side(g.a), _side(g.b)
         p = g.paired
-        interval = f"{stats.fmt_ci(p.ci)} (n={p.scored})" if p and p.ci else "-"
+        interval = f"{stats.fmt_ci(p.ci)} ({_tasks(p.scored)})" if p and p.ci else "-"
+        delta = _signed(p.mean_delta) if p else "-"
         moves = f"{p.regressions} / {p.fixes}" if p else "-"
         test = f"{stats.fmt_p(p.p)} (n={p.tasks})" if p else "-"
-        lines.append(f"| {g.config} | {g.model} | {score_a} | {score_b} | {_signed(g.mean_delta)} "
+        lines.append(f"| {g.config} | {g.model} | {score_a} | {score_b} | {delta} "
                      f"| {interval} | {pass_a} | {pass_b} | {_points(g.pass_delta)} | {moves} "
                      f"| {test} | {verdict(g, diff.alpha)} |")
     return lines
+
+
+def _tasks(n: int) -> str:
+    return f"{n} task" + ("" if n == 1 else "s")
 
 
 def _signed(value: float | None) -> str:
@@ -207,13 +226,20 @@ def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode:
 
 def eval_json(diff: EvalDiff) -> dict[str, Any]:
     return {
-        "eval": diff.name, "grader": diff.grader, "version_a": diff.version_a,
+        "eval": diff.name, "status": diff.status, "grader": diff.grader,
+        "version_a": diff.version_a,
         "version_b": diff.version_b, "version_changed": diff.version_changed,
         "same_runs": diff.same_runs, "explanation": explanation(diff),
         "groups": [group_json(g, diff.alpha) for g in diff.groups],
         "flips": [flip_json(f) for f in diff.flips],
         "added": vars(diff.added), "removed": vars(diff.removed),
+        "stale": {"a": _stale_json(diff.stale_a), "b": _stale_json(diff.stale_b)},
     }
+
+
+def _stale_json(reasons: dict[str, int]) -> dict[str, Any]:
+    return {"left_out": sum(reasons.values()),
+            "reasons": {why.replace(" ", "_"): n for why, n in reasons.items()}}
 
 
 def side_json(group: Group | None) -> dict[str, Any] | None:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError, SpecError
+from smevals.spec.discover import SKIP_DIRS
 from smevals.spec.load import load_eval
 from smevals.spec.model import Eval
+from smevals.spec.programs import ProgramError, at_revision, confine
 from smevals.store import gitcat
 from smevals.store.base import SourceError
 
@@ -67,6 +69,7 @@ def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path
     its store folder `store_dir` (when the store lies inside the Eval)."""
     prefix = repo_path(revision, ev_dir)
     mirror = into / revision.commit / revision.repo.name
+    confine(mirror, revision.repo)
     skip = repo_path(revision, store_dir) if store_dir is not None else None
     where = f"{revision.rev}:{prefix or '.'}"
     folder = mirror / prefix if prefix else mirror
@@ -101,35 +104,15 @@ def _children(revision: Revision, prefix: str) -> list[tuple[str, str, str, str]
     return entries
 
 
-_EXTRACTED: dict[str, Path] = {}     # tree id -> where it was extracted in this process
-
-
-def _link_extracted(oid: str, target: Path) -> bool:
-    """When the same folder (same tree id) was extracted before, e.g. the unchanged `tasks/`
-    of the other side of a diff, link to it instead of extracting it again."""
-    done = _EXTRACTED.get(oid)
-    if done is None or not done.is_dir() or target.exists():
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        target.symlink_to(done, target_is_directory=True)
-    except OSError:
-        return False
-    return True
-
-
 def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path) -> None:
     """Write one entry (a folder by its tree id, which git archives without walking the
     rest of the commit, or a file) below `mirror`."""
     mode, kind, oid, path = entry
-    if kind == "tree" and _link_extracted(oid, mirror / path):
-        return
     if kind == "tree":
         data = git(revision.repo, "archive", "--format=tar", f"--prefix={path}/", oid,
                    what=f"cannot read {path} at revision {revision.label()}")
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             archive.extractall(mirror, filter="data")
-        _EXTRACTED[oid] = mirror / path
     elif kind == "blob" and mode != "120000":
         content = git(revision.repo, "cat-file", "blob", oid, what="git cat-file")
         target = mirror / path
@@ -139,17 +122,24 @@ def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path)
 
 
 def _fetch_programs(ev: Eval, revision: Revision, mirror: Path) -> None:
-    """Bring in programs named by relative paths that lie outside the extracted Eval."""
+    """Bring in the files named by paths that lie outside the extracted Eval (relative, or
+    absolute inside the repository): runner and checker programs, replay responses."""
     from smevals import checkers
     from smevals.runners import builtin_name
 
     wanted = [(c.path.parent, c.runner) for c in ev.configs.values()
               if builtin_name(c.runner) is None]
+    wanted += [(c.path.parent, str(c.doc["responses"])) for c in ev.configs.values()
+               if builtin_name(c.runner) == "replay" and isinstance(c.doc.get("responses"), str)]
     wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
                for check in g.checks if not checkers.is_builtin(check.checker)]
     for base, spec in wanted:
-        if ("/" in spec or "\\" in spec) and not os.path.isabs(spec):
-            _fetch(revision, mirror, Path(os.path.normpath(base / spec)))
+        if "/" in spec or "\\" in spec:
+            try:
+                target = at_revision(Path(spec.strip()), base)
+            except ProgramError:
+                continue            # resolution says why, where the path is used
+            _fetch(revision, mirror, target)
 
 
 def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
@@ -158,12 +148,38 @@ def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
     try:
         rel = target.relative_to(mirror).as_posix()
     except ValueError:
-        return                      # outside the repository: resolution reports it missing
-    listing = git(revision.repo, "ls-tree", "-z", revision.commit, "--", rel, what="git ls-tree")
+        return                      # outside the repository: not versioned, used as it is
+    listing = git(revision.repo, "ls-tree", "-z", revision.commit, "--", f":(literal){rel}",
+                  what="git ls-tree")
     if not listing:
         return
-    mode, _kind, blob = listing.split(b"\t", 1)[0].decode().split()
+    mode, kind, blob = listing.split(b"\t", 1)[0].decode().split()
+    if kind != "blob" or mode == "120000":
+        return                      # a folder or a symbolic link is no program
     content = git(revision.repo, "cat-file", "blob", blob, what="git cat-file")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(content)
     target.chmod(0o755 if mode == "100755" else 0o644)
+
+
+def evals_at(revision: Revision, folder: Path) -> list[Path]:
+    """The Eval folders under `folder` at the revision, found as `find_evals` finds them in
+    the working tree (a folder with eval.yaml; a store folder is not searched), one
+    non-recursive listing per folder."""
+    found: list[Path] = []
+    _walk_at(revision, repo_path(revision, folder), folder, found)
+    return found
+
+
+def _walk_at(revision: Revision, prefix: str, shown: Path, found: list[Path]) -> None:
+    entries = _children(revision, prefix)
+    names = {Path(e[3]).name: e for e in entries}
+    if names.get("eval.yaml", ("", "tree"))[1] == "blob":
+        found.append(shown)
+        return
+    if any(names.get(n, ("", "blob"))[1] == "tree" for n in ("runs", "grades")):
+        return
+    for name in sorted(names):
+        entry = names[name]
+        if entry[1] == "tree" and not name.startswith(".") and name not in SKIP_DIRS:
+            _walk_at(revision, entry[3], shown / name, found)

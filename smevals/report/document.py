@@ -29,6 +29,10 @@ class EvalReport:
     commit: str | None = None
     current: str = ""          # the grader's current version (where the store was read)
     notes: list[str] = field(default_factory=list)
+    stale: dict[str, int] = field(default_factory=dict)    # stale Runs left out, by reason
+    tasks: frozenset[str] | None = None      # the tasks the Eval defines on this side
+    configs: frozenset[str] | None = None    # the configs it defines
+    present: bool = True       # False: the Eval is absent on this side (diff of a Suite)
 
     @cached_property
     def groups(self) -> list[Group]:

@@ -59,7 +59,9 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
         "failed": len(c.rows) - c.passed,
         "ungraded": c.count(UNGRADED) + c.count(OLDER),
         "older_version_only": c.count(OLDER), "failed_runs_excluded": c.count(FAILED),
-        "stale_excluded": c.count(STALE), "stale_included": c.stale_included,
+        "stale_excluded": c.count(STALE), "stale_reasons": {why.replace(" ", "_"): n
+                                                          for why, n in report.stale.items()},
+        "stale_included": c.stale_included,
         "other_version_grades": report.older_versions,
         **_stats(everything),
     }

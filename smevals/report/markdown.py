@@ -71,8 +71,9 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
         lines.append(f"- ⚠ {report.older_versions} of {rows} grades came from an older version "
                      f"of grader '{report.grader}' - consider --regrade")
     if c.count(STALE):
-        lines.append(f"- Stale: {c.count(STALE)} run(s) made from an older task, config or "
-                     "runner left out (--include-stale to include them)")
+        why = ", ".join(f"{reason}: {n}" for reason, n in report.stale.items())
+        lines.append(f"- Stale: {c.count(STALE)} run(s) left out ({why}; --include-stale to "
+                     "include them)")
     if c.stale_included:
         lines.append(f"- Stale: {c.stale_included} run(s) made from an older task, config or "
                      "runner included (--include-stale)")
@@ -93,7 +94,7 @@ def leaderboard_lines(groups: list[Group]) -> list[str]:
     rank_width = len(str(len(groups)))
     score_width = max(len(g.display) for g in groups)
     model_width = max(len(g.model) for g in groups)
-    where = [f"({g.config}, {counts_text(g.n, g.failed)})" for g in groups]
+    where = [f"({g.config}, {counts_text(g.n, g.failed)}{_scored(g)})" for g in groups]
     where_width = max(map(len, where))
     out = []
     for rank, group, place in zip(ranks(groups), groups, where, strict=True):
@@ -133,7 +134,7 @@ def _n(n: int, cells: int) -> str:
 
 
 def block_lines(group: Group, with_tasks: bool) -> list[str]:
-    lines = [f"- score: {group.display} over {counts_text(group.n, group.failed)}",
+    lines = [f"- score: {group.display} over {scored_text(group)}",
              f"- pass rate: {pass_text(group.passed, group.n)}"]
     lines += [f"- {m.name}: {m.display}" for m in metrics(group.rows)]
     tags = block_tags(group)
@@ -143,6 +144,17 @@ def block_lines(group: Group, with_tasks: bool) -> list[str]:
         lines.append("- scores by task:")
         lines += [f"  - {t.task}: {t.display} ({t.passed}/{t.n} pass)" for t in by_task(group)]
     return lines
+
+
+def _scored(group: Group) -> str:
+    return "" if len(group.scores) == group.n else f", {len(group.scores)} scored"
+
+
+def scored_text(group: Group) -> str:
+    """`18 runs` when every Run has a score, else `14 scored (of 18 runs, 2 fails)`."""
+    counts = counts_text(group.n, group.failed)
+    scored = len(group.scores)
+    return counts if scored == group.n else f"{scored} scored (of {counts})"
 
 
 def block_tags(group: Group) -> str:

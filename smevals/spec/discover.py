@@ -21,7 +21,7 @@ def find_evals(paths: list[str] | tuple[str, ...]) -> list[Path]:
         if not path.is_dir():
             raise SmevalsError(
                 f"{arg} is not an Eval or a Suite (expected a folder with eval.yaml)")
-        evals = _walk(path)
+        evals = evals_under(path)
         if not evals:
             raise SmevalsError(
                 f"{arg} is not an Eval or a Suite: no eval.yaml in it or in any folder below it"
@@ -30,7 +30,8 @@ def find_evals(paths: list[str] | tuple[str, ...]) -> list[Path]:
     return found
 
 
-def _walk(path: Path) -> list[Path]:
+def evals_under(path: Path) -> list[Path]:
+    """The Eval folders in `path` (itself, or searched recursively; none when missing)."""
     if (path / "eval.yaml").is_file():
         return [path]
     if _is_store(path):
@@ -44,7 +45,7 @@ def _walk(path: Path) -> list[Path]:
         if entry.name.startswith(".") or entry.name in SKIP_DIRS:
             continue
         if entry.is_dir(follow_symlinks=False):
-            out.extend(_walk(Path(entry.path)))
+            out.extend(evals_under(Path(entry.path)))
     return out
 
 

@@ -1,4 +1,11 @@
-"""Find the program a `runner:` or `checker:` names, as the original smevals does."""
+"""Find the program a `runner:` or `checker:` names, as the original smevals does.
+
+An Eval read at a git revision (`diff`, `report --rev`) is extracted into a mirror of the
+repository (see `smevals.report.atrev`). Its paths resolve inside that mirror only: a
+relative path that leaves the repository is refused, and an absolute path or a PATH hit
+inside the repository's working tree is read from the mirror, so a revision never reaches
+the working tree's or another revision's files.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +18,58 @@ class ProgramError(Exception):
     """The program cannot be found or run; the message says why."""
 
 
+_MIRRORS: dict[Path, Path] = {}      # a revision's mirror -> the repository it stands for
+
+
+def confine(mirror: Path, repo: Path) -> None:
+    """Resolve every path below `mirror` as at that revision of `repo` (see the module)."""
+    _MIRRORS[Path(os.path.abspath(mirror))] = Path(os.path.realpath(repo))
+
+
+def _inside(path: str, root: Path | str) -> bool:
+    return path == str(root) or path.startswith(str(root) + os.sep)
+
+
+def _mirror_of(base: Path) -> tuple[Path, Path] | None:
+    where = os.path.abspath(base)
+    for mirror, repo in _MIRRORS.items():
+        if _inside(where, mirror):
+            return mirror, repo
+    return None
+
+
+def at_revision(path: Path, base: Path) -> Path:
+    """`path` (absolute, or relative to `base`) as seen from `base`: inside a revision's
+    mirror, mapped into the mirror and never outside it (ProgramError when it leaves the
+    repository); elsewhere unchanged."""
+    found = _mirror_of(base)
+    if found is None:
+        return (base / path).absolute()
+    mirror, repo = found
+    full = Path(os.path.normpath(base / path))
+    if not os.path.isabs(path) or _inside(str(full), mirror):
+        if not _inside(str(full), mirror):
+            raise ProgramError(f"{path} lies outside the repository at this revision")
+        return _checked(full, mirror)
+    real = os.path.realpath(full)
+    if _inside(real, repo):          # the working tree's copy: read the revision's instead
+        return _checked(mirror / os.path.relpath(real, repo), mirror)
+    return full                      # outside the repository: not versioned by git
+
+
+def _checked(path: Path, mirror: Path) -> Path:
+    """Refuse a path that a committed symbolic link leads out of the mirror."""
+    if path.exists() and not _inside(os.path.realpath(path), os.path.realpath(mirror)):
+        raise ProgramError(f"{path} leads outside the repository at this revision")
+    return path
+
+
 def resolve_program(spec: str, base: Path) -> Path:
     """A path relative to `base` wins; a bare name falls back to PATH; must be executable."""
     spec = spec.strip()
     if not spec:
         raise ProgramError("program must be a non-empty string")
-    local = (base / spec).absolute()
+    local = at_revision(Path(spec), base)
     if local.exists():
         return _executable(local)
     if os.path.isabs(spec) or "/" in spec or "\\" in spec:
@@ -24,7 +77,7 @@ def resolve_program(spec: str, base: Path) -> Path:
     found = shutil.which(spec)
     if found is None:
         raise ProgramError(f"'{spec}' was not found on PATH")
-    return _executable(Path(found).absolute())
+    return _executable(at_revision(Path(found).absolute(), base))
 
 
 def _executable(path: Path) -> Path:

@@ -127,9 +127,15 @@ def test_fail_on_regression_reasons(repo: Path) -> None:
     assert significant.code == 1 and "large (default) dropped significantly" in significant.err
 
 
-def test_a_bare_fail_on_regression_keeps_the_revision_order(repo: Path) -> None:
-    res = smevals("diff", "--fail-on-regression", "HEAD~2", "HEAD~1", "qa", cwd=repo)
-    assert res.code == 1 and res.out.startswith("# Diff: HEAD~2 -> HEAD~1\n")
+@pytest.mark.parametrize("args", [("--fail-on-regression=bogus", "HEAD~2"),
+                                  ("--fail-on-regression", "HEAD~2", "HEAD~1")])
+def test_an_unknown_regression_mode_exits_2(repo: Path, args: tuple[str, ...]) -> None:
+    res = smevals("diff", *args, "qa", cwd=repo)
+    value = args[0].partition("=")[2] or args[1]
+    assert (res.code, res.out) == (2, "")
+    assert res.err.endswith(f"Error: Invalid value for '--fail-on-regression': '{value}' is not "
+                            "one of flip, significant, any (revisions and folders go before "
+                            "the option, or write --fail-on-regression=any)\n")
 
 
 def test_alpha_sets_the_level_and_the_interval(repo: Path) -> None:
@@ -139,7 +145,6 @@ def test_alpha_sets_the_level_and_the_interval(repo: Path) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (["nope", "qa"], "unknown revision 'nope'"),
-    (["HEAD~3", "HEAD", "qa"], "no store at qa/results in revision HEAD~3 ("),
     (["HEAD~2", "HEAD~1", "HEAD", "qa"], "diff compares at most two revisions, got 3"),
     (["HEAD~2", "qa", "--alpha", "0"], "--alpha must be between 0 and 1, got 0"),
     (["HEAD~2", "qa", "--alpha", "1.5"], "--alpha must be between 0 and 1, got 1.5"),
@@ -163,7 +168,15 @@ def test_eval_or_store_missing_at_a_revision(repo: Path, tmp_path: Path) -> None
     shutil.copytree(repo, copy, symlinks=True)
     make_eval(copy / "fresh")
     res = smevals("diff", "fresh", cwd=copy)
-    assert res.code == 2 and res.err.startswith("Error: fresh: no Eval at revision HEAD (")
+    assert (res.code, res.err) == (2, "Error: fresh: no Runs in revision HEAD nor in the "
+                                      "working tree\n")
+
+
+def test_a_revision_without_a_store_is_an_empty_side(repo: Path) -> None:
+    (ev,) = diff_json(repo, "HEAD~3", "HEAD", "qa")["evals"]
+    assert ev["status"] == "both" and ev["version_a"] == "-"
+    assert ev["removed"]["runs"] == [] and len(ev["added"]["runs"]) == 24
+    assert {g["status"] for g in ev["groups"]} == {"added"}
 
 
 def test_outside_git_is_an_error(tmp_path: Path) -> None:

@@ -75,7 +75,8 @@ def test_include_stale_counts_stale_runs(qa: Path) -> None:
 def test_editing_a_task_makes_its_runs_stale(qa: Path) -> None:
     write(qa / "tasks" / "alpha.yaml", "prompt: What is alpha, really?\n")
     out = smevals("report", "qa", cwd=qa.parent).out
-    assert "- Stale: 7 run(s) made from an older task, config or runner left out" in out
+    assert ("- Stale: 7 run(s) left out (task edited: 7; --include-stale to include them)"
+            in out)
     assert "- Graded: 11 runs" in out
 
 

@@ -1,0 +1,75 @@
+"""Why a Run is stale: what changed since it was made, told from its recorded inputs.
+
+A Run records the hashes of its task document, its config (with the model) and its runner
+program. Against an Eval (as in the working tree, or at a revision) a stale Run is one of:
+its task was deleted, its config was deleted, its task was edited, its config was changed,
+or its runner program was changed. The first that applies is its reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from smevals.errors import SmevalsError
+from smevals.run.plan import Runner, inputs_of, resolve_runner
+from smevals.spec.model import Eval
+from smevals.store.store import Obj
+
+TASK_DELETED = "task deleted"
+CONFIG_DELETED = "config deleted"
+TASK_EDITED = "task edited"
+CONFIG_CHANGED = "config changed"
+RUNNER_CHANGED = "runner changed"
+REASONS = (TASK_DELETED, CONFIG_DELETED, TASK_EDITED, CONFIG_CHANGED, RUNNER_CHANGED)
+
+Cell = tuple[str, str, str]          # (task, config, model)
+
+
+def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
+    """A function giving the reason a Run of `cell` is stale against `ev`."""
+    tasks = {t.name: t for t in ev.tasks}
+    runners: dict[str, Runner | None] = {}
+    wants: dict[Cell, dict[str, str]] = {}
+
+    def runner(config_name: str) -> Runner | None:
+        if config_name not in runners:
+            try:
+                runners[config_name] = resolve_runner(ev.configs[config_name])
+            except (SmevalsError, OSError):
+                runners[config_name] = None
+        return runners[config_name]
+
+    def reason(cell: Cell, run: Obj) -> str:
+        task, config = tasks.get(cell[0]), ev.configs.get(cell[1])
+        if task is None:
+            return TASK_DELETED
+        if config is None:
+            return CONFIG_DELETED
+        want = wants.get(cell)
+        if want is None:
+            found = runner(cell[1]) or Runner(None, None, "", "")
+            want = wants[cell] = inputs_of(task, config, found, cell[2])
+        had = run.record.get("inputs")
+        had = had if isinstance(had, dict) else {}
+        for key, why in (("task", TASK_EDITED), ("config", CONFIG_CHANGED)):
+            if had.get(key) != want[key]:
+                return why
+        return RUNNER_CHANGED
+
+    return reason
+
+
+def count(ev: Eval, stale: Iterable[tuple[Cell, Obj]]) -> dict[str, int]:
+    """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""
+    why = classifier(ev)
+    found = Counter(why(cell, run) for cell, run in stale)
+    return {reason: found[reason] for reason in REASONS if found[reason]}
+
+
+def describe(reasons: dict[str, int]) -> str:
+    """`3 (task deleted: 2, runner changed: 1)`, or `none`."""
+    total = sum(reasons.values())
+    if not total:
+        return "none"
+    return f"{total} (" + ", ".join(f"{why}: {n}" for why, n in reasons.items()) + ")"
