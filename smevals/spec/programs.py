@@ -1,10 +1,10 @@
 """Find the program a `runner:` or `checker:` names, as the original smevals does.
 
 An Eval read at a git revision (`diff`, `report --rev`) is extracted into a mirror of the
-repository (see `smevals.report.atrev`). Its paths resolve inside that mirror only: a
-relative path that leaves the repository is refused, and an absolute path or a PATH hit
-inside the repository's working tree is read from the mirror, so a revision never reaches
-the working tree's or another revision's files.
+repository (see `smevals.report.atrev`). A path to a file inside the repository (relative,
+absolute, or found on PATH) resolves inside that mirror, so a revision never reaches the
+working tree's or another revision's files. A file outside the repository is not in git:
+every revision uses it as it is now.
 """
 
 from __future__ import annotations
@@ -39,18 +39,19 @@ def _mirror_of(base: Path) -> tuple[Path, Path] | None:
 
 
 def at_revision(path: Path, base: Path) -> Path:
-    """`path` (absolute, or relative to `base`) as seen from `base`: inside a revision's
-    mirror, mapped into the mirror and never outside it (ProgramError when it leaves the
-    repository); elsewhere unchanged."""
+    """`path` (absolute, or relative to `base`) as seen from `base`. Below a revision's
+    mirror, a path inside the repository is mapped into the mirror (the working tree's copy
+    is never used) and a path outside the repository (not versioned by git) is used as it
+    is now; elsewhere it is unchanged."""
     found = _mirror_of(base)
     if found is None:
         return (base / path).absolute()
     mirror, repo = found
     full = Path(os.path.normpath(base / path))
-    if not os.path.isabs(path) or _inside(str(full), mirror):
-        if not _inside(str(full), mirror):
-            raise ProgramError(f"{path} lies outside the repository at this revision")
-        return _checked(full, mirror)
+    if not os.path.isabs(path):
+        if _inside(str(full), mirror):
+            return _checked(full, mirror)
+        full = Path(os.path.normpath(repo / os.path.relpath(full, mirror)))
     real = os.path.realpath(full)
     if _inside(real, repo):          # the working tree's copy: read the revision's instead
         return _checked(mirror / os.path.relpath(real, repo), mirror)
