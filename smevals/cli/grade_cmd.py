@@ -75,10 +75,13 @@ def _report(s: Any, opts: Any) -> None:
         click.echo(f"{s.new_grading} Run(s) graded again: same grader version, but their "
                    "Task's grading data (answer key) changed (the old Grades are kept)")
     if s.flips_to_fail or s.flips_to_pass or s.score_changes:
-        mean = sum(s.score_changes) / len(s.score_changes) if s.score_changes else 0.0
-        click.echo(f"Against each Run's previous Grade: {s.flips_to_fail} pass->fail, "
-                   f"{s.flips_to_pass} fail->pass, mean score change {mean:+.3f} "
-                   f"over {len(s.score_changes)} scored Run(s)")
+        line = (f"Against each Run's previous Grade: {s.flips_to_fail} pass->fail, "
+                f"{s.flips_to_pass} fail->pass")
+        if s.score_changes:
+            mean = sum(s.score_changes) / len(s.score_changes)
+            line += (f", mean score change {mean:+.3f} over {len(s.score_changes)} scored "
+                     "Run(s)")
+        click.echo(line)
     if s.interrupted:
         click.echo(f"Interrupted after grading {s.graded} of {s.planned} Run(s): the Grades "
                    "above are kept; `smevals grade` grades the rest.", err=True)

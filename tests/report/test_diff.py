@@ -183,3 +183,14 @@ def test_outside_git_is_an_error(tmp_path: Path) -> None:
     make_eval(tmp_path / "ev")
     res = smevals("diff", "ev", cwd=tmp_path)
     assert res.code == 2 and "is not inside a git repository" in res.err
+
+
+def test_grader_versions_that_match_no_grade_exit_2(repo: Path) -> None:
+    old = diff_json(repo, "HEAD~2", "HEAD~1", "qa")["evals"][0]
+    v1, v2 = sorted((old["version_a"], old["version_b"]))
+    res = smevals("diff", "--grader-versions", "aaaa", v2[:6], "qa", cwd=repo)
+    assert (res.code, res.out) == (2, "")
+    assert res.err == ("Error: qa: no Grade of grader 'default' has version aaaa; versions "
+                       f"in qa/results: 0123456789ab, {v1}, {v2}\n")
+    both = smevals("diff", "--grader-versions", "aaaa", "bbbb", "qa", cwd=repo)
+    assert both.code == 2 and "has version aaaa or bbbb; versions" in both.err
