@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,11 +135,14 @@ def _fetch_programs(ev: Eval, revision: Revision, mirror: Path) -> None:
     wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
                for check in g.checks if not checkers.is_builtin(check.checker)]
     for base, spec in wanted:
-        if "/" in spec or "\\" in spec:
-            try:
-                target = at_revision(Path(spec.strip()), base)
-            except ProgramError:
-                continue            # resolution says why, where the path is used
+        spec = spec.strip()
+        if "/" not in spec and "\\" not in spec:
+            spec = shutil.which(spec) or ""     # a bare name: on PATH, maybe in the repository
+        try:
+            target = at_revision(Path(spec), base) if spec else None
+        except ProgramError:
+            continue                # resolution says why, where the path is used
+        if target is not None:
             _fetch(revision, mirror, target)
 
 

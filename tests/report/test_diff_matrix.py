@@ -316,3 +316,45 @@ def test_build_diff_agrees_with_diff(history: History, name: str, tmp_path: Path
             assert page["diff"] == entry
     finally:
         git(repo, "checkout", "-q", "base")
+
+
+DESCRIBED = {
+    "answer_key": "An answer key under a Task's `grading:`, then `smevals grade`",
+    "checker_through_dotdot": "A checker program named as `../checkers/x`, then `smevals grade`",
+    "checker_beside_grader": "A checker program beside the grader (`./x`), then `smevals grade`",
+    "runner_program": "The runner program (`../bin/run.sh`), then `smevals run -n 1 -g`",
+    "grader_yaml": "The grader YAML (a Check added), then `smevals grade`",
+    "config_setting": "A config setting (`temperature: 0.5`), then `smevals run -n 1 -g`",
+    "task_edited": "A Task's prompt, then `smevals run -n 1 -g`",
+    "new_model": "A new model (`smevals run -m m2 -n 1 -g`)",
+    "deleted_task": "A Task file deleted (nothing re-run)",
+    "new_eval": "A new Eval in the Suite, run with `smevals run -n 1 -g`",
+    "removed_eval": "An Eval removed from the Suite (its folder deleted)",
+}
+
+
+def docs_table() -> str:
+    """The table of docs/diff.md, made from KINDS: what `diff A B` says about the changed
+    Eval when B is A plus the change (4 Tasks, one model, one Run each)."""
+    lines = ["| change in B | grader version | flips A → B | stale Runs left out in B "
+             "| added (+) and removed (−) |", "|---|---|---|---|---|"]
+    for name, kind in KINDS.items():
+        version = "changed" if kind.version_changed else "unchanged"
+        if kind.status != "both":
+            version = f"Eval {kind.status}"
+        flips = ", ".join(f"{task} {d.replace('->', ' → ')}" for task, d in kind.flips)
+        stale = ", ".join(f"{n} ({why})" for why, n in kind.stale_b.items())
+        moved = [f"+{n} Run{'s' * (n > 1)}" for n in [kind.added_runs] if n]
+        moved += [f"−{n} Run{'s' * (n > 1)}" for n in [kind.removed_runs] if n]
+        for sign, change in (("+", kind.added), ("−", kind.removed)):
+            moved += [f"{sign}{what[:-1]} {', '.join(items)}" for what, items in change.items()]
+        lines.append(f"| {DESCRIBED[name]} | {version} | {flips or 'none'} | {stale or 'none'} "
+                     f"| {'; '.join(moved) or 'none'} |")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_docs_list_what_each_change_looks_like() -> None:
+    page = Path(__file__).parents[2] / "docs" / "diff.md"
+    assert set(DESCRIBED) == set(KINDS)
+    assert docs_table() in page.read_text(encoding="utf-8"), (
+        "docs/diff.md is out of date; its table must be:\n" + docs_table())

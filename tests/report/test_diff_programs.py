@@ -1,12 +1,13 @@
 """A revision's programs come from that revision only. For a checker named through `../`,
-beside the grader, and by an absolute path inside the repository (and for a runner named
-through `../`): commit A, edit the program and grade (or run) at commit B, then plant a
+beside the grader, by an absolute path inside the repository and found on PATH inside the
+repository (and for a runner named through `../`): commit A, edit the program and grade (or run) at commit B, then plant a
 third program in the working tree. `diff A B` must show the versions `grade` printed at A
 and at B, and `report --rev` each of them, whatever the working tree holds."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -26,7 +27,8 @@ def git(repo: Path, *args: str) -> None:
 
 
 def smevals(repo: Path, *args: str) -> tuple[int, str, str]:
-    res = run_cli(*args, cwd=repo)
+    path = f"{repo / 'tools'}{os.pathsep}{os.environ['PATH']}"
+    res = run_cli(*args, cwd=repo, env={"PATH": path})
     return res.code, res.out, res.err
 
 
@@ -48,14 +50,16 @@ def setup(repo: Path, program: Path, spec: str) -> None:
     write(program, PASS, executable=True)
 
 
-@pytest.mark.parametrize("where", ["through ..", "beside the grader", "absolute path"])
+@pytest.mark.parametrize("where", ["through ..", "beside the grader", "absolute path",
+                                   "on PATH"])
 def test_each_side_grades_with_its_own_checker(tmp_path: Path, where: str) -> None:
     repo = tmp_path / "repo"
     program = {"through ..": repo / "ev" / "checkers" / "check",
                "beside the grader": repo / "ev" / "graders" / "check",
-               "absolute path": repo / "tools" / "check"}[where]
+               "absolute path": repo / "tools" / "check",
+               "on PATH": repo / "tools" / "check-on-path"}[where]
     spec = {"through ..": "../checkers/check", "beside the grader": "./check",
-            "absolute path": str(program)}[where]
+            "absolute path": str(program), "on PATH": "check-on-path"}[where]
     setup(repo, program, spec)
     git(repo, "init", "-q")
     assert smevals(repo, "run", "ev", "-g")[0] == 0
