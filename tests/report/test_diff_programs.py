@@ -1,8 +1,9 @@
 """A revision's programs come from that revision only. For a checker named through `../`,
 beside the grader, by an absolute path inside the repository and found on PATH inside the
 repository (and for a runner named through `../`): commit A, edit the program and grade
-(or run) at commit B, then plant a third program in the working tree. `diff A B` must show the versions `grade` printed at A
-and at B, and `report --rev` each of them, whatever the working tree holds."""
+(or run) at commit B, then plant a third program in the working tree. `diff A B` must show
+the versions `grade` printed at A and at B, and `report --rev` each of them, whatever the
+working tree holds."""
 
 from __future__ import annotations
 
