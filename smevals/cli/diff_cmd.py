@@ -39,7 +39,8 @@ def _in_order(raw: list[str], items: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(item for _place, item in sorted(zip(places, items, strict=True)))
 
 
-@cli.command("diff", cls=_KeepsRawArgs)
+@cli.command("diff", cls=_KeepsRawArgs,
+             short_help="Compare graded Runs of two git revisions (or grader versions).")
 @click.argument("args", nargs=-1, metavar="[A] [B] [EVAL_OR_SUITE]...")
 @side_options
 @click.option("--grader-versions", nargs=2, metavar="OLD NEW",

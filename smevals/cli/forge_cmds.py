@@ -17,7 +17,7 @@ def import_group() -> None:
 
 @import_group.command("ai-eval-forge",
                       short_help="An Eval, with its Runs, from an ai-eval-forge case file.")
-@click.argument("cases", type=click.Path(dir_okay=False))
+@click.argument("cases", type=click.Path(dir_okay=False), metavar="CASE_FILE")
 @click.option("-o", "--output", "out", type=click.Path(file_okay=False),
               help="The Eval folder to create (default: the case file's name, here).")
 @click.option("--model", default="imported", show_default=True,
@@ -37,8 +37,10 @@ def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None)
     click.echo(f"Next: smevals grade {where} && smevals report {where}")
 
 
-@cli.command("score")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@cli.command("score",
+             short_help="Score an ai-eval-forge case file, with its output and exit codes.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                metavar="FILE...")
 @click.option("--format", "fmt", type=click.Choice(["json", "markdown"]),
               help="Output format (default: json; markdown with --compare).")
 @click.option("--compare", is_flag=True,

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -25,7 +25,8 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--from-version", help="Only Runs whose newest Grade is of this grader "
                      "version (prefix)."),
         click.option("-g", "--grader", default="default", show_default=True, help="Grader name."),
-        click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
+                     metavar="N", help="Runs graded at once."),
         store_option,
     ]
     for option in reversed(options):
@@ -83,8 +84,8 @@ def _report(s: Any, opts: Any) -> None:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
 
 
-@cli.command("grade")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("grade", short_help="Grade the Runs that have no Grade from the current grader.")
+@evals_argument()
 @filter_options
 def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Grade every successful Run that has no Grade from the current grader version.
@@ -95,8 +96,8 @@ def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     _run(False, paths, **kw)
 
 
-@cli.command("regrade")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("regrade", short_help="Grade the selected Runs again, even those graded already.")
+@evals_argument()
 @filter_options
 def regrade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Write a new Grade for every selected Run, even when a current one exists.

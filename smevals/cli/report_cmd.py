@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -42,8 +42,8 @@ def write_output(text: str, output: str | None) -> None:
     click.echo(f"Wrote {output}", err=True)
 
 
-@cli.command("report")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("report", short_help="Summarise graded Runs: leaderboard, pass rates, tags, metrics.")
+@evals_argument()
 @side_options
 @click.option("--by-task", is_flag=True, help="Add each task's score to the per-model blocks.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "csv", "junit"]),

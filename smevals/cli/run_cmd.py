@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -54,15 +54,15 @@ class TextUI:
         self.progress.step(item.ok, line)
 
 
-@cli.command("run")
-@click.argument("paths", nargs=-1, type=click.Path())
+@cli.command("run", short_help="Attempt every Task of Evals or Suites with a Config's Runner.")
+@evals_argument(required=False, shown_required=True)
 @click.option("-m", "--model", "models", multiple=True, help="Model to run (repeatable). "
               "Default: the config's model.")
 @click.option("-c", "--config", default="default", show_default=True, help="Config name.")
 @click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable).")
-@click.option("-n", "--repeat", type=click.IntRange(min=1), default=None,
+@click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
               help="Runners at once.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per Run (default: the config's timeout, else none).")
@@ -83,7 +83,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
 
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
-        raise click.UsageError("Missing argument 'PATHS...': give an Eval or a Suite.")
+        raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
     opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader)
     ui = TextUI()
     if dry_run:

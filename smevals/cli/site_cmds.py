@@ -7,7 +7,7 @@ import click
 from smevals.cli.base import cli, store_option
 
 
-@cli.command("build")
+@cli.command("build", short_help="Write a static web report of Evals or Suites.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
 @click.option("-o", "--output", "out", default="site", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the site (made or refreshed).")
@@ -32,7 +32,7 @@ def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
         click.echo(line)
 
 
-@cli.command("serve")
+@cli.command("serve", short_help="Serve the web report of Evals or Suites, live.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
 @click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port (0: any free port).")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 import orjson
 
-from smevals.cli.base import cli
+from smevals.cli.base import cli, evals_argument
 from smevals.errors import EXIT_BAD_INPUT
 
 
-@cli.command("validate")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("validate", short_help="Check Evals or Suites against the schemas and across files.")
+@evals_argument()
 @click.option("--json", "as_json", is_flag=True, help="Print the problems (and counts) as JSON.")
 def validate_cmd(paths: tuple[str, ...], as_json: bool) -> None:
     """Check Evals (or every Eval in Suites) against the schemas and across files.
