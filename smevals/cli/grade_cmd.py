@@ -47,6 +47,8 @@ class GradeText:
         score = "" if result.score is None else f" score={result.score:.3g}"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
                 f"{result.run.id} ... {result.outcome}{score}")
+        if result.why:
+            line += f"\n    {result.why}"
         self.progress.step(result.outcome == "pass", line)
 
 

@@ -48,10 +48,29 @@ class TextUI:
         status = "ok" if item.ok else f"FAILED ({rec['failure']['detail']})"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} ... {status} "
                 f"({rec['duration_seconds']:.1f}s) -> {item.written.id}")
+        if not item.ok:
+            line += "".join(f"\n    {text}" for text in failure_lines(item.written))
         if grade is not None:
             score = "" if grade.score is None else f" score={grade.score:.3g}"
             line += f"\n    grade: {grade.outcome}{score}"
-        self.progress.step(item.ok, line)
+            if grade.why:
+                line += f"\n    {grade.why}"
+        self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
+
+
+def failure_lines(written: Any) -> list[str]:
+    """What a failed Run's line adds: the end of its stderr, and how to see the rest."""
+    from smevals.run.text import tail
+    from smevals.spec.load import display_path
+
+    lines, total = tail(written.path / "stderr.txt")
+    if not lines:
+        out = ["stderr: (empty)"]
+    else:
+        head = "stderr:" if total <= len(lines) else f"stderr (last {len(lines)} lines):"
+        out = [head] + [f"| {text}" for text in lines]
+    root = written.path.parents[written.rel.count("/")]
+    return out + [f"see: smevals show {written.id} {display_path(root)}"]
 
 
 @cli.command("run", short_help="Attempt every Task of Evals or Suites with a Config's Runner.")
