@@ -134,3 +134,32 @@ def test_on_a_terminal_failures_still_print_above_the_bar(tmp_path: Path) -> Non
         "    grade: fail",
         "    failed check 'contains': output.txt does not contain 'a says'",
         "2 ok, 1 failed"]
+
+
+def test_dry_run_counts_stale_runs_and_says_why(cli, tmp_path: Path) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"a": "prompt: p\n", "b": "prompt: q\n",
+                                           "c": "prompt: r\n"})
+    assert cli("run", "ev", "-n", "2", cwd=tmp_path).code == 0
+    write(ev / "tasks" / "a.yaml", "prompt: p, edited\n")
+    write(ev / "tasks" / "b.yaml", "prompt: q\ngrading:\n  expected: x\n")   # not an input
+    res = cli("run", "ev", "-n", "2", "--dry-run", cwd=tmp_path)
+    assert (res.code, res.out) == (0, (
+        "ev: 2 Run(s) to make with config 'default' (3 task/model pair(s), 2 with earlier "
+        "Runs of the same inputs; 2 stale Run(s) not counted: task edited)\n"
+        "  a / default / m1: 0 current Run(s) + 2 stale (task edited), would run 2\n"
+        "  b / default / m1: 2 Run(s) exist, would run 0\n"
+        "  c / default / m1: 2 Run(s) exist, would run 0\n"))
+    assert cli("run", "ev", "-t", "a", cwd=tmp_path).code == 0
+    write(ev / "configs" / "echo.sh", "#!/bin/sh\necho changed\n", executable=True)
+    write(ev / "configs" / "default.yaml", "runner: ./echo.sh\nmodel: m1\ntimeout: 9\n")
+    res = cli("run", "ev", "-t", "a", "-t", "b", "--dry-run", cwd=tmp_path)
+    assert res.out == (
+        "ev: 2 Run(s) to make with config 'default' (2 task/model pair(s), 0 with earlier "
+        "Runs of the same inputs; 5 stale Run(s) not counted: task edited, config changed, "
+        "runner changed)\n"
+        "  a / default / m1: 0 current Run(s) + 3 stale (task edited, config changed, runner "
+        "changed), would run 1\n"
+        "  b / default / m1: 0 current Run(s) + 2 stale (config changed, runner changed), "
+        "would run 1\n")
+    res = cli("run", "ev", "-t", "c", "--dry-run", "-m", "m2", cwd=tmp_path)
+    assert res.out.splitlines()[1] == "  c / default / m2: 0 Run(s) exist, would run 1"

@@ -30,15 +30,19 @@ class TextUI:
 
     def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         have = sum(1 for p in pairs if p.existing)
+        stale = sum(p.stale for p in pairs)
+        why = _reasons(pairs)
+        more = f"; {stale} stale Run(s) not counted: {why}" if stale else ""
         click.echo(f"{ev.name}: {jobs} Run(s) to make with config '{config}' "
                    f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same "
-                   "inputs)")
+                   f"inputs{more})")
 
     def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         self._header(ev, config, pairs, jobs)
         for p in pairs:
-            click.echo(f"  {p.task} / {config} / {p.model}: {p.existing} Run(s) exist, "
-                       f"would run {p.wanted}")
+            have = (f"{p.existing} current Run(s) + {p.stale} stale ({_reasons([p])})"
+                    if p.stale else f"{p.existing} Run(s) exist")
+            click.echo(f"  {p.task} / {config} / {p.model}: {have}, would run {p.wanted}")
 
     def start(self, total: int) -> None:
         self.progress.start(total)
@@ -56,6 +60,14 @@ class TextUI:
             if grade.why:
                 line += f"\n    {grade.why}"
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
+
+
+def _reasons(pairs: list[Any]) -> str:
+    """What made earlier Runs stale, in a fixed order: task edited, config changed, ..."""
+    from smevals.run.plan import REASONS
+
+    found = {reason for p in pairs for reason in p.why}
+    return ", ".join(reason for reason in REASONS if reason in found)
 
 
 def failure_lines(written: Any) -> list[str]:
