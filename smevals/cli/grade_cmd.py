@@ -42,6 +42,9 @@ class GradeText:
         click.echo(f"{ev.name}: grading {total} Run(s) with grader version {version}")
         self.progress.start(total)
 
+    def warn(self, problem: Any) -> None:
+        click.echo(problem.render(), err=True)
+
     def done(self, result: Any) -> None:
         rec = result.run.record
         score = "" if result.score is None else f" score={result.score:.3g}"

@@ -47,6 +47,9 @@ class TextUI:
     def start(self, total: int) -> None:
         self.progress.start(total)
 
+    def warn(self, problem: Any) -> None:
+        click.echo(problem.render(), err=True)
+
     def done(self, item: Any, grade: Any) -> None:
         rec = item.record
         status = "ok" if item.ok else f"FAILED ({rec['failure']['detail']})"
