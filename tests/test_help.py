@@ -33,7 +33,7 @@ def base(metavar: str) -> str:
     return metavar.replace("[", "").replace("]", "").replace("...", "").strip()
 
 
-def test_every_option_has_help_and_every_argument_a_metavar() -> None:
+def test_every_option_has_help_and_a_telling_metavar() -> None:
     missing = []
     for full, cmd in commands():
         for param in cmd.params:
@@ -41,6 +41,10 @@ def test_every_option_has_help_and_every_argument_a_metavar() -> None:
                 missing.append(f"{full} {param.opts[-1]}: no help text")
             if isinstance(param, click.Argument) and not param.metavar:
                 missing.append(f"{full} {param.name}: no metavar")
+            if isinstance(param, click.Option) and not param.is_flag and not param.metavar \
+                    and param.make_metavar(click.Context(cmd)) in ("TEXT", "INTEGER RANGE",
+                                                                    "FLOAT RANGE"):
+                missing.append(f"{full} {param.opts[-1]}: a bare type for a metavar")
     assert missing == []
 
 

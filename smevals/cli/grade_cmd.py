@@ -15,16 +15,23 @@ from smevals.errors import EvidenceFailed
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Filters shared by grade and regrade."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("-t", "--task", "tasks", multiple=True, help="Only Runs of this task."),
-        click.option("-m", "--model", "models", multiple=True, help="Only Runs of this model."),
-        click.option("-c", "--config", "configs", multiple=True, help="Only Runs of this config."),
-        click.option("--run", "runs", multiple=True, help="Only this Run (id or prefix)."),
-        click.option("--since", help="Only Runs started at or after this date (ISO)."),
+        click.option("-t", "--task", "tasks", metavar="TASK",
+                     multiple=True, help="Only Runs of this task."),
+        click.option("-m", "--model", "models", metavar="MODEL",
+                     multiple=True, help="Only Runs of this model."),
+        click.option("-c", "--config", "configs", metavar="CONFIG",
+                     multiple=True, help="Only Runs of this config."),
+        click.option("--run", "runs", metavar="ID",
+                     multiple=True, help="Only this Run (id or prefix)."),
+        click.option("--since", metavar="DATE",
+                     help="Only Runs started at or after this date (ISO)."),
         click.option("--outcome", type=click.Choice(["pass", "fail"]),
                      help="Only Runs whose newest Grade has this outcome."),
-        click.option("--from-version", help="Only Runs whose newest Grade is of this grader "
+        click.option("--from-version", metavar="VERSION",
+                     help="Only Runs whose newest Grade is of this grader "
                      "version (prefix)."),
-        click.option("-g", "--grader", default="default", show_default=True, help="Grader name."),
+        click.option("-g", "--grader", metavar="GRADER",
+                     default="default", show_default=True, help="Grader name."),
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
                      metavar="N", help="Runs graded at once."),
         store_option,

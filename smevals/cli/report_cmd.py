@@ -15,12 +15,13 @@ from smevals.errors import EvidenceFailed, SmevalsError
 def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by report and diff: grader, filters, stale Runs, store."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("-g", "--grader", default="default", show_default=True,
+        click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
                      help="Grader whose Grades count."),
-        click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable)."),
-        click.option("-m", "--model", "models", multiple=True,
+        click.option("-t", "--task", "tasks", metavar="TASK",
+                     multiple=True, help="Only this task (repeatable)."),
+        click.option("-m", "--model", "models", metavar="MODEL", multiple=True,
                      help="Only this model (repeatable)."),
-        click.option("-c", "--config", "configs", multiple=True,
+        click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
                      help="Only this config (repeatable)."),
         click.option("--include-stale", is_flag=True,
                      help="Count Runs made from an older task, config or runner too."),
@@ -51,8 +52,8 @@ def write_output(text: str, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
-@click.option("--rev", help="Report the store as committed at this git revision.")
-@click.option("--grader-version", "version",
+@click.option("--rev", metavar="REV", help="Report the store as committed at this git revision.")
+@click.option("--grader-version", "version", metavar="VERSION",
               help="Count the newest Grade of this grader version (prefix) instead.")
 @click.option("--any-version", is_flag=True, help="Count the newest Grade of any version.")
 @click.option("--fail-under", metavar="SCORE",

@@ -90,17 +90,21 @@ def failure_lines(written: Any) -> list[str]:
 
 @cli.command("run", short_help="Attempt every Task of Evals or Suites with a Config's Runner.")
 @evals_argument(required=False, shown_required=True)
-@click.option("-m", "--model", "models", multiple=True, help="Model to run (repeatable). "
+@click.option("-m", "--model", "models", metavar="MODEL",
+              multiple=True, help="Model to run (repeatable). "
               "Default: the config's model.")
-@click.option("-c", "--config", default="default", show_default=True, help="Config name.")
-@click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable).")
+@click.option("-c", "--config", metavar="CONFIG",
+              default="default", show_default=True, help="Config name.")
+@click.option("-t", "--task", "tasks", metavar="TASK",
+              multiple=True, help="Only this task (repeatable).")
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
               help="Runners at once.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--timeout", metavar="SECONDS",
+              type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per Run (default: the config's timeout, else none).")
-@click.option("-g", "--grader", default=None, is_flag=False, flag_value="default",
+@click.option("-g", "--grader", metavar="GRADER", default=None, is_flag=False, flag_value="default",
               callback=_grader_value, help="Grade each Run as it finishes (bare -g: default).")
 @click.option("--dry-run", is_flag=True, help="List what would run, run nothing.")
 @store_option

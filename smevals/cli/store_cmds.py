@@ -14,7 +14,7 @@ from smevals.errors import EvidenceFailed
 
 @cli.command("verify", short_help="Recompute every hash of the stores and list every problem.")
 @evals_argument(required=False)
-@click.option("--rev", help="Verify the store as committed at this git revision.")
+@click.option("--rev", metavar="REV", help="Verify the store as committed at this git revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @store_option
 def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: str | None) -> None:
@@ -46,8 +46,8 @@ def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: st
 @cli.command("show", short_help="Print a Run's or Grade's record and files, or one file.")
 @click.argument("ident", metavar="ID")
 @evals_argument(required=False)
-@click.option("--file", "name", help="Print this file of the object instead.")
-@click.option("--rev", help="Read the store as committed at this git revision.")
+@click.option("--file", "name", metavar="FILE", help="Print this file of the object instead.")
+@click.option("--rev", metavar="REV", help="Read the store as committed at this git revision.")
 @store_option
 def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | None,
              store: str | None) -> None:
@@ -87,7 +87,8 @@ def render_object(kind: str, oid: str, where: str, record: dict[str, Any], raw: 
 @click.option("--dry-run", is_flag=True, help="Print what would be removed; remove nothing.")
 @click.option("--superseded", is_flag=True,
               help="Also remove Grades whose grader version is not the current one.")
-@click.option("--grace", type=click.FloatRange(min=0), default=3600.0, show_default=True,
+@click.option("--grace", metavar="SECONDS",
+              type=click.FloatRange(min=0), default=3600.0, show_default=True,
               help="Seconds a staging folder of a live process is left alone.")
 @store_option
 def gc_cmd(paths: tuple[str, ...], dry_run: bool, superseded: bool, grace: float,
