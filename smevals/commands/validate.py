@@ -130,9 +130,6 @@ def _unknown_checker(name: str, exc: ProgramError) -> str:
             f"name next to the grader or on PATH")
 
 
-KNOWN_TASK_KEYS = ("name", "prompt", "messages", "grading")   # task.schema.json's properties
-
-
 def task_key_problems(grader: Grader, check: Check, tasks: tuple[Task, ...] | list[Task]
                       ) -> list[Problem]:
     """A Task key the check reads (`{task: KEY}`, or a required option a checker takes from
@@ -177,11 +174,14 @@ def _lacking(tasks: list[Task], keys: tuple[str, ...]) -> str:
 def task_key_warnings(task: Task) -> list[Problem]:
     """A top-level Task key that looks like a misspelling of a known one (`gradng:`). Any key
     is allowed (runners see it), so this is a warning."""
+    from smevals.spec.schema import load_schema
+
+    known = list(load_schema("task").get("properties", {}))
     out = []
     for key in task.doc:
-        if not isinstance(key, str) or key in KNOWN_TASK_KEYS:
+        if not isinstance(key, str) or key in known:
             continue
-        close = difflib.get_close_matches(key.lower(), KNOWN_TASK_KEYS, 1, cutoff=0.8)
+        close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
         if close:
             line, col = task.locs.get((key,), (1, 1))
             out.append(Problem(display_path(task.path), line, col,
