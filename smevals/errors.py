@@ -30,10 +30,12 @@ class Problem:
     col: int
     message: str
     field: str = ""
+    warning: bool = False        # worth a look, but nothing stops on it
 
     def render(self) -> str:
         where = f"{self.field}: " if self.field else ""
-        return f"{self.path}:{self.line}:{self.col}: {where}{self.message}"
+        kind = "warning: " if self.warning else ""
+        return f"{self.path}:{self.line}:{self.col}: {kind}{where}{self.message}"
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -147,7 +147,7 @@ def test_json_output(cli, tmp_path: Path) -> None:
                                 "field": "timeout", "message": "must be > 0, got 0"}]
     good = cli("validate", "--json", str(make_eval(tmp_path / "good")))
     assert json.loads(good.out) == {"ok": True, "evals": 1, "tasks": 2, "configs": 1,
-                                    "graders": 1, "problems": []}
+                                    "graders": 1, "problems": [], "warnings": []}
 
 
 @pytest.mark.parametrize("make", ["file", "empty-dir", "missing"])

@@ -140,6 +140,18 @@ def option_problems(name: str, options: dict[str, Any]) -> list[tuple[str, str]]
         return [("", f"cannot check the options: {type(exc).__name__}: {exc}"[:300])]
 
 
+def task_needs(name: str, options: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """The Task keys a Check of ``name`` with ``options`` reads: (option, keys, one needed)."""
+    try:
+        found = _load(name)
+        opts = _strip_reserved(options)
+    except CheckFailure:
+        return []
+    from smevals.checkers.options import task_needs as needs
+
+    return needs(found, opts)
+
+
 def run_check(name: str, options: dict[str, Any], inp: CheckInput) -> CheckResult:
     """Run one Check in-process. Never raises: every problem becomes ok=False."""
     try:

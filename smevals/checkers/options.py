@@ -38,6 +38,20 @@ def static_problems(checker: Checker, options: dict[str, Any]) -> list[Problem]:
     return [_as_written(checker, options, p) for p in problems]
 
 
+def task_needs(checker: Checker, options: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
+    """What every Task must hold for the check to run: (option as written, the Task keys of
+    which one is needed) for each ``{task: KEY}`` and each required option left to the Task."""
+    needs: list[tuple[str, tuple[str, ...]]] = [
+        (key, (value["task"],)) for key, value in options.items()
+        if is_task_ref(value) and not _ref_problems(key, value)]
+    opts, _ = _rename(checker, options)
+    for group in checker.groups():
+        keys = tuple(k for option in group for k in checker.task_keys.get(option, ()))
+        if keys and not any(option in opts for option in group):
+            needs.append((group[0], keys))
+    return needs
+
+
 def _as_written(checker: Checker, options: dict[str, Any], problem: Problem) -> Problem:
     """Report a problem under the option's spelling in the grader (e.g. an alias)."""
     path, message = problem

@@ -21,10 +21,11 @@ def cli(ctx: click.Context, debug: bool) -> None:
     every Run and Grade as an immutable, content-addressed directory.
 
     \b
-    Typical session:
-      smevals validate suites/haiku
-      smevals run suites/haiku -g
-      smevals report suites/haiku
+    Typical session (in any folder; the haiku example runs offline):
+      smevals init --example haiku my-eval
+      smevals validate my-eval
+      smevals run my-eval -g
+      smevals report my-eval
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
@@ -41,3 +42,12 @@ def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "Default: <eval>/results. Env: SMEVALS_STORE.",
     )(f)
 
+
+
+def evals_argument(required: bool = True, shown_required: bool | None = None
+                   ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`EVAL_OR_SUITE...`: the Evals (or Suites of Evals) a command works on, shown the same
+    way by every command. `shown_required` for a command that checks presence itself."""
+    shown = required if shown_required is None else shown_required
+    return click.argument("paths", nargs=-1, required=required, type=click.Path(),
+                          metavar="EVAL_OR_SUITE..." if shown else "[EVAL_OR_SUITE]...")

@@ -46,7 +46,7 @@ def _output(text: str | None, file: str | None) -> str:
     return _read_text(Path(file or "-"), "the output")
 
 
-@cli.command("check")
+@cli.command("check", short_help="Run one built-in Check on some output; print the result as JSON.")
 @click.argument("spec_json", metavar="SPEC_JSON")
 @click.option("--output", "output_text", metavar="TEXT", help="The output to check.")
 @click.option(

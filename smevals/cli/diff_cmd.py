@@ -21,7 +21,8 @@ class _Mode(click.Choice):
         return str(super().convert(value, param, ctx))
 
 
-@cli.command("diff")
+@cli.command("diff",
+             short_help="Compare graded Runs of two git revisions (or grader versions).")
 @click.argument("args", nargs=-1, metavar="[A] [B] [EVAL_OR_SUITE]...")
 @side_options
 @click.option("--grader-versions", nargs=2, metavar="OLD NEW",

@@ -17,10 +17,10 @@ def import_group() -> None:
 
 @import_group.command("ai-eval-forge",
                       short_help="An Eval, with its Runs, from an ai-eval-forge case file.")
-@click.argument("cases", type=click.Path(dir_okay=False))
+@click.argument("cases", type=click.Path(dir_okay=False), metavar="CASE_FILE")
 @click.option("-o", "--output", "out", type=click.Path(file_okay=False),
               help="The Eval folder to create (default: the case file's name, here).")
-@click.option("--model", default="imported", show_default=True,
+@click.option("--model", metavar="MODEL", default="imported", show_default=True,
               help="The model name the imported Runs are recorded under.")
 @store_option
 def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None) -> None:
@@ -37,14 +37,18 @@ def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None)
     click.echo(f"Next: smevals grade {where} && smevals report {where}")
 
 
-@cli.command("score")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@cli.command("score",
+             short_help="Score an ai-eval-forge case file, with its output and exit codes.")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False),
+                metavar="FILE...")
 @click.option("--format", "fmt", type=click.Choice(["json", "markdown"]),
               help="Output format (default: json; markdown with --compare).")
 @click.option("--compare", is_flag=True,
               help="Compare two result files, BEFORE then AFTER, case by case.")
-@click.option("--baseline-label", help="Name of BEFORE in the comparison (default: its path).")
-@click.option("--current-label", help="Name of AFTER in the comparison (default: its path).")
+@click.option("--baseline-label", metavar="LABEL",
+              help="Name of BEFORE in the comparison (default: its path).")
+@click.option("--current-label", metavar="LABEL",
+              help="Name of AFTER in the comparison (default: its path).")
 def score_cmd(files: tuple[str, ...], fmt: str | None, compare: bool,
               baseline_label: str | None, current_label: str | None) -> None:
     """Score an ai-eval-forge case file in one shot, with ai-eval-forge's output shape

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -15,17 +15,25 @@ from smevals.errors import EvidenceFailed
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Filters shared by grade and regrade."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("-t", "--task", "tasks", multiple=True, help="Only Runs of this task."),
-        click.option("-m", "--model", "models", multiple=True, help="Only Runs of this model."),
-        click.option("-c", "--config", "configs", multiple=True, help="Only Runs of this config."),
-        click.option("--run", "runs", multiple=True, help="Only this Run (id or prefix)."),
-        click.option("--since", help="Only Runs started at or after this date (ISO)."),
+        click.option("-t", "--task", "tasks", metavar="TASK",
+                     multiple=True, help="Only Runs of this task."),
+        click.option("-m", "--model", "models", metavar="MODEL",
+                     multiple=True, help="Only Runs of this model."),
+        click.option("-c", "--config", "configs", metavar="CONFIG",
+                     multiple=True, help="Only Runs of this config."),
+        click.option("--run", "runs", metavar="ID",
+                     multiple=True, help="Only this Run (id or prefix)."),
+        click.option("--since", metavar="DATE",
+                     help="Only Runs started at or after this date (ISO)."),
         click.option("--outcome", type=click.Choice(["pass", "fail"]),
                      help="Only Runs whose newest Grade has this outcome."),
-        click.option("--from-version", help="Only Runs whose newest Grade is of this grader "
+        click.option("--from-version", metavar="VERSION",
+                     help="Only Runs whose newest Grade is of this grader "
                      "version (prefix)."),
-        click.option("-g", "--grader", default="default", show_default=True, help="Grader name."),
-        click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True),
+        click.option("-g", "--grader", metavar="GRADER",
+                     default="default", show_default=True, help="Grader name."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
+                     metavar="N", help="Runs graded at once."),
         store_option,
     ]
     for option in reversed(options):
@@ -41,11 +49,16 @@ class GradeText:
         click.echo(f"{ev.name}: grading {total} Run(s) with grader version {version}")
         self.progress.start(total)
 
+    def warn(self, problem: Any) -> None:
+        click.echo(problem.render(), err=True)
+
     def done(self, result: Any) -> None:
         rec = result.run.record
         score = "" if result.score is None else f" score={result.score:.3g}"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
                 f"{result.run.id} ... {result.outcome}{score}")
+        if result.why:
+            line += f"\n    {result.why}"
         self.progress.step(result.outcome == "pass", line)
 
 
@@ -90,8 +103,8 @@ def _report(s: Any, opts: Any) -> None:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
 
 
-@cli.command("grade")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("grade", short_help="Grade the Runs that have no Grade from the current grader.")
+@evals_argument()
 @filter_options
 def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Grade every successful Run that has no Grade from the current grader version.
@@ -102,8 +115,8 @@ def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     _run(False, paths, **kw)
 
 
-@cli.command("regrade")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("regrade", short_help="Grade the selected Runs again, even those graded already.")
+@evals_argument()
 @filter_options
 def regrade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Write a new Grade for every selected Run, even when a current one exists.

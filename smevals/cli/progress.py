@@ -26,13 +26,18 @@ class Progress:
         self.start_time = time.monotonic()
         self._draw()
 
-    def step(self, ok: bool, line: str) -> None:
+    def step(self, ok: bool, line: str, explain: bool = False) -> None:
+        """Count one finished item. Off a terminal print its line; on one, print only the
+        line of a failed item (or one to `explain`) above the bar."""
         self.counts["done"] += 1
         self.counts["ok" if ok else "failed"] += 1
-        if self.tty:
-            self._draw()
-        else:
+        if not self.tty:
             click.echo(line)
+            return
+        if explain or not ok:
+            click.echo("\r\x1b[K", nl=False, err=True)
+            click.echo(line)
+        self._draw()
 
     def close(self) -> None:
         if self.tty and self.total:

@@ -8,19 +8,20 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
 def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by report and diff: grader, filters, stale Runs, store."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("-g", "--grader", default="default", show_default=True,
+        click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
                      help="Grader whose Grades count."),
-        click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable)."),
-        click.option("-m", "--model", "models", multiple=True,
+        click.option("-t", "--task", "tasks", metavar="TASK",
+                     multiple=True, help="Only this task (repeatable)."),
+        click.option("-m", "--model", "models", metavar="MODEL", multiple=True,
                      help="Only this model (repeatable)."),
-        click.option("-c", "--config", "configs", multiple=True,
+        click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
                      help="Only this config (repeatable)."),
         click.option("--include-stale", is_flag=True,
                      help="Count Runs made from an older task, config or runner too."),
@@ -42,8 +43,8 @@ def write_output(text: str, output: str | None) -> None:
     click.echo(f"Wrote {output}", err=True)
 
 
-@cli.command("report")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@cli.command("report", short_help="Summarise graded Runs: leaderboard, pass rates, tags, metrics.")
+@evals_argument()
 @side_options
 @click.option("--by-task", is_flag=True, help="Add each task's score to the per-model blocks.")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "csv", "junit"]),
@@ -51,8 +52,8 @@ def write_output(text: str, output: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
-@click.option("--rev", help="Report the store as committed at this git revision.")
-@click.option("--grader-version", "version",
+@click.option("--rev", metavar="REV", help="Report the store as committed at this git revision.")
+@click.option("--grader-version", "version", metavar="VERSION",
               help="Count the newest Grade of this grader version (prefix) instead.")
 @click.option("--any-version", is_flag=True, help="Count the newest Grade of any version.")
 @click.option("--fail-under", metavar="SCORE",

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -30,43 +30,81 @@ class TextUI:
 
     def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         have = sum(1 for p in pairs if p.existing)
+        stale = sum(p.stale for p in pairs)
+        why = _reasons(pairs)
+        more = f"; {stale} stale Run(s) not counted: {why}" if stale else ""
         click.echo(f"{ev.name}: {jobs} Run(s) to make with config '{config}' "
                    f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same "
-                   "inputs)")
+                   f"inputs{more})")
 
     def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
         self._header(ev, config, pairs, jobs)
         for p in pairs:
-            click.echo(f"  {p.task} / {config} / {p.model}: {p.existing} Run(s) exist, "
-                       f"would run {p.wanted}")
+            have = (f"{p.existing} current Run(s) + {p.stale} stale ({_reasons([p])})"
+                    if p.stale else f"{p.existing} Run(s) exist")
+            click.echo(f"  {p.task} / {config} / {p.model}: {have}, would run {p.wanted}")
 
     def start(self, total: int) -> None:
         self.progress.start(total)
+
+    def warn(self, problem: Any) -> None:
+        click.echo(problem.render(), err=True)
 
     def done(self, item: Any, grade: Any) -> None:
         rec = item.record
         status = "ok" if item.ok else f"FAILED ({rec['failure']['detail']})"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} ... {status} "
                 f"({rec['duration_seconds']:.1f}s) -> {item.written.id}")
+        if not item.ok:
+            line += "".join(f"\n    {text}" for text in failure_lines(item.written))
         if grade is not None:
             score = "" if grade.score is None else f" score={grade.score:.3g}"
             line += f"\n    grade: {grade.outcome}{score}"
-        self.progress.step(item.ok, line)
+            if grade.why:
+                line += f"\n    {grade.why}"
+        self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
 
-@cli.command("run")
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("-m", "--model", "models", multiple=True, help="Model to run (repeatable). "
+def _reasons(pairs: list[Any]) -> str:
+    """What made earlier Runs stale, in a fixed order: task edited, config changed, ..."""
+    from smevals.run.plan import REASONS
+
+    found = {reason for p in pairs for reason in p.why}
+    return ", ".join(reason for reason in REASONS if reason in found)
+
+
+def failure_lines(written: Any) -> list[str]:
+    """What a failed Run's line adds: the end of its stderr, and how to see the rest."""
+    from smevals.run.text import tail
+    from smevals.spec.load import display_path
+
+    lines, total = tail(written.path / "stderr.txt")
+    if not lines:
+        out = ["stderr: (empty)"]
+    else:
+        head = "stderr:" if total <= len(lines) else f"stderr (last {len(lines)} lines):"
+        out = [head] + [f"| {text}" for text in lines]
+    root = written.path.parents[written.rel.count("/")]
+    return out + [f"see: smevals show {written.id} {display_path(root)}"]
+
+
+@cli.command("run", short_help="Attempt every Task of Evals or Suites with a Config's Runner.")
+@evals_argument(required=False, shown_required=True)
+@click.option("-m", "--model", "models", metavar="MODEL",
+              multiple=True, help="Model to run (repeatable). "
               "Default: the config's model.")
-@click.option("-c", "--config", default="default", show_default=True, help="Config name.")
-@click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable).")
-@click.option("-n", "--repeat", type=click.IntRange(min=1), default=None,
+@click.option("-c", "--config", metavar="CONFIG",
+              default="default", show_default=True, help="Config name.")
+@click.option("-t", "--task", "tasks", metavar="TASK",
+              multiple=True, help="Only this task (repeatable).")
+@click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
               help="Runners at once.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--timeout", metavar="SECONDS",
+              type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per Run (default: the config's timeout, else none).")
-@click.option("-g", "--grader", default=None, is_flag=False, flag_value="default",
+@click.option("-g", "--grader", metavar="GRADER", default=None, is_flag=False, flag_value="default",
               callback=_grader_value, help="Grade each Run as it finishes (bare -g: default).")
 @click.option("--dry-run", is_flag=True, help="List what would run, run nothing.")
 @store_option
@@ -83,7 +121,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
 
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
-        raise click.UsageError("Missing argument 'PATHS...': give an Eval or a Suite.")
+        raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
     opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader)
     ui = TextUI()
     if dry_run:

@@ -7,13 +7,13 @@ import click
 from smevals.cli.base import cli, store_option
 
 
-@cli.command("build")
+@cli.command("build", short_help="Write a static web report of Evals or Suites.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
 @click.option("-o", "--output", "out", default="site", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the site (made or refreshed).")
-@click.option("-g", "--grader", default="default", show_default=True,
+@click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
               help="Grader whose Grades count.")
-@click.option("--rev", help="Show the store as committed at this git revision.")
+@click.option("--rev", metavar="REV", help="Show the store as committed at this git revision.")
 @click.option("--diff", nargs=2, metavar="A B",
               help="Add a diff page per Eval: the data of `smevals diff A B`.")
 @store_option
@@ -32,13 +32,14 @@ def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
         click.echo(line)
 
 
-@cli.command("serve")
+@cli.command("serve", short_help="Serve the web report of Evals or Suites, live.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(), metavar="EVAL_OR_SUITE...")
-@click.option("-p", "--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+@click.option("-p", "--port", metavar="PORT",
+              type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port (0: any free port).")
-@click.option("--host", default="127.0.0.1", show_default=True,
+@click.option("--host", metavar="HOST", default="127.0.0.1", show_default=True,
               help="Address to listen on. Model output is untrusted: keep it local.")
-@click.option("-g", "--grader", default="default", show_default=True,
+@click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
               help="Grader whose Grades count.")
 @store_option
 def serve_cmd(paths: tuple[str, ...], port: int, host: str, grader: str,

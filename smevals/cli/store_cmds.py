@@ -8,20 +8,20 @@ from typing import Any
 import click
 import orjson
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed
 
 
-@cli.command("verify")
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--rev", help="Verify the store as committed at this git revision.")
+@cli.command("verify", short_help="Recompute every hash of the stores and list every problem.")
+@evals_argument(required=False)
+@click.option("--rev", metavar="REV", help="Verify the store as committed at this git revision.")
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @store_option
 def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: str | None) -> None:
     """Recompute every hash and list every problem (changed, missing or extra files, renamed
     folders, edited records, Grades whose Run is missing, staging leftovers). Exit 1 if any.
 
-    PATHS are Evals, Suites or store folders (default: the current folder).
+    EVAL_OR_SUITE may also be a store folder (default: the current folder).
     """
     from smevals.commands.maintain import verify_command
 
@@ -43,18 +43,18 @@ def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: st
         click.echo(f"OK: {report.checked} object(s) verified, no problems")
 
 
-@cli.command("show")
-@click.argument("ident")
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--file", "name", help="Print this file of the object instead.")
-@click.option("--rev", help="Read the store as committed at this git revision.")
+@cli.command("show", short_help="Print a Run's or Grade's record and files, or one file.")
+@click.argument("ident", metavar="ID")
+@evals_argument(required=False)
+@click.option("--file", "name", metavar="FILE", help="Print this file of the object instead.")
+@click.option("--rev", metavar="REV", help="Read the store as committed at this git revision.")
 @store_option
 def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | None,
              store: str | None) -> None:
     """Print a Run's or Grade's record and file list, or one of its files.
 
-    IDENT is an id or any unique prefix of at least 6 characters (of the id or of its hash).
-    PATHS are Evals, Suites or stores to look in (default: the current folder).
+    ID is an id or any unique prefix of at least 6 characters (of the id or of its hash).
+    EVAL_OR_SUITE (or a store folder) is where to look (default: the current folder).
     """
     from smevals.commands.maintain import find_object, object_location, show_object
 
@@ -82,12 +82,13 @@ def render_object(kind: str, oid: str, where: str, record: dict[str, Any], raw: 
     return "\n".join(lines) + "\n\n" + raw.decode("utf-8", "replace").rstrip("\n")
 
 
-@cli.command("gc")
-@click.argument("paths", nargs=-1, type=click.Path())
+@cli.command("gc", short_help="Remove leftovers of interrupted writes (and superseded Grades).")
+@evals_argument(required=False)
 @click.option("--dry-run", is_flag=True, help="Print what would be removed; remove nothing.")
 @click.option("--superseded", is_flag=True,
               help="Also remove Grades whose grader version is not the current one.")
-@click.option("--grace", type=click.FloatRange(min=0), default=3600.0, show_default=True,
+@click.option("--grace", metavar="SECONDS",
+              type=click.FloatRange(min=0), default=3600.0, show_default=True,
               help="Seconds a staging folder of a live process is left alone.")
 @store_option
 def gc_cmd(paths: tuple[str, ...], dry_run: bool, superseded: bool, grace: float,

@@ -8,14 +8,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from smevals.commands.common import load_evals, pick_grader
-from smevals.commands.validate import check_problems
-from smevals.errors import SmevalsError, SpecError
+from smevals.commands.validate import grader_problems, task_key_warnings
+from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
-from smevals.spec.model import Eval, Grader
+from smevals.spec.model import Eval, Grader, Task
 from smevals.store.layout import parse_iso
 from smevals.store.store import Obj, Store, id_matches, store_root
 
@@ -39,6 +39,7 @@ class GradeOptions:
 class GradeUI(Protocol):
     def start(self, ev: Eval, version: str, total: int) -> None: ...
     def done(self, result: GradeResult) -> None: ...
+    def warn(self, problem: Problem) -> None: ...
 
 
 @dataclass
@@ -71,6 +72,10 @@ class Plan:
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     summary = GradeSummary()
     plans = [_plan(ev, opts, summary) for ev in load_evals(opts.paths)]
+    for plan in plans:
+        for task in _tasks(plan.ev, opts.tasks):
+            for warning in task_key_warnings(task):
+                ui.warn(warning)
     groups = ProcessGroups()
     for plan in plans:
         ui.start(plan.ev, plan.version, len(plan.todo))
@@ -82,17 +87,22 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     return summary
 
 
-def checked_grader(ev: Eval, name: str) -> Grader:
-    """The grader `name`, with every Check's options and programs valid (else exit 2)."""
+def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
+    """The grader `name`, with every Check's options and programs valid and every Task key
+    it reads present in the Tasks (those named, else all); else exit 2."""
     grader = pick_grader(ev, name)
-    problems = [p for check in grader.checks for p in check_problems(grader, check)]
+    problems = grader_problems(grader, _tasks(ev, tasks))
     if problems:
         raise SpecError(problems)
     return grader
 
 
+def _tasks(ev: Eval, names: tuple[str, ...]) -> list[Task]:
+    return [t for t in ev.tasks if not names or t.name in names]
+
+
 def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
-    grader = checked_grader(ev, opts.grader)
+    grader = checked_grader(ev, opts.grader, opts.tasks)
     version = grader_version(grader)
     store = Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)

@@ -72,6 +72,22 @@ def shipped_suites() -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "eval.yaml").is_file())
 
 
+def shipped_examples() -> list[tuple[str, str]]:
+    """Each shipped example suite's name and the description its eval.yaml gives."""
+    import yaml
+
+    root = resources.files("smevals").joinpath("suites")
+    out = []
+    for name in shipped_suites():
+        try:
+            data = yaml.safe_load(root.joinpath(name, "eval.yaml").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = None
+        about = data.get("description") if isinstance(data, dict) else None
+        out.append((name, str(about or "")))
+    return out
+
+
 def init_eval(target: Path, example: str | None) -> list[str]:
     """Create `target`; return the files written (relative to it)."""
     if target.exists() and any(target.iterdir()):

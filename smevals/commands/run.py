@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from smevals.commands.common import load_evals, pick_config, pick_grader, pick_tasks
-from smevals.commands.validate import check_problems, config_problems
-from smevals.errors import SmevalsError, SpecError
+from smevals.commands.validate import config_problems, grader_problems, task_key_warnings
+from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
@@ -37,6 +37,7 @@ class RunUI(Protocol):
     def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int) -> None: ...
     def start(self, total: int) -> None: ...
     def done(self, item: Attempt, grade: Any) -> None: ...
+    def warn(self, problem: Problem) -> None: ...
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Prepared:
     jobs: list[Job]
     pairs: list[PairPlan]
     grader: Grader | None
+    warnings: list[Problem] = field(default_factory=list)
 
 
 @dataclass
@@ -63,6 +65,9 @@ def run_command(opts: RunOptions, ui: RunUI,
     prepared = [_prepare(ev, opts) for ev in load_evals(opts.paths)]
     summary = RunSummary()
     for prep in prepared:
+        for warning in prep.warnings:
+            ui.warn(warning)
+    for prep in prepared:
         ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs))
     if opts.dry_run:
         return summary
@@ -77,8 +82,8 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     config = pick_config(ev, opts.config)
     problems = config_problems(config)
     grader = pick_grader(ev, opts.grader) if opts.grader else None
-    for check in grader.checks if grader else ():
-        problems.extend(check_problems(grader, check))  # type: ignore[arg-type]
+    if grader is not None:
+        problems.extend(grader_problems(grader, pick_tasks(ev, opts.tasks)))
     if problems:
         raise SpecError(problems)
     models = list(dict.fromkeys(opts.models)) or ([config.model] if config.model else [])
@@ -92,7 +97,8 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))
     jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
-    return Prepared(ev, session, jobs, pairs, grader)
+    warnings = [w for task in tasks for w in task_key_warnings(task)]
+    return Prepared(ev, session, jobs, pairs, grader, warnings)
 
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,

@@ -9,7 +9,7 @@ from pathlib import Path
 from smevals.errors import Problem
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, read_eval
-from smevals.spec.model import Check, Config, Eval, Grader
+from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.layout import slug
 
@@ -21,12 +21,18 @@ class Summary:
     configs: int = 0
     graders: int = 0
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
     def line(self) -> str:
         parts = [(self.evals, "eval"), (self.tasks, "task"), (self.configs, "config"),
                  (self.graders, "grader")]
-        words = ", ".join(f"{n} {w}{'' if n == 1 else 's'}" for n, w in parts)
-        return f"OK: {words}; no problems"
+        words = ", ".join(_count(n, w) for n, w in parts)
+        more = f", {_count(len(self.warnings), 'warning')}" if self.warnings else ""
+        return f"OK: {words}; no problems{more}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def validate_paths(paths: list[str]) -> Summary:
@@ -34,6 +40,7 @@ def validate_paths(paths: list[str]) -> Summary:
     for path in find_evals(paths):
         ev, problems = read_eval(path)
         problems.extend(cross_file_problems(ev))
+        summary.warnings.extend(w for task in ev.tasks for w in task_key_warnings(task))
         summary.evals += 1
         summary.tasks += len(ev.tasks)
         summary.configs += len(ev.configs)
@@ -47,8 +54,7 @@ def cross_file_problems(ev: Eval) -> list[Problem]:
     for config in ev.configs.values():
         problems.extend(config_problems(config))
     for grader in ev.graders.values():
-        for check in grader.checks:
-            problems.extend(check_problems(grader, check))
+        problems.extend(grader_problems(grader, ev.tasks))
     return problems
 
 
@@ -84,6 +90,15 @@ def config_problems(config: Config) -> list[Problem]:
     return []
 
 
+def grader_problems(grader: Grader, tasks: tuple[Task, ...] | list[Task]) -> list[Problem]:
+    """Every Check's options and program, and the Task keys the Checks read from `tasks`."""
+    out = []
+    for check in grader.checks:
+        found = check_problems(grader, check)
+        out.extend(found or task_key_problems(grader, check, tasks))
+    return out
+
+
 def check_problems(grader: Grader, check: Check) -> list[Problem]:
     """A built-in checker's options must be valid; a checker program must exist."""
     from smevals import checkers
@@ -113,3 +128,64 @@ def _unknown_checker(name: str, exc: ProgramError) -> str:
     hint = f" (did you mean '{close[0]}'?)" if close else ""
     return (f"unknown checker '{name}': not a built-in checker{hint}, and no program of that "
             f"name next to the grader or on PATH")
+
+
+def task_key_problems(grader: Grader, check: Check, tasks: tuple[Task, ...] | list[Task]
+                      ) -> list[Problem]:
+    """A Task key the check reads (`{task: KEY}`, or a required option a checker takes from
+    the Task) that some Task has neither under `grading:` nor at the top level: the check
+    would fail on every Run of that Task."""
+    from smevals import checkers
+
+    if not checkers.is_builtin(check.checker):
+        return []
+    shown = display_path(grader.path)
+    where = ("checks", check.index)
+    out = []
+    for option, keys in checkers.task_needs(check.checker, check.options):
+        lacking = [t for t in tasks if not any(k in t.grading or k in t.doc for k in keys)]
+        if not lacking:
+            continue
+        if option in check.options:
+            pos = grader.vlocs.get(where + (option,), grader.locs.get(where, (1, 1)))
+            what = f"{{task: {keys[0]}}} reads the Task key '{keys[0]}'"
+        else:
+            pos = grader.locs.get(where, (1, 1))
+            names = " or ".join(f"'{k}'" for k in keys)
+            what = (f"checker '{check.checker}' needs the option '{option}' or the Task key "
+                    f"{names}")
+        out.append(Problem(shown, *pos, f"{what}, {_lacking(lacking, keys)}",
+                           f"checks[{check.index}].{option}"))
+    return out
+
+
+def _lacking(tasks: list[Task], keys: tuple[str, ...]) -> str:
+    if len(tasks) > 1:
+        names = ", ".join(t.name for t in tasks[:3])
+        more = f" and {len(tasks) - 3} more" if len(tasks) > 3 else ""
+        return f"which {len(tasks)} Tasks lack: {names}{more}"
+    task = tasks[0]
+    have = [str(k) for k in (*task.grading, *task.doc)]
+    close = difflib.get_close_matches(keys[0], have, 1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"which Task '{task.name}' ({display_path(task.path)}) lacks{hint}"
+
+
+def task_key_warnings(task: Task) -> list[Problem]:
+    """A top-level Task key that looks like a misspelling of a known one (`gradng:`). Any key
+    is allowed (runners see it), so this is a warning."""
+    from smevals.spec.schema import load_schema
+
+    known = list(load_schema("task").get("properties", {}))
+    out = []
+    for key in task.doc:
+        if not isinstance(key, str) or key in known:
+            continue
+        close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
+        if close:
+            line, col = task.locs.get((key,), (1, 1))
+            out.append(Problem(display_path(task.path), line, col,
+                               f"unknown Task key '{key}' - did you mean '{close[0]}'? (as "
+                               "written it is an ordinary key, given to runners)", key,
+                               warning=True))
+    return out

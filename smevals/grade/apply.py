@@ -10,7 +10,7 @@ from typing import Any
 
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
-from smevals.grade.score import grade_outcome, grade_score
+from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
 from smevals.run.execute import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
@@ -39,6 +39,7 @@ class GradeResult:
     outcome: str
     score: float | None
     record: dict[str, Any]
+    why: str = ""                # for a failed Grade: the first failing Check, in one line
 
 
 def grading_data(ev: Eval, run: Obj) -> dict[str, Any]:
@@ -67,8 +68,10 @@ def grade_run(job: GradeJob) -> GradeResult | None:
     except BaseException:
         staging.abort()
         raise
+    why = "" if record["outcome"] == "pass" else failure_reason(job.grader, record["checks"],
+                                                                record["score"])
     return GradeResult(job.run, written.id, written.rel, record["outcome"], record["score"],
-                       record)
+                       record, why)
 
 
 def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[dict[str, Any]]:

@@ -34,3 +34,26 @@ def grade_outcome(grader: Grader, results: list[dict[str, Any]], score: float | 
     if score is not None and grader.pass_threshold is not None:
         return "pass" if score >= grader.pass_threshold else "fail"
     return "pass"
+
+
+NOTES_ROOM = 100    # characters of a failing Check's notes shown on the console
+
+
+def failure_reason(grader: Grader, results: list[dict[str, Any]], score: float | None) -> str:
+    """One line saying why a Grade failed: the first failing Check's name and the first line
+    of its notes (truncated), else the score under the pass threshold."""
+    for result in results:
+        if result.get("skipped") or result.get("ok"):
+            continue
+        name = result.get("name") or result.get("checker")
+        lines = str(result.get("notes") or "").strip().splitlines()
+        if not lines:
+            return f"failed check '{name}' (no notes)"
+        notes = lines[0].strip()
+        if len(lines) > 1 or len(notes) > NOTES_ROOM:
+            notes = notes[:NOTES_ROOM - 3].rstrip() + "..."
+        return f"failed check '{name}': {notes}"
+    threshold = grader.pass_threshold
+    if score is not None and threshold is not None and score < threshold:
+        return f"score {score:.3g} is below the grader's pass_threshold {threshold:g}"
+    return ""

@@ -40,6 +40,11 @@ class PairPlan:
     model: str
     existing: int
     wanted: int
+    stale: int = 0                 # successful Runs of this pair made from other inputs
+    why: tuple[str, ...] = ()      # what differs: task edited, config changed, runner changed
+
+
+REASONS = ("task edited", "config changed", "runner changed")
 
 
 def resolve_runner(config: Config) -> Runner:
@@ -84,7 +89,8 @@ def inputs_of(task: Task, config: Config, runner: Runner, model: str) -> dict[st
 def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], models: list[str],
               repeat: int | None, store: Store) -> tuple[list[Job], list[PairPlan]]:
     """Jobs in passes (repeat index, then task, then model) so an interruption leaves balance."""
-    have = Counter(_ok_inputs(store))
+    earlier = _ok_inputs(store)
+    have = Counter(str(one.get("hash")) for runs in earlier.values() for one in runs)
     pairs, needs = [], {}
     for task in tasks:
         for model in models:
@@ -92,7 +98,8 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
             existing = have[inputs["hash"]]
             wanted = 1 if repeat is None else max(0, repeat - existing)
             needs[(task.name, model)] = (inputs, existing, wanted)
-            pairs.append(PairPlan(task.name, model, existing, wanted))
+            stale, why = _stale(earlier.get((task.name, config.name, model), []), inputs)
+            pairs.append(PairPlan(task.name, model, existing, wanted, stale, why))
     jobs = []
     for index in range(max((p.wanted for p in pairs), default=0)):
         for task in tasks:
@@ -104,6 +111,31 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     return jobs, pairs
 
 
-def _ok_inputs(store: Store) -> list[str]:
-    return [str(o.record.get("inputs", {}).get("hash")) for o in store.runs(brief=True)
-            if o.record.get("status") == "ok"]
+def _ok_inputs(store: Store) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """The inputs of every successful Run, by (task, config, model) name."""
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for obj in store.runs(brief=True):
+        rec = obj.record
+        if rec.get("status") != "ok":
+            continue
+        key = (_name(rec.get("task")), _name(rec.get("config")), str(rec.get("model")))
+        inputs = rec.get("inputs")
+        out.setdefault(key, []).append(inputs if isinstance(inputs, dict) else {})
+    return out
+
+
+def _name(part: Any) -> str:
+    return str(part.get("name")) if isinstance(part, dict) else ""
+
+
+def _stale(earlier: list[dict[str, Any]], now: dict[str, str]) -> tuple[int, tuple[str, ...]]:
+    """How many earlier Runs of a pair were made from other inputs, and what differs."""
+    found: set[str] = set()
+    count = 0
+    for inputs in earlier:
+        if inputs.get("hash") == now["hash"]:
+            continue
+        count += 1
+        differs = [inputs.get(part) != now[part] for part in ("task", "config", "runner")]
+        found.update(reason for reason, yes in zip(REASONS, differs, strict=True) if yes)
+    return count, tuple(reason for reason in REASONS if reason in found)

@@ -100,7 +100,7 @@ def _task(path: Path, problems: list[Problem]) -> Task | None:
     data = dict(doc.data)
     grading = data.pop("grading", None) or {}
     data["name"] = name
-    return Task(name=name, path=path, doc=data, grading=dict(grading))
+    return Task(name=name, path=path, doc=data, grading=dict(grading), locs=doc.locs)
 
 
 def _config(path: Path, problems: list[Problem]) -> Config | None:

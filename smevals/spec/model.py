@@ -13,6 +13,7 @@ class Task:
     path: Path
     doc: dict[str, Any]          # every key but `grading` (what runners see)
     grading: dict[str, Any]      # answer keys only checkers see
+    locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ def test_the_brief_view_of_a_run_and_a_grade():
     assert brief.brief("run", run) == {
         "model": "m", "status": "ok", "sample": 3, "started": "2026-01-02T03:04:05Z",
         "duration_seconds": 1, "failure": None, "task": {"name": "t1"},
-        "config": {"name": "c"}, "inputs": {"hash": "h", "task": "t", "config": "c"}}
+        "config": {"name": "c"}, "inputs": {"hash": "h", "task": "t", "config": "c", "runner": "r"}}
     written = type("W", (), {"id": "i", "rel": "runs/t1/c/m/i"})()
     grade = {**grade_record(written), "tags": ["slow"], "checks": [
         {"checker": "contains", "ok": True, "score": 1.0, "notes": "fine"},
