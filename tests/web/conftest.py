@@ -31,6 +31,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(os.environ.get("SMEVALS_WEB_ARTIFACTS", Path(__file__).parent / "artifacts"))
 EPOCH = "1767322800"
+# Read once, at collection: tests/conftest.py removes them from every test's environment (a
+# runner must not see them), and the subprocesses of tests/web/test_fresh_machine.py set
+# their own.
+GIVEN_CHROMIUM = os.environ.get("SMEVALS_CHROMIUM")
+REQUIRE_BROWSER = os.environ.get("SMEVALS_REQUIRE_BROWSER") == "1"
 
 
 @dataclass
@@ -85,8 +90,7 @@ def served(sites: Sites) -> Iterator[SiteServer]:
 def find_chromium() -> str | None:
     """SMEVALS_CHROMIUM when set (even to a path that does not exist: then there is none),
     else `chromium` or `chromium-browser` on PATH, else Debian's /usr/bin/chromium."""
-    given = os.environ.get("SMEVALS_CHROMIUM")
-    found = [given] if given is not None else [
+    found = [GIVEN_CHROMIUM] if GIVEN_CHROMIUM is not None else [
         shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium"]
     return next((p for p in found if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)
 
@@ -94,7 +98,7 @@ def find_chromium() -> str | None:
 def missing_browser() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     if find_chromium() is None:
-        where = os.environ.get("SMEVALS_CHROMIUM") or "PATH or /usr/bin/chromium"
+        where = GIVEN_CHROMIUM or "PATH or /usr/bin/chromium"
         return (f"no Chromium found ({where}): `apt-get install chromium` or set "
                 "SMEVALS_CHROMIUM to run the browser tests")
     try:
@@ -107,7 +111,7 @@ def missing_browser() -> str | None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip every test that needs the browser, before any of its fixtures is set up, with
     one reason; with SMEVALS_REQUIRE_BROWSER=1 they run, and the `browser` fixture fails."""
-    if os.environ.get("SMEVALS_REQUIRE_BROWSER") == "1":
+    if REQUIRE_BROWSER:
         return
     if "browser" in getattr(item, "fixturenames", ()) and (reason := missing_browser()):
         pytest.skip(reason)
