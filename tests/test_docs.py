@@ -45,6 +45,9 @@ def test_the_cli_reference_has_every_command() -> None:
 def test_every_checker_has_its_section_in_the_guide_and_the_reference() -> None:
     guide = (DOCS / "checkers.md").read_text()
     reference = (DOCS / "reference" / "checkers.md").read_text()
+    count = len(checker_names())
+    assert f"smevals ships {count} built-in Checkers" in guide
+    assert f"the {count} checkers and their options" in (ROOT / "README.md").read_text()
     for name in checker_names():
         assert f"`{name}`" in guide, name
         assert f"\n## {name}\n" in reference, name
