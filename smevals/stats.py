@@ -13,7 +13,7 @@ them on plain lists of numbers and booleans. The choices behind each one:
 - Repeats: pass@k (at least one of k samples passes), pass^k (all k samples pass), and a
   stable/flaky class per task.
 
-The README (Statistics in reports and diffs) describes each statistic as users see it.
+docs/reports.md (Statistics in reports and diffs) describes each statistic as users see it.
 """
 
 from __future__ import annotations

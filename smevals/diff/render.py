@@ -1,4 +1,4 @@
-"""Render diffs as Markdown or JSON (the JSON shape is documented in the README)."""
+"""Render diffs as Markdown or JSON (the JSON shape is documented in docs/diff.md)."""
 
 from __future__ import annotations
 

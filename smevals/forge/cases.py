@@ -1,6 +1,6 @@
 """ai-eval-forge case files: a JSON array of cases, or JSONL (one case per non-blank line).
 
-The fields and defaults follow ai-eval-forge 0.2.0 (README, "Coming from ai-eval-forge"): `id` (else
+The fields and defaults follow ai-eval-forge 0.2.0 (docs/migrating.md): `id` (else
 `case-<index>`), `actual` (else `output`, else ""), `expected` (else `reference`, else ""),
 `checks` (absent or empty: one `token_f1` check at 0.65), `sources`, `input`, `tags`,
 `costUsd` and `latencyMs` (else the same keys under `meta`, else 0). Where ai-eval-forge

@@ -1,4 +1,4 @@
-"""Machine formats of the report: JSON (documented in the README), CSV and JUnit XML."""
+"""Machine formats of the report: JSON (documented in docs/reports.md), CSV and JUnit XML."""
 
 from __future__ import annotations
 

@@ -1,14 +1,17 @@
 """Fixtures of the web report tests: the sites under test and a headless Chromium.
 
-Chromium is Debian's `chromium` (/usr/bin/chromium, or SMEVALS_CHROMIUM), driven by
-Playwright for Python; Playwright's own browser download is never used. When Chromium or
-Playwright is missing the browser tests fail, they do not skip. Screenshots of every page
+Chromium is Debian's `chromium` (SMEVALS_CHROMIUM, else `chromium` or `chromium-browser` on
+PATH, else /usr/bin/chromium), driven by Playwright for Python; Playwright's own browser
+download is never used. When Chromium or Playwright is missing, the tests that need the
+browser skip with one reason, so `python -m pytest` passes on a fresh machine; with
+SMEVALS_REQUIRE_BROWSER=1 (set by .ci/run) they fail instead. Screenshots of every page
 visited go to tests/web/artifacts/ (or SMEVALS_WEB_ARTIFACTS).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,12 +26,16 @@ from tests.conftest import run_cli
 from tests.report.builder import history
 from tests.web.hostile import MODEL, make_hostile
 
-CHROMIUM = os.environ.get("SMEVALS_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(os.environ.get("SMEVALS_WEB_ARTIFACTS", Path(__file__).parent / "artifacts"))
 EPOCH = "1767322800"
+# Read once, at collection: tests/conftest.py removes them from every test's environment (a
+# runner must not see them), and the subprocesses of tests/web/test_fresh_machine.py set
+# their own.
+GIVEN_CHROMIUM = os.environ.get("SMEVALS_CHROMIUM")
+REQUIRE_BROWSER = os.environ.get("SMEVALS_REQUIRE_BROWSER") == "1"
 
 
 @dataclass
@@ -80,17 +87,45 @@ def served(sites: Sites) -> Iterator[SiteServer]:
 # --- the browser -------------------------------------------------------------------------
 
 
+def find_chromium() -> str | None:
+    """SMEVALS_CHROMIUM when set (even to a path that does not exist: then there is none),
+    else `chromium` or `chromium-browser` on PATH, else Debian's /usr/bin/chromium."""
+    found = [GIVEN_CHROMIUM] if GIVEN_CHROMIUM is not None else [
+        shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium"]
+    return next((p for p in found if p and os.path.isfile(p) and os.access(p, os.X_OK)), None)
+
+
+def missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if find_chromium() is None:
+        where = GIVEN_CHROMIUM or "PATH or /usr/bin/chromium"
+        return (f"no Chromium found ({where}): `apt-get install chromium` or set "
+                "SMEVALS_CHROMIUM to run the browser tests")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is missing: pip install -e '.[dev]'"
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip every test that needs the browser, before any of its fixtures is set up, with
+    one reason; with SMEVALS_REQUIRE_BROWSER=1 they run, and the `browser` fixture fails."""
+    if REQUIRE_BROWSER:
+        return
+    if "browser" in getattr(item, "fixturenames", ()) and (reason := missing_browser()):
+        pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: `apt-get install chromium` "
-                    "(or set SMEVALS_CHROMIUM)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("Playwright for Python is missing: pip install -e '.[dev]'")
+    reason = missing_browser()
+    if reason is not None:
+        pytest.fail(f"SMEVALS_REQUIRE_BROWSER=1, but {reason}", pytrace=False)
+    chromium = find_chromium()
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        launched = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
 
