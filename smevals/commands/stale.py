@@ -12,16 +12,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from smevals.errors import SmevalsError
-from smevals.run.plan import Runner, inputs_of, resolve_runner
+from smevals.run.plan import REASONS as CHANGES
+from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
 from smevals.spec.model import Eval
 from smevals.store.store import Obj
 
 TASK_DELETED = "task deleted"
 CONFIG_DELETED = "config deleted"
-TASK_EDITED = "task edited"
-CONFIG_CHANGED = "config changed"
-RUNNER_CHANGED = "runner changed"
-REASONS = (TASK_DELETED, CONFIG_DELETED, TASK_EDITED, CONFIG_CHANGED, RUNNER_CHANGED)
+REASONS = (TASK_DELETED, CONFIG_DELETED, *CHANGES)    # task edited, config/runner changed
 
 Cell = tuple[str, str, str]          # (task, config, model)
 
@@ -48,14 +46,10 @@ def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
             return CONFIG_DELETED
         want = wants.get(cell)
         if want is None:
-            found = runner(cell[1]) or Runner(None, None, "", "")
-            want = wants[cell] = inputs_of(task, config, found, cell[2])
-        had = run.record.get("inputs")
-        had = had if isinstance(had, dict) else {}
-        for key, why in (("task", TASK_EDITED), ("config", CONFIG_CHANGED)):
-            if had.get(key) != want[key]:
-                return why
-        return RUNNER_CHANGED
+            program = runner(cell[1]) or Runner(None, None, "", "")
+            want = wants[cell] = inputs_of(task, config, program, cell[2])
+        changed = differences(run.record.get("inputs"), want)
+        return changed[0] if changed else CHANGES[-1]     # a record without inputs
 
     return reason
 
@@ -65,11 +59,3 @@ def count(ev: Eval, stale: Iterable[tuple[Cell, Obj]]) -> dict[str, int]:
     why = classifier(ev)
     found = Counter(why(cell, run) for cell, run in stale)
     return {reason: found[reason] for reason in REASONS if found[reason]}
-
-
-def describe(reasons: dict[str, int]) -> str:
-    """`3 (task deleted: 2, runner changed: 1)`, or `none`."""
-    total = sum(reasons.values())
-    if not total:
-        return "none"
-    return f"{total} (" + ", ".join(f"{why}: {n}" for why, n in reasons.items()) + ")"

@@ -136,6 +136,12 @@ def _stale(earlier: list[dict[str, Any]], now: dict[str, str]) -> tuple[int, tup
         if inputs.get("hash") == now["hash"]:
             continue
         count += 1
-        differs = [inputs.get(part) != now[part] for part in ("task", "config", "runner")]
-        found.update(reason for reason, yes in zip(REASONS, differs, strict=True) if yes)
+        found.update(differences(inputs, now))
     return count, tuple(reason for reason in REASONS if reason in found)
+
+
+def differences(had: Any, now: dict[str, str]) -> list[str]:
+    """What differs between a Run's recorded inputs and `now` (REASONS, in order)."""
+    had = had if isinstance(had, dict) else {}
+    return [reason for reason, part in zip(REASONS, ("task", "config", "runner"), strict=True)
+            if had.get(part) != now[part]]
