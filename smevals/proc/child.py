@@ -147,7 +147,8 @@ def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: flo
                   over_cap=why == "cap", leftovers=leftovers)
 
 
-def _watch(proc: subprocess.Popen[bytes], reader: Reader, deadline: float | None, stop_at_cap: bool) -> str:
+def _watch(proc: subprocess.Popen[bytes], reader: Reader, deadline: float | None,
+           stop_at_cap: bool) -> str:
     """Read until the child exits ("exit"), the deadline ("timeout") or the cap ("cap")."""
     while True:
         now = time.monotonic()
