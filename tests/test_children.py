@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.conftest import SMEVALS, make_eval, write
+from tests.conftest import SMEVALS, make_eval
 from tests.test_run import run_dirs, runs
 
 # A detached sleeper: its own session (so not in the runner's process group), re-parented

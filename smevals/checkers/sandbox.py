@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,12 +64,8 @@ def network_isolation() -> tuple[str, ...]:
     for tool, prefix in _NET_WRAPPERS:
         if shutil.which(tool) is None:
             continue
-        try:
-            probe = subprocess.run([*prefix, "true"], stdin=subprocess.DEVNULL,
-                                   capture_output=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if probe.returncode == 0:
+        probe = run_child(Spec([*prefix, "true"], Path("/"), dict(os.environ), timeout=10))
+        if probe.exit_code == 0:
             return tuple(prefix)
     return ()
 

@@ -19,6 +19,7 @@ class Reader:
         self.cap = cap
         self.kept = {name: bytearray() for name in streams}
         self.total = dict.fromkeys(streams, 0)
+        self._nap = 0.001
         self._sel = selectors.DefaultSelector()
         for name, stream in streams.items():
             os.set_blocking(stream.fileno(), False)
@@ -33,9 +34,12 @@ class Reader:
         return any(n > self.cap for n in self.total.values())
 
     def read_for(self, seconds: float) -> None:
-        """Wait up to `seconds` for data and read what is there (no-op once both are closed)."""
+        """Wait up to `seconds` for data and read what is there. Once both streams are
+        closed, only wait: 1 ms at first, doubling up to `seconds` (the child usually exits
+        right after closing them)."""
         if not self.open:
-            time.sleep(max(0.0, seconds))
+            time.sleep(max(0.0, min(seconds, self._nap)))
+            self._nap *= 2
             return
         for key, _ in self._sel.select(max(0.0, seconds)):
             self._read(key)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import signal
 from dataclasses import dataclass
 
@@ -26,7 +25,7 @@ _ROUNDS = 20
 
 def new_tag(env: dict[str, str]) -> tuple[str, dict[str, str]]:
     """A fresh tag and `env` with it appended (an outer smevals keeps its own tags)."""
-    tag = secrets.token_hex(12)
+    tag = os.urandom(12).hex()
     outer = env.get(TAG_VAR, "")
     return tag, {**env, TAG_VAR: f"{outer} {tag}".strip()}
 
