@@ -74,7 +74,7 @@ def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap:
                 env: dict[str, str]) -> Outcome:
     """Run `argv` in `cwd` under the limits above; never raises for the program's failures."""
     limits = Limits(cpu_seconds=math.ceil(timeout) + 1, memory_bytes=memory_mb * 1024 * 1024,
-                    file_bytes=FILE_CAP, processes=PROCESSES)
+                    file_bytes=FILE_CAP, processes=PROCESSES, core_dumps=False)
     spec = Spec([*network_isolation(), *argv], cwd, env, timeout=timeout, cap=cap,
                 limits=limits, stop_at_cap=True)
     res = run_child(spec)

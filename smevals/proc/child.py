@@ -10,9 +10,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smevals.proc.limits import Limits, before_exec
+from smevals.proc.limits import Limits, launcher
 from smevals.proc.stream import Reader
-from smevals.proc.tree import Tree, new_tag
+from smevals.proc.tree import ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
 
 __all__ = ["Captured", "Children", "Limits", "Result", "Spec", "run_child"]
 
@@ -51,7 +51,7 @@ class Result:
     timed_out: bool = False
     over_cap: bool = False              # stopped because a stream passed the cap
     error: str | None = None            # why it could not start
-    leftovers: int = 0                  # processes still alive at the end, then killed
+    leftovers: int = 0                  # other processes of its tree found at the end, killed
 
     @property
     def signal_name(self) -> str | None:
@@ -102,24 +102,41 @@ def run_child(spec: Spec, children: Children | None = None) -> Result:
     """Run `spec.argv`; never raises for the child's own failures."""
     start = time.monotonic()
     tag, env = new_tag(spec.env)
+    become_subreaper()
+    argv, hook = launcher(spec.argv, spec.limits)
     try:
-        proc = subprocess.Popen(
-            spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=before_exec(spec.limits))
+        with SPAWN_LOCK:
+            proc = subprocess.Popen(
+                argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                preexec_fn=hook)
+            ROOTS.add(proc.pid)
     except (OSError, subprocess.SubprocessError) as exc:
-        empty = Captured(b"", 0)
-        reason = getattr(exc, "strerror", None) or str(exc)
-        return Result(None, empty, empty, time.monotonic() - start,
-                      error=f"cannot start {spec.argv[0]}: {reason}")
+        return _not_started(spec, getattr(exc, "strerror", None) or str(exc), start)
     tree = Tree(proc.pid, tag)
     if children is not None:
         children.add(tree)
     try:
-        return _supervise(proc, tree, spec, start)
+        res = _supervise(proc, tree, spec, start)
     finally:
         if children is not None:
             children.remove(tree)
+    if argv is not spec.argv and _wrapper_failed(res):
+        return _not_started(spec, res.stderr.data.decode(errors="replace").strip()
+                            .rpartition(": ")[2], start)
+    return res
+
+
+def _not_started(spec: Spec, reason: str, start: float) -> Result:
+    empty = Captured(b"", 0)
+    return Result(None, empty, empty, time.monotonic() - start,
+                  error=f"cannot start {spec.argv[0]}: {reason}")
+
+
+def _wrapper_failed(res: Result) -> bool:
+    """setpriv could not exec the program (it says so on stderr, exit 126 or 127)."""
+    return (res.exit_code in (126, 127) and res.stdout.total == 0
+            and res.stderr.data.startswith(b"setpriv: "))
 
 
 def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: float) -> Result:
@@ -131,8 +148,7 @@ def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: flo
         why = _watch(proc, reader, deadline, spec.stop_at_cap)
         if why == "exit":
             reader.read_until_eof(_bounded(_GRACE, deadline))
-            leftovers = len(tree.members())
-        tree.kill()
+        leftovers = tree.kill()
         code = proc.wait()
         reader.read_until_eof(_DRAIN)
     finally:
@@ -142,6 +158,8 @@ def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: flo
         if proc.returncode is None:
             tree.kill()
             proc.wait()
+        with SPAWN_LOCK:
+            ROOTS.discard(proc.pid)
     out, err = (Captured(bytes(reader.kept[n]), reader.total[n]) for n in ("stdout", "stderr"))
     return Result(code, out, err, time.monotonic() - start, timed_out=why == "timeout",
                   over_cap=why == "cap", leftovers=leftovers)

@@ -1,8 +1,11 @@
 """What a child sets between fork and exec: resource limits and its parent-death signal.
 
-Everything is computed in the parent before the fork. The function that runs in the child
-only calls functions bound beforehand (setrlimit, prctl through ctypes, getppid, _exit) with
-arguments built beforehand: no import, no lock, nothing another thread could hold.
+A child with no limits to set gets its parent-death signal from `setpriv --pdeathsig KILL`
+(util-linux) when installed: no Python code runs between fork and exec, so subprocess can
+use vfork, about 5 ms faster per child than a fork of smevals. Otherwise a function runs
+in the child before exec. Everything it uses is computed in the parent before the fork: it
+only calls functions bound beforehand (setrlimit, prctl through ctypes, getppid, _exit)
+with arguments built beforehand: no import, no lock, nothing another thread could hold.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 import functools
 import os
 import resource
+import shutil
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,14 +31,18 @@ class Limits:
     memory_bytes: int | None = None      # RLIMIT_AS
     file_bytes: int | None = None        # RLIMIT_FSIZE: the largest file it may write
     processes: int | None = None         # processes it may add (RLIMIT_NPROC, see below)
-    core_dumps: bool = False
+    core_dumps: bool = True              # False: RLIMIT_CORE 0
+
+    @property
+    def none(self) -> bool:
+        return self.core_dumps and self == Limits()
 
 
 def _pairs(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
     """(kind, (soft, hard)) to set, never above the current hard limit."""
-    wanted: list[tuple[int, int, int]] = [(resource.RLIMIT_CORE, 0, 0)]
-    if limits.core_dumps:
-        wanted = []
+    wanted: list[tuple[int, int, int]] = []
+    if not limits.core_dumps:
+        wanted.append((resource.RLIMIT_CORE, 0, 0))
     if limits.cpu_seconds is not None:
         wanted.append((resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1))
     if limits.memory_bytes is not None:
@@ -72,7 +81,7 @@ def _user_processes() -> int:
 
 
 @functools.cache
-def _prctl() -> Callable[..., int] | None:
+def prctl() -> Callable[..., int] | None:
     """libc's prctl on Linux, bound once (in the parent), else None."""
     if not sys.platform.startswith("linux"):
         return None
@@ -88,19 +97,41 @@ def _prctl() -> Callable[..., int] | None:
     return fn  # type: ignore[no-any-return]
 
 
+@functools.cache
+def setpriv() -> str | None:
+    """setpriv when it can set a parent-death signal here (Linux), else None."""
+    path = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if path is None:
+        return None
+    try:
+        probe = subprocess.run([path, "--pdeathsig", "KILL", "--", "true"],
+                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if probe.returncode == 0 else None
+
+
+def launcher(argv: list[str], limits: Limits) -> tuple[list[str], Callable[[], None] | None]:
+    """The argv to start and the function to run before exec (None: nothing to run)."""
+    wrapper = setpriv() if limits.none else None
+    if wrapper is not None:
+        return [wrapper, "--pdeathsig", "KILL", "--", *argv], None
+    return argv, before_exec(limits)
+
+
 def before_exec(limits: Limits) -> Callable[[], None]:
     """The function subprocess calls in the child after fork, before exec."""
     pairs = _pairs(limits)
     setrlimit, getppid, _exit = resource.setrlimit, os.getppid, os._exit
-    prctl = _prctl()
+    call = prctl()
     parent = os.getpid()
     deathsig = int(signal.SIGKILL)
 
     def child() -> None:
         for kind, pair in pairs:
             setrlimit(kind, pair)
-        if prctl is not None:
-            prctl(_PR_SET_PDEATHSIG, deathsig, 0, 0, 0)
+        if call is not None:
+            call(_PR_SET_PDEATHSIG, deathsig, 0, 0, 0)
             if getppid() != parent:      # the parent died before prctl took effect
                 _exit(125)
 
