@@ -10,10 +10,13 @@ children that are not a child it started) that carry one of its marks:
 - a random tag in the environment (`_SMEVALS_TREE`), which descendants inherit even when
   they start their own session (`setsid sleep 45 &`);
 
-and their descendants. Re-parented processes that end become smevals' zombies, reaped here.
+and their descendants. While no other child runs, every re-parented process outside smevals'
+own session counts too (all of them came from children). Re-parented processes that end
+become smevals' zombies, reaped here.
 Without the subreaper (or the children files) every process in /proc is read instead, with
 the same marks. A process that clears its environment, leaves the session and whose parent
-died is missed there. Without /proc (macOS) only the process group is killed.
+died is missed there, and with the subreaper while other children run. Without /proc
+(macOS) only the process group is killed.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -88,6 +92,7 @@ class Tree:
             killed |= left
             for pid in left:
                 _kill(pid, signal.SIGKILL)
+        _reap_killed(killed - {self.pid})
         reap_orphans()
         return len(killed - {self.pid})
 
@@ -99,8 +104,11 @@ class Tree:
         found = {self.pid} | _descendants_of(self.pid)
         with SPAWN_LOCK:
             orphans = _children_of(os.getpid()) - ROOTS
+            alone = len(ROOTS - {self.pid}) == 0
+        session = os.getsid(0)
         for pid in orphans:
-            if self._marked(pid, _stat(pid)):
+            row = _stat(pid)
+            if self._marked(pid, row) or (alone and row is not None and row[2] != session):
                 found |= {pid} | _descendants_of(pid)
         return found
 
@@ -126,6 +134,23 @@ def reap_orphans() -> None:
             if row is not None and row[3] == "Z" and row[2] != session:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
+
+
+def _reap_killed(pids: set[int], patience: float = 0.5) -> None:
+    """Reap the killed processes that were re-parented to smevals, once they have died."""
+    me = os.getpid()
+    with SPAWN_LOCK:
+        mine = {pid for pid in pids - ROOTS if (row := _stat(pid)) is not None and row[0] == me}
+    end = time.monotonic() + patience
+    while mine and time.monotonic() < end:
+        for pid in list(mine):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    mine.discard(pid)
+            except ChildProcessError:
+                mine.discard(pid)
+        if mine:
+            time.sleep(0.002)
 
 
 def _kill(pid: int, sig: int) -> None:
