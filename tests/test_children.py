@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from smevals.site import jsdata
 from tests.conftest import SMEVALS, make_eval
 from tests.test_run import run_dirs, runs
 
@@ -139,6 +140,9 @@ def test_max_output_bytes_raises_or_lowers_the_cap_and_reports_say_so(cli, tmp_p
             "stderr.txt; the config key max_output_bytes raises the cap)") in res.out
     data = json.loads(cli("report", str(ev), "--format", "json").out)
     assert data["evals"][0]["notes"][0].startswith("1 run(s) wrote more output than the cap")
+    assert cli("build", str(ev), "-o", str(tmp_path / "site")).code == 0
+    (page,) = (tmp_path / "site" / "data").rglob("runs/*.js")
+    assert jsdata.decode(page.read_bytes())[1]["record"]["truncated"] == rec["truncated"]
 
 
 def test_max_output_bytes_must_be_a_positive_integer(cli, tmp_path: Path) -> None:
