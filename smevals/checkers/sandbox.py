@@ -79,5 +79,14 @@ def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap:
                 limits=limits, stop_at_cap=True)
     res = run_child(spec)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
-    return Outcome(res.exit_code, res.timed_out, res.stdout.data,
-                   res.stderr.data, over, res.error)
+    error = res.error or _wrapper_error(spec.argv[0], argv[0], res.exit_code, res.stderr.data)
+    return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error)
+
+
+def _wrapper_error(wrapper: str, program: str, code: int | None, stderr: bytes) -> str | None:
+    """Why the program could not start, when the network wrapper says it could not exec it."""
+    name = os.path.basename(wrapper).encode()
+    if wrapper == program or code not in (126, 127) or not stderr.startswith(name + b": "):
+        return None
+    reason = stderr.decode("utf-8", "replace").strip().rpartition(": ")[2]
+    return f"cannot start {program}: {reason}"

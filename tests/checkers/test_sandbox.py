@@ -110,3 +110,11 @@ def test_writes_stay_in_a_private_folder(cli, tmp_path: Path) -> None:
     (output,) = (ev / "results" / "runs").rglob("output.txt")
     assert output.read_text() != "tampered"
     assert cli("verify", str(ev)).code == 0
+
+
+def test_a_command_that_cannot_start_is_named_not_blamed_on_the_wrapper(cli) -> None:
+    spec = json.dumps({"checker": "match_output", "expected_output": "1",
+                       "command": ["no-such-interpreter"]})
+    res = cli("check", spec, "--output", "print(1)")
+    assert (res.code, json.loads(res.out)) == (1, {
+        "ok": False, "notes": "cannot start no-such-interpreter: No such file or directory"})
