@@ -11,8 +11,8 @@ children that are not a child it started) that carry one of its marks:
   they start their own session (`setsid sleep 45 &`);
 
 and their descendants. While no other child runs, every re-parented process outside smevals'
-own session counts too (all of them came from children). Re-parented processes that end
-become smevals' zombies, reaped here.
+own session started after the child counts too (all of them came from children).
+Re-parented processes that end become smevals' zombies, reaped here.
 Without the subreaper (or the children files) every process in /proc is read instead, with
 the same marks. A process that clears its environment, leaves the session and whose parent
 died is missed there, and with the subreaper while other children run. Without /proc
@@ -67,6 +67,10 @@ class Tree:
 
     pid: int
     tag: str
+    started: int = 0        # the child's start time (clock ticks after boot), see _near
+
+    def __post_init__(self) -> None:
+        self.started = self.started or _start_time(self.pid) or 0
 
     def members(self) -> set[int]:
         """Live (not zombie) processes of this tree, never smevals itself."""
@@ -108,7 +112,8 @@ class Tree:
         session = os.getsid(0)
         for pid in orphans:
             row = _stat(pid)
-            if self._marked(pid, row) or (alone and row is not None and row[2] != session):
+            if self._marked(pid, row) or (alone and row is not None and row[2] != session
+                                          and (_start_time(pid) or 0) >= self.started):
                 found |= {pid} | _descendants_of(pid)
         return found
 
@@ -209,6 +214,12 @@ def _stat(pid: int | str) -> Stat | None:
     if len(fields) < 4:
         return None
     return int(fields[1]), int(fields[2]), int(fields[3]), fields[0].decode("ascii", "replace")
+
+
+def _start_time(pid: int) -> int | None:
+    data = _read(f"{_PROC}/{pid}/stat", 4096)
+    fields = data[data.rfind(b")") + 2:].split() if data else []
+    return int(fields[19]) if len(fields) > 19 else None
 
 
 def _state(pid: int) -> str:
