@@ -186,7 +186,7 @@ def _bounded(seconds: float, deadline: float | None) -> float:
 def _exited(proc: subprocess.Popen[bytes]) -> bool:
     """Whether the child has exited, without reaping it: while it is a zombie its pid, group
     and session id cannot be reused, so killing them later cannot hit another process."""
-    if not hasattr(os, "waitid"):
+    if not hasattr(os, "waitid") or not hasattr(os, "WNOWAIT"):
         return proc.poll() is not None
     try:
         return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
