@@ -183,16 +183,19 @@ def test_an_artifact_name_that_is_not_utf8_fails_that_run_only(cli, tmp_path: Pa
     assert cli("verify", str(ev)).code == 0
 
 
-def test_runners_die_with_a_killed_smevals_run(tmp_path: Path) -> None:
-    runner = "#!/bin/sh\necho $$ > \"$SMEVALS_EVAL_DIR/runner.pid\"\nsleep 30\n"
+def test_runners_and_their_children_die_with_a_killed_smevals_run(tmp_path: Path) -> None:
+    runner = ("#!/bin/sh\nsleep 30 &\necho $! > \"$SMEVALS_EVAL_DIR/child.pid\"\n"
+              "echo $$ > \"$SMEVALS_EVAL_DIR/runner.pid\"\nwait\n")
     ev = one_task(tmp_path, runner)
-    proc = subprocess.Popen([SMEVALS, "run", str(ev)], stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen([SMEVALS, "run", str(ev), "-j", "2"], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         pid = marker_pid(ev, "runner.pid")
+        child = marker_pid(ev, "child.pid")
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         assert gone(pid, within=3.0)
+        assert gone(child, within=3.0)
     finally:
         proc.kill()
         proc.wait()

@@ -10,9 +10,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smevals.proc import guardian
 from smevals.proc.limits import Limits, launcher
 from smevals.proc.stream import Reader
-from smevals.proc.tree import ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
+from smevals.proc.tree import HELPERS, ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
 
 __all__ = ["Captured", "Children", "Limits", "Result", "Spec", "run_child"]
 
@@ -102,46 +103,43 @@ def run_child(spec: Spec, children: Children | None = None) -> Result:
     """Run `spec.argv`; never raises for the child's own failures."""
     start = time.monotonic()
     tag, env = new_tag(spec.env)
-    become_subreaper()
-    argv, hook = launcher(spec.argv, spec.limits)
+    _prepare()
     try:
         with SPAWN_LOCK:
             proc = subprocess.Popen(
-                argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
+                spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=hook)
+                preexec_fn=launcher(spec.limits))
             ROOTS.add(proc.pid)
     except (OSError, subprocess.SubprocessError) as exc:
-        return _not_started(spec, getattr(exc, "strerror", None) or str(exc), start)
+        empty = Captured(b"", 0)
+        reason = getattr(exc, "strerror", None) or str(exc)
+        return Result(None, empty, empty, time.monotonic() - start,
+                      error=f"cannot start {spec.argv[0]}: {reason}")
+    guardian.register(proc.pid, tag)
     tree = Tree(proc.pid, tag)
     if children is not None:
         children.add(tree)
     try:
-        res = _supervise(proc, tree, spec, start)
+        return _supervise(proc, tree, spec, start)
     finally:
+        guardian.unregister(proc.pid)
         if children is not None:
             children.remove(tree)
-    if argv is not spec.argv and _wrapper_failed(res):
-        return _not_started(spec, res.stderr.data.decode(errors="replace").strip()
-                            .rpartition(": ")[2], start)
-    return res
 
 
-def _not_started(spec: Spec, reason: str, start: float) -> Result:
-    empty = Captured(b"", 0)
-    return Result(None, empty, empty, time.monotonic() - start,
-                  error=f"cannot start {spec.argv[0]}: {reason}")
-
-
-def _wrapper_failed(res: Result) -> bool:
-    """setpriv could not exec the program (it says so on stderr, exit 126 or 127)."""
-    return (res.exit_code in (126, 127) and res.stdout.total == 0
-            and res.stderr.data.startswith(b"setpriv: "))
+def _prepare() -> None:
+    """Once per process: smevals becomes a subreaper and starts its guardian."""
+    become_subreaper()
+    pid = guardian.start()
+    if pid is not None:
+        with SPAWN_LOCK:
+            HELPERS.add(pid)
 
 
 def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: float) -> Result:
     assert proc.stdout is not None and proc.stderr is not None
-    reader = Reader({"stdout": proc.stdout, "stderr": proc.stderr}, spec.cap)
+    reader = Reader({"stdout": proc.stdout, "stderr": proc.stderr}, spec.cap, proc.pid)
     deadline = None if spec.timeout is None else start + spec.timeout
     leftovers = 0
     try:

@@ -1,11 +1,12 @@
 """What a child sets between fork and exec: resource limits and its parent-death signal.
 
-A child with no limits to set gets its parent-death signal from `setpriv --pdeathsig KILL`
-(util-linux) when installed: no Python code runs between fork and exec, so subprocess can
-use vfork, about 5 ms faster per child than a fork of smevals. Otherwise a function runs
-in the child before exec. Everything it uses is computed in the parent before the fork: it
-only calls functions bound beforehand (setrlimit, prctl through ctypes, getppid, _exit)
-with arguments built beforehand: no import, no lock, nothing another thread could hold.
+Only a child with limits (`match_output`) runs a function between fork and exec; that
+makes subprocess fork smevals instead of using vfork, about 5 ms more per child, so the
+others run none and rely on the guardian (guardian.py) to die with smevals. The function
+sets the limits and, on Linux, the parent-death signal (PR_SET_PDEATHSIG). Everything it
+uses is computed in the parent before the fork: it only calls functions bound beforehand
+(setrlimit, prctl through ctypes, getppid, _exit) with arguments built beforehand: no
+import, no lock, nothing another thread could hold.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import resource
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -97,26 +96,10 @@ def prctl() -> Callable[..., int] | None:
     return fn  # type: ignore[no-any-return]
 
 
-@functools.cache
-def setpriv() -> str | None:
-    """setpriv when it can set a parent-death signal here (Linux), else None."""
-    path = shutil.which("setpriv") if sys.platform.startswith("linux") else None
-    if path is None:
-        return None
-    try:
-        probe = subprocess.run([path, "--pdeathsig", "KILL", "--", "true"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return path if probe.returncode == 0 else None
-
-
-def launcher(argv: list[str], limits: Limits) -> tuple[list[str], Callable[[], None] | None]:
-    """The argv to start and the function to run before exec (None: nothing to run)."""
-    wrapper = setpriv() if limits.none else None
-    if wrapper is not None:
-        return [wrapper, "--pdeathsig", "KILL", "--", *argv], None
-    return argv, before_exec(limits)
+def launcher(limits: Limits) -> Callable[[], None] | None:
+    """The function to run in the child before exec; None when there is nothing to set,
+    so that subprocess can use vfork (no Python code between fork and exec)."""
+    return None if limits.none else before_exec(limits)
 
 
 def before_exec(limits: Limits) -> Callable[[], None]:

@@ -36,6 +36,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 SPAWN_LOCK = threading.Lock()     # held while a child is started and registered in ROOTS
 ROOTS: set[int] = set()           # pids of the children started through smevals.proc
+HELPERS: set[int] = set()         # smevals' own helpers (the guardian): nobody's orphans
 _subreaper: bool | None = None
 
 Stat = tuple[int, int, int, str]  # ppid, process group, session, state
@@ -107,7 +108,7 @@ class Tree:
         """Descendants of the child, and re-parented processes with its marks."""
         found = {self.pid} | _descendants_of(self.pid)
         with SPAWN_LOCK:
-            orphans = _children_of(os.getpid()) - ROOTS
+            orphans = _children_of(os.getpid()) - ROOTS - HELPERS
             alone = len(ROOTS - {self.pid}) == 0
         session = os.getsid(0)
         for pid in orphans:
@@ -134,7 +135,7 @@ def reap_orphans() -> None:
         return
     me, session = os.getpid(), os.getsid(0)
     with SPAWN_LOCK:
-        for pid in _children_of(me) - ROOTS:
+        for pid in _children_of(me) - ROOTS - HELPERS:
             row = _stat(pid)
             if row is not None and row[3] == "Z" and row[2] != session:
                 with contextlib.suppress(ChildProcessError):
