@@ -1,11 +1,12 @@
 """Every child process smevals starts (runners, checker programs, `match_output` code).
 
-One entry point, `run_child`: the child starts in its own session with stdin closed,
-its resource limits and (on Linux) a parent-death signal set before exec, its stdout and
-stderr read while it runs and kept up to a cap (the rest is read and dropped), a real
-deadline, and at the deadline or at its end every process it started is killed, also
-those that left its process group or session (see `smevals.proc.tree`). The duration is
-measured until all of that is done. This package imports nothing else of smevals.
+One entry point, `run_child`: the child starts in its own session with stdin closed and
+its resource limits set before exec (limits.py); its stdout and stderr are read while it
+runs and kept up to a cap (the rest is read and dropped, stream.py); it has a real
+deadline; at the deadline or at its end every process it started is killed, also those
+that left its process group or session (tree.py); if smevals dies, the guardian kills
+them (guardian.py). The duration is measured until all of that is done. This package
+imports nothing else of smevals.
 """
 
 from __future__ import annotations
