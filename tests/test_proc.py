@@ -4,6 +4,7 @@ subreaper, cleared environments, limits through the pre-exec function, launch er
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,3 +62,22 @@ def test_a_program_that_cannot_start_says_why(tmp_path: Path, limits: Limits) ->
     res = run_child(Spec([str(tmp_path / "missing")], tmp_path, {}, limits=limits))
     assert res.exit_code is None
     assert res.error == f"cannot start {tmp_path / 'missing'}: No such file or directory"
+
+
+def test_the_guardian_kills_registered_trees_when_its_pipe_closes(tmp_path: Path) -> None:
+    env = {**os.environ, tree.TAG_VAR: "cafe0123"}
+    kept = subprocess.Popen(["sleep", "30"], env=env, start_new_session=True)
+    ended = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    guard = subprocess.Popen([sys.executable, "-I", "-m", "smevals.proc.guardian"],
+                             stdin=subprocess.PIPE, start_new_session=True)
+    try:
+        assert guard.stdin is not None
+        guard.stdin.write(f"+ {kept.pid} cafe0123\n+ {ended.pid} beef\n- {ended.pid}\n".encode())
+        guard.stdin.close()
+        assert guard.wait(timeout=10) == 0
+        assert kept.wait(timeout=5) == -9
+        assert ended.poll() is None          # unregistered: left alone
+    finally:
+        for proc in (kept, ended, guard):
+            proc.kill()
+            proc.wait()
