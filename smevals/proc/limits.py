@@ -34,7 +34,7 @@ class Limits:
 
     @property
     def none(self) -> bool:
-        return self.core_dumps and self == Limits()
+        return self == Limits()
 
 
 def _pairs(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
