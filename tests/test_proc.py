@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from smevals.proc import Limits, Spec, run_child, tree
+from tests.conftest import make_eval
 from tests.test_children import gone, marker_pid
 
 if not sys.platform.startswith("linux"):
@@ -31,13 +32,13 @@ def test_without_the_subreaper_a_scan_of_proc_finds_the_detached_child(
     assert gone(marker_pid(tmp_path))
 
 
-def test_a_detached_child_with_a_cleared_environment_is_killed_too(tmp_path: Path) -> None:
-    tree.become_subreaper()
-    if not tree._subreaper:
-        pytest.skip("no child subreaper here")
-    res = run_child(Spec(sleeper(tmp_path, clear_env=True), tmp_path, dict(os.environ),
-                         timeout=10))
-    assert (res.exit_code, res.leftovers) == (0, 1)
+def test_a_detached_child_with_a_cleared_environment_is_killed_too(cli, tmp_path: Path) -> None:
+    """Through the CLI, which owns its process: a subreaper adopts the sleeper."""
+    runner = "#!/bin/sh\n" + " ".join(sleeper(tmp_path, clear_env=True)[2:]) + "\n"
+    ev = make_eval(tmp_path / "ev", tasks={"t": "prompt: p\n"},
+                   configs={"default": "runner: ./r.sh\nmodel: m1\n"},
+                   files={"configs/r.sh": runner})
+    assert cli("run", str(ev), "-j", "1", timeout=30).code == 0
     assert gone(marker_pid(tmp_path))
 
 

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smevals.proc import guardian
+from smevals.proc import OWNED, guardian
 from smevals.proc.limits import Limits, launcher
 from smevals.proc.stream import Reader
 from smevals.proc.tree import HELPERS, ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
@@ -129,7 +129,9 @@ def run_child(spec: Spec, children: Children | None = None) -> Result:
 
 
 def _prepare() -> None:
-    """Once per process: smevals becomes a subreaper and starts its guardian."""
+    """Once per process, when smevals owns it: become a subreaper, start the guardian."""
+    if not OWNED["process"]:
+        return
     become_subreaper()
     pid = guardian.start()
     if pid is not None:
