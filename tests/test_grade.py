@@ -172,7 +172,8 @@ def test_missing_non_executable_huge_binary_and_slow_checkers(cli, tmp_path: Pat
                         "(kept truncated)")
     assert len(grade["checks"][0]["details"]["output"]) == 1048576
     assert notes[1] == "checker output is not valid UTF-8"
-    assert notes[2] == ("checker timed out after 1s; the runner's process group was killed")
+    assert notes[2] == ("checker timed out after 1s; the checker and every process it started "
+                        "were killed")
     assert grade["checks"][3]["ok"] is False
 
 

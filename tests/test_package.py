@@ -82,7 +82,7 @@ def _imports(path: Path) -> set[str]:
 
 
 LAYERS = ["cli", "commands", "report|diff|site|run|grade|imports", "checkers|runners",
-          "spec", "store"]
+          "spec", "store", "proc"]
 
 
 def _layer(module: str) -> int | None:
@@ -102,7 +102,8 @@ def test_only_the_cli_imports_click() -> None:
 
 
 def test_layers_depend_only_downwards() -> None:
-    """DESIGN.md: cli > commands > run/grade/report/diff > checkers/runners > spec > store."""
+    """DESIGN.md: cli > commands > run/grade/report/diff > checkers/runners > spec > store >
+    proc."""
     wrong = []
     for path in (ROOT / "smevals").rglob("*.py"):
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)

@@ -275,8 +275,8 @@ def test_timeout_kills_the_whole_process_group(cli, tmp_path: Path) -> None:
     res = cli("run", str(ev), "--timeout", "1")
     assert res.code == 1
     rec = runs(ev)[0]
-    assert rec["failure"] == {"kind": "timeout", "detail": "timed out after 1s; the runner's "
-                                                           "process group was killed"}
+    assert rec["failure"] == {"kind": "timeout", "detail": "timed out after 1s; the runner and "
+                                                           "every process it started were killed"}
     assert rec["exit_code"] is None
     assert (run_dirs(ev)[0] / "output.txt").read_text() == "started\n"
     child = int((ev / "child.pid").read_text())

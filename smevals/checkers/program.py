@@ -2,16 +2,17 @@
 its stdout, trimmed, with ``expected_output``, trimmed.
 
 The program is the first fenced block of the language (else the first untagged
-block, else the whole output). It runs in the Grade workspace (a temporary folder in
-``smevals.check``) under the limits of sandbox.py. The program, its stdout, its
-stderr and its exit code are kept in the workspace as ``match_output[.NAME].*``.
+block, else the whole output). It runs in a private temporary folder that starts with a
+copy of the Grade workspace's files, under the limits of sandbox.py; what it writes there
+is dropped. The program, its stdout, its stderr and its exit code are kept in the
+workspace as ``match_output[.NAME].*``.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,7 +28,7 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.inputs import input_text, iter_fences
-from smevals.checkers.sandbox import Outcome, run_limited
+from smevals.checkers.sandbox import FILE_CAP, Outcome, run_limited, sandbox_env
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -142,20 +143,29 @@ def _run_in(
     interpreter: str | None,
 ) -> CheckResult:
     prefix = _prefix(inp.check_name)
-    path = cwd / f"{prefix}.program.{ext}"
-    path.write_text(program, encoding="utf-8")
-    argv = _argv(opts, interpreter, path.resolve())
+    (cwd / f"{prefix}.program.{ext}").write_text(program, encoding="utf-8")
     timeout = _timeout(inp)
     cap = opts.get("max_output_bytes", DEFAULT_CAP)
-    try:
-        outcome = run_limited(argv, cwd, timeout, opts.get("memory_mb", DEFAULT_MEMORY_MB), cap)
-    except OSError as exc:
-        fail(f"cannot run {argv[0]!r}: {exc.strerror or exc}")
-    except subprocess.SubprocessError as exc:  # e.g. the limits could not be applied
-        fail(f"cannot start {argv[0]!r}: {exc}")
+    with tempfile.TemporaryDirectory(prefix="smevals-sandbox-") as tmp:
+        private = Path(tmp).resolve()
+        _copy_files(cwd, private)
+        path = private / f"{prefix}.program.{ext}"
+        argv = _argv(opts, interpreter, path)
+        env = sandbox_env(os.environ, private)
+        outcome = run_limited(argv, private, timeout,
+                              opts.get("memory_mb", DEFAULT_MEMORY_MB), cap, env)
+    if outcome.error is not None:
+        fail(outcome.error)
     _keep(cwd, prefix, outcome)
     expected = opts["expected_output"]
     return _verdict(outcome, expected if isinstance(expected, str) else str(expected), timeout, cap)
+
+
+def _copy_files(source: Path, private: Path) -> None:
+    """The workspace's regular files (not links, none over FILE_CAP) into the private folder."""
+    for entry in os.scandir(source):
+        if entry.is_file(follow_symlinks=False) and entry.stat().st_size <= FILE_CAP:
+            shutil.copyfile(entry.path, private / entry.name)
 
 
 def _keep(cwd: Path, prefix: str, outcome: Outcome) -> None:
@@ -164,7 +174,7 @@ def _keep(cwd: Path, prefix: str, outcome: Outcome) -> None:
     (cwd / f"{prefix}.exit_code.txt").write_text(f"{outcome.exit_code}\n", encoding="utf-8")
 
 
-def _decode(data: bytearray) -> str:
+def _decode(data: bytes) -> str:
     return bytes(data).decode("utf-8", "replace").replace("\r\n", "\n")
 
 

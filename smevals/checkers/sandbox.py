@@ -1,135 +1,92 @@
-"""Run one program with limits: stdin closed, its own process group, a wall-clock
-timeout, RLIMIT_CPU and RLIMIT_AS, and a cap on each captured stream.
+"""Run model-written code (`match_output`) with what containment the platform allows.
 
-The whole process group is killed on timeout, when a stream passes its cap, and
-at the end (so no background child outlives the check). POSIX only.
+Through `smevals.proc`: its own session, stdin closed, a wall-clock deadline, every
+descendant killed at the end (also those that left the session), each stream capped while
+read. On top of that, for code nobody reviewed:
+
+- a scrubbed environment: only the variables in ALLOWED_ENV (and LC_*) pass, so no API
+  key or token reaches the code; HOME and TMPDIR point into its private folder;
+- limits set before exec: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE (FILE_CAP), RLIMIT_NPROC
+  (PROCESSES more than the user already runs; the kernel does not apply it to root);
+- no network when a network namespace can be made: `bwrap --unshare-net` when bubblewrap
+  is installed, else `unshare --net` (as root) or `unshare --net --map-root-user` (when
+  user namespaces are enabled). Otherwise the code runs with the network (see
+  docs/security.md); `network_isolation()` says which.
+
+The private folder is the caller's (see checkers/program.py). POSIX only.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import math
 import os
-import selectors
-import signal
-import subprocess
-import time
-from collections.abc import Callable
+import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_SLICE = 0.1
-_GRACE = 0.5
+from smevals.proc import Limits, Spec, run_child
+
+ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
+FILE_CAP = 64 * 1024 * 1024
+PROCESSES = 64
+
+_NET_WRAPPERS = (
+    ("bwrap", ["bwrap", "--unshare-net", "--die-with-parent", "--dev-bind", "/", "/", "--"]),
+    ("unshare", ["unshare", "--net", "--"]),
+    ("unshare", ["unshare", "--net", "--map-root-user", "--"]),
+)
 
 
 @dataclass
 class Outcome:
     exit_code: int | None = None
     timed_out: bool = False
-    stdout: bytearray = field(default_factory=bytearray)
-    stderr: bytearray = field(default_factory=bytearray)
+    stdout: bytes = b""
+    stderr: bytes = b""
     over_cap: list[str] = field(default_factory=list)
+    error: str | None = None
 
 
-def _limits(cpu_seconds: int, memory_bytes: int) -> Callable[[], None]:
-    """Runs in the child before exec; never asks for more than the current hard limit."""
-
-    def lower(kind: int, soft: int, hard: int) -> None:
-        import resource
-
-        ceiling = resource.getrlimit(kind)[1]
-        if ceiling != resource.RLIM_INFINITY:
-            soft, hard = min(soft, ceiling), min(hard, ceiling)
-        resource.setrlimit(kind, (soft, hard))
-
-    def apply() -> None:
-        import resource
-
-        lower(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1)
-        lower(resource.RLIMIT_AS, memory_bytes, memory_bytes)
-        lower(resource.RLIMIT_CORE, 0, 0)
-
-    return apply
+def sandbox_env(environ: Mapping[str, str], home: Path) -> dict[str, str]:
+    """The allow-listed part of `environ`, with HOME and the temporary folder in `home`."""
+    env = {k: v for k, v in environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    for key in ("HOME", "TMPDIR", "TMP", "TEMP"):
+        env[key] = str(home)
+    return env
 
 
-def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap: int) -> Outcome:
-    """Run ``argv`` in ``cwd``; never raises for the program's own failures."""
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=_limits(math.ceil(timeout) + 1, memory_mb * 1024 * 1024),
-    )
-    outcome = Outcome()
-    deadline = time.monotonic() + timeout
-    try:
-        _pump(proc, outcome, deadline, cap)
-        outcome.exit_code = _wait(proc, outcome, deadline)
-    finally:
-        _kill_group(proc)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
-    return outcome
+@functools.cache
+def network_isolation() -> tuple[str, ...]:
+    """The command prefix that takes the network away, () when none works here."""
+    for tool, prefix in _NET_WRAPPERS:
+        if shutil.which(tool) is None:
+            continue
+        probe = run_child(Spec([*prefix, "true"], Path("/"), dict(os.environ), timeout=10))
+        if probe.exit_code == 0:
+            return tuple(prefix)
+    return ()
 
 
-def _pump(proc: subprocess.Popen[bytes], outcome: Outcome, deadline: float, cap: int) -> None:
-    """Read both pipes until EOF, the deadline, or a stream passing its cap.
-
-    Once the program itself has exited, a background child still holding a pipe
-    gets ``_GRACE`` seconds before reading stops (the group is killed afterwards).
-    """
-    buffers = {"stdout": outcome.stdout, "stderr": outcome.stderr}
-    exited_at: float | None = None
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ, "stdout")  # type: ignore[arg-type]
-        sel.register(proc.stderr, selectors.EVENT_READ, "stderr")  # type: ignore[arg-type]
-        while sel.get_map():
-            now = time.monotonic()
-            if now >= deadline:
-                outcome.timed_out = True
-                return
-            if exited_at is None and proc.poll() is not None:
-                exited_at = now
-            if exited_at is not None and now - exited_at > _GRACE:
-                return
-            for key, _ in sel.select(min(deadline - now, _SLICE)):
-                if not _read(key, buffers, outcome, cap):
-                    sel.unregister(key.fileobj)
-                if outcome.over_cap:
-                    return
+def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap: int,
+                env: dict[str, str]) -> Outcome:
+    """Run `argv` in `cwd` under the limits above; never raises for the program's failures."""
+    limits = Limits(cpu_seconds=math.ceil(timeout) + 1, memory_bytes=memory_mb * 1024 * 1024,
+                    file_bytes=FILE_CAP, processes=PROCESSES, core_dumps=False)
+    spec = Spec([*network_isolation(), *argv], cwd, env, timeout=timeout, cap=cap,
+                limits=limits, stop_at_cap=True)
+    res = run_child(spec)
+    over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
+    error = res.error or _wrapper_error(spec.argv[0], argv[0], res.exit_code, res.stderr.data)
+    return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error)
 
 
-def _read(
-    key: selectors.SelectorKey, buffers: dict[str, bytearray], outcome: Outcome, cap: int
-) -> bool:
-    """Read one chunk into its buffer, keeping at most ``cap`` bytes; False at EOF."""
-    chunk = os.read(key.fd, 65536)
-    if not chunk:
-        return False
-    buffer = buffers[key.data]
-    room = cap - len(buffer)
-    buffer += chunk[:room]
-    if len(chunk) > room:
-        outcome.over_cap.append(key.data)
-    return True
-
-
-def _wait(proc: subprocess.Popen[bytes], outcome: Outcome, deadline: float) -> int | None:
-    if outcome.timed_out or outcome.over_cap:
-        _kill_group(proc)
-        return proc.wait()
-    try:
-        return proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        outcome.timed_out = True
-        _kill_group(proc)
-        return proc.wait()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+def _wrapper_error(wrapper: str, program: str, code: int | None, stderr: bytes) -> str | None:
+    """Why the program could not start, when the network wrapper says it could not exec it."""
+    name = os.path.basename(wrapper).encode()
+    if wrapper == program or code not in (126, 127) or not stderr.startswith(name + b": "):
+        return None
+    reason = stderr.decode("utf-8", "replace").strip().rpartition(": ")[2]
+    return f"cannot start {program}: {reason}"

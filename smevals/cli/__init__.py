@@ -22,6 +22,10 @@ __all__ = ["cli", "main"]
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: no traceback reaches a user unless --debug asks for it."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None:
+        from smevals.proc import own_process
+
+        own_process()          # the whole process is smevals (see smevals/proc/__init__)
     debug = "--debug" in args or os.environ.get("SMEVALS_DEBUG") == "1"
     code = None
     try:

@@ -276,6 +276,10 @@ def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
     if store.broken:
         notes.append(f"{len(store.broken)} unreadable record(s) skipped (see `smevals verify`)")
     c = report.collected
+    cut = sum(1 for run in c.runs if run.record.get("truncated"))
+    if cut:
+        notes.append(f"{cut} run(s) wrote more output than the cap and were cut (output.txt "
+                     "or stderr.txt; the config key max_output_bytes raises the cap)")
     if not c.rows and c.count(OLDER):
         found = Counter(str(g.record.get("grader", {}).get("version")) for g in grades
                         if g.record.get("grader", {}).get("name") == report.grader)

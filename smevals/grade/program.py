@@ -51,10 +51,11 @@ def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:
 def run_program(program: Path, check: Check, ctx: CheckerContext) -> dict[str, Any]:
     """One Check by a program: {"ok", "score"?, "metrics"?, "tags"?, "notes"?, "details"?}."""
     timeout = check.timeout or DEFAULT_TIMEOUT
-    fin = launch([str(program)], ctx.workspace, checker_env(check, ctx), timeout, ctx.groups)
+    fin = launch([str(program)], ctx.workspace, checker_env(check, ctx), timeout, ctx.groups,
+                 cap=OUTPUT_CAP, what="checker")
     if fin.failure in ("launch", "timeout", "signal"):
         return {"ok": False, "notes": f"checker {fin.detail}"}
-    result, problem = _read_stdout(fin.stdout)
+    result, problem = _read_stdout(fin.stdout, fin.written.get("stdout"))
     result["ok"] = fin.exit_code == 0 and problem is None
     if problem:
         result["notes"] = problem + (f" ({result['notes']})" if result.get("notes") else "")
@@ -64,11 +65,13 @@ def run_program(program: Path, check: Check, ctx: CheckerContext) -> dict[str, A
     return result
 
 
-def _read_stdout(data: bytes) -> tuple[dict[str, Any], str | None]:
-    if len(data) > OUTPUT_CAP:
-        kept = data[:OUTPUT_CAP].decode("utf-8", "replace")
+def _read_stdout(data: bytes, written: int | None) -> tuple[dict[str, Any], str | None]:
+    """The checker's JSON from stdout; `written` is how much it printed when over the cap
+    (only the first OUTPUT_CAP bytes were kept, the rest read and dropped)."""
+    if written is not None:
+        kept = data.decode("utf-8", "replace")
         return {"details": {"output": kept}}, (
-            f"checker printed {len(data)} bytes, over the {OUTPUT_CAP}-byte cap (kept truncated)")
+            f"checker printed {written} bytes, over the {OUTPUT_CAP}-byte cap (kept truncated)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.run.env import clean_base, scalar_vars, to_json
-from smevals.run.execute import Finished, ProcessGroups, launch
+from smevals.run.execute import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
@@ -87,7 +87,14 @@ def _execute(session: Session, job: Job, workspace: Path) -> Finished:
         return _builtin(session, job, workspace)
     assert session.runner.program is not None
     env = runner_env(session, job, workspace)
-    return launch([str(session.runner.program)], workspace, env, session.timeout, session.groups)
+    return launch([str(session.runner.program)], workspace, env, session.timeout, session.groups,
+                  cap=output_cap(session.config))
+
+
+def output_cap(config: Config) -> int:
+    """Bytes kept of a runner's stdout and of its stderr: `max_output_bytes`, else 10 MiB."""
+    value = config.doc.get("max_output_bytes")
+    return value if isinstance(value, int) and value > 0 else DEFAULT_OUTPUT_CAP
 
 
 def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
@@ -105,8 +112,12 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
         (workspace / USAGE_FILE).write_bytes(to_json(out.usage).encode())
     failure = None if out.exit_code == 0 else (out.failure or "exit")
     detail = "" if failure is None else (out.stderr.strip().splitlines() or ["failed"])[-1]
-    return Finished(out.stdout.encode(), out.stderr.encode(), out.exit_code, failure, detail,
-                    time.monotonic() - start)
+    cap = output_cap(session.config)
+    stdout, stderr = out.stdout.encode(), out.stderr.encode()
+    written = {name: len(data) for name, data in (("stdout", stdout), ("stderr", stderr))
+               if len(data) > cap}
+    return Finished(stdout[:cap], stderr[:cap], out.exit_code, failure, detail,
+                    time.monotonic() - start, written)
 
 
 def _event(session: Session) -> threading.Event:
@@ -115,14 +126,14 @@ def _event(session: Session) -> threading.Event:
 
 def _record(session: Session, job: Job, workspace: Path, fin: Finished,
             started: datetime) -> dict[str, Any]:
-    out_text, out_bad = normalise(fin.stdout)
-    err_text, err_bad = normalise(fin.stderr)
+    out_text, out_bad = normalise(_whole_chars(fin.stdout, "stdout" in fin.written))
+    err_text, err_bad = normalise(_whole_chars(fin.stderr, "stderr" in fin.written))
     (workspace / "output.txt").write_text(out_text, encoding="utf-8", newline="\n")
     if err_text:
         (workspace / "stderr.txt").write_text(err_text, encoding="utf-8", newline="\n")
     usage, usage_error = _usage(workspace)
     failure = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
-    failure = _refuse_reserved(workspace) or failure
+    failure = _refuse_undecodable(workspace) or _refuse_reserved(workspace) or failure
     record: dict[str, Any] = {
         "eval": session.ev.name, "task": job.task.doc, "grading": job.task.grading,
         "config": job.config, "model": job.model, "inputs": job.inputs, "sample": job.sample,
@@ -135,7 +146,66 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
     }
     if usage_error:
         record["usage_error"] = usage_error
+    if fin.written:
+        record["truncated"] = _truncated(fin)
     return record
+
+
+def _truncated(fin: Finished) -> dict[str, dict[str, int]]:
+    """For each capped file: the bytes kept (the cap) and the bytes the runner wrote."""
+    kept = {"stdout": len(fin.stdout), "stderr": len(fin.stderr)}
+    files = {"stdout": "output.txt", "stderr": "stderr.txt"}
+    return {files[name]: {"kept_bytes": kept[name], "written_bytes": total}
+            for name, total in sorted(fin.written.items())}
+
+
+def _whole_chars(data: bytes, cut: bool) -> bytes:
+    """`data` without a UTF-8 sequence the cap cut in half at its end."""
+    if not cut:
+        return data
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:            # a lead byte: is its sequence complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= need else data[:-back]
+    return data
+
+
+def _refuse_undecodable(workspace: Path) -> dict[str, str] | None:
+    """Remove what the runner wrote under a name that is not UTF-8 (a Run's file names are
+    text in its record); the Run then counts as failed, saying which."""
+    bad = []
+    for top, dirs, files in os.walk(workspace):
+        for name in [*dirs, *files]:
+            if _undecodable(name):
+                path = os.path.join(top, name)
+                bad.append(os.fsencode(os.path.relpath(path, workspace)))
+                _remove(path)
+        dirs[:] = [d for d in dirs if not _undecodable(d)]
+    if not bad:
+        return None
+    shown = ", ".join(repr(b)[1:] for b in sorted(bad)[:5]) + (" ..." if len(bad) > 5 else "")
+    return {"kind": "artifact", "detail": f"the runner wrote {len(bad)} file(s) whose name is "
+            f"not valid UTF-8 ({shown}); they were not kept and the Run counts as failed"}
+
+
+def _undecodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _remove(path: str) -> None:
+    import shutil
+
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        os.unlink(path)
 
 
 def _refuse_reserved(workspace: Path) -> dict[str, str] | None:

@@ -21,7 +21,7 @@ EXCERPT_RUNS = 20               # Runs per model shown with their output on a Ta
 FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
 SHOWN_APART = ("output.txt", "stderr.txt")
 RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
-               "usage_error", "provenance", "inputs", "text")
+               "usage_error", "provenance", "inputs", "text", "truncated")
 
 
 class Linker(Protocol):

@@ -4,8 +4,8 @@ A full Grade carries every Check with its details, a full Run the whole task doc
 config; decoding 100,000 of them from the index cache takes seconds. The brief view keeps
 the same shape (so code reading it cannot tell, as long as it reads only these fields):
 
-- Run: model, status, sample, started, duration_seconds, failure; `task` and `config`
-  reduced to their `name`; `inputs` to hash, task, config and runner.
+- Run: model, status, sample, started, duration_seconds, failure, truncated; `task` and
+  `config` reduced to their `name`; `inputs` to hash, task, config and runner.
 - Grade: grading_hash, graded, outcome, score, tags, metrics; `run` reduced to rel and
   task; `grader` to name and version; `checks` to the failed Checks, each with name,
   checker, ok and notes.
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-VERSION = 2        # bump when the fields change: cached brief records are then read again
-RUN_KEYS = ("model", "status", "sample", "started", "duration_seconds", "failure")
+VERSION = 3        # bump when the fields change: cached brief records are then read again
+RUN_KEYS = ("model", "status", "sample", "started", "duration_seconds", "failure", "truncated")
 RUN_PARTS = (("task", ("name",)), ("config", ("name",)), ("inputs", ("hash", "task", "config",
                                                                         "runner")))
 GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics")

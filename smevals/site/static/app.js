@@ -454,6 +454,7 @@
         h("span", { class: "muted small" }, `config ${run.config} · sample ${run.sample ?? "–"} · ` +
           `started ${when(run.record.started)} · ${num(run.record.duration_seconds, 1)} s · Run ${run.id}`)),
       failure ? h("p", { class: "note bad" }, `The runner failed (${failure.kind}): ${failure.detail}`) : null,
+      truncatedNote(run.record.truncated),
       section("Prompt", promptView(run.prompt, run.messages)),
       section("Output", outputView(run.output, fileHref(run.files, "output.txt"))),
       run.stderr && run.stderr.text ? section("Stderr", outputView(run.stderr, fileHref(run.files, "stderr.txt"))) : null,
@@ -461,6 +462,12 @@
       section("Checks", counted ? checksView(counted, false) : h("p", { class: "muted" }, "No Grade counts for this Run.")),
       section("Grade history", historyView(run.grades)),
       section("Record", recordView(run)));
+  }
+
+  function truncatedNote(cut) {
+    if (!cut) return null;
+    const parts = Object.entries(cut).map(([f, c]) => `${f} kept ${c.kept_bytes} of ${c.written_bytes} bytes`);
+    return h("p", { class: "note" }, `Output cut at the cap (config max_output_bytes): ${parts.join("; ")}.`);
   }
 
   function fileHref(files, path) {

@@ -1,0 +1,84 @@
+"""smevals.proc directly: the paths the CLI tests do not choose (the /proc scan without the
+subreaper, cleared environments, limits through the pre-exec function, launch errors)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smevals.proc import Limits, Spec, run_child, tree
+from tests.conftest import make_eval
+from tests.test_children import gone, marker_pid
+
+if not sys.platform.startswith("linux"):
+    pytest.skip("the tree is found through /proc", allow_module_level=True)
+
+
+def sleeper(folder: Path, clear_env: bool = False) -> list[str]:
+    env = "env -i " if clear_env else ""
+    return ["sh", "-c", f"setsid {env}sh -c 'echo $$ > {folder}/sleeper.pid; exec sleep 45' & "
+                        "echo started"]
+
+
+def test_without_the_subreaper_a_scan_of_proc_finds_the_detached_child(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tree, "_subreaper", False)
+    res = run_child(Spec(sleeper(tmp_path), tmp_path, dict(os.environ), timeout=10))
+    assert (res.exit_code, res.stdout.data, res.leftovers) == (0, b"started\n", 1)
+    assert gone(marker_pid(tmp_path))
+
+
+def test_a_detached_child_with_a_cleared_environment_is_killed_too(cli, tmp_path: Path) -> None:
+    """Through the CLI, which owns its process: a subreaper adopts the sleeper."""
+    runner = "#!/bin/sh\n" + " ".join(sleeper(tmp_path, clear_env=True)[2:]) + "\n"
+    ev = make_eval(tmp_path / "ev", tasks={"t": "prompt: p\n"},
+                   configs={"default": "runner: ./r.sh\nmodel: m1\n"},
+                   files={"configs/r.sh": runner})
+    assert cli("run", str(ev), "-j", "1", timeout=30).code == 0
+    assert gone(marker_pid(tmp_path))
+
+
+def test_output_past_the_cap_is_read_and_counted(tmp_path: Path) -> None:
+    code = "import sys; sys.stdout.write('x' * 300000); sys.stderr.write('y' * 10)"
+    res = run_child(Spec([sys.executable, "-c", code], tmp_path, dict(os.environ), cap=1000))
+    assert res.exit_code == 0 and not res.over_cap
+    assert (res.stdout.data, res.stdout.total, res.stdout.truncated) == (b"x" * 1000, 300000, True)
+    assert (res.stderr.data, res.stderr.truncated) == (b"y" * 10, False)
+
+
+def test_limits_are_set_before_exec(tmp_path: Path) -> None:
+    code = ("import resource as r; print(r.getrlimit(r.RLIMIT_FSIZE), "
+            "r.getrlimit(r.RLIMIT_CORE))")
+    res = run_child(Spec([sys.executable, "-c", code], tmp_path, dict(os.environ),
+                         limits=Limits(file_bytes=4096, core_dumps=False)))
+    assert res.stdout.data == b"(4096, 4096) (0, 0)\n"
+
+
+@pytest.mark.parametrize("limits", [Limits(), Limits(core_dumps=False)])
+def test_a_program_that_cannot_start_says_why(tmp_path: Path, limits: Limits) -> None:
+    res = run_child(Spec([str(tmp_path / "missing")], tmp_path, {}, limits=limits))
+    assert res.exit_code is None
+    assert res.error == f"cannot start {tmp_path / 'missing'}: No such file or directory"
+
+
+def test_the_guardian_kills_registered_trees_when_its_pipe_closes(tmp_path: Path) -> None:
+    env = {**os.environ, tree.TAG_VAR: "cafe0123"}
+    kept = subprocess.Popen(["sleep", "30"], env=env, start_new_session=True)
+    ended = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    guard = subprocess.Popen([sys.executable, "-I", "-m", "smevals.proc.guardian"],
+                             stdin=subprocess.PIPE, start_new_session=True)
+    try:
+        assert guard.stdin is not None
+        guard.stdin.write(f"+ {kept.pid} cafe0123\n+ {ended.pid} beef\n- {ended.pid}\n".encode())
+        guard.stdin.close()
+        assert guard.wait(timeout=10) == 0
+        assert kept.wait(timeout=5) == -9
+        assert ended.poll() is None          # unregistered: left alone
+    finally:
+        for proc in (kept, ended, guard):
+            proc.kill()
+            proc.wait()
