@@ -72,16 +72,20 @@ def find_object(paths: tuple[str, ...], store: str | None, ident: str,
     if len(ident.strip()) < MIN_PREFIX:
         raise SmevalsError(f"an id prefix needs at least {MIN_PREFIX} characters: '{ident}'")
     found: list[tuple[Store, Obj]] = []
+    damaged = ""
     for root in store_roots(paths, store):
         try:
             st = Store(root, rev)
             found.append((st, st.resolve(ident)))
-        except UnknownId:
+        except UnknownId as exc:
+            damaged = damaged or (str(exc) if " is damaged: " in str(exc) else "")
             continue
         except AmbiguousId as exc:
             raise SmevalsError(_ambiguous(st, exc.prefix, exc.candidates)) from None
         except SourceError as exc:
             raise SmevalsError(str(exc)) from None
+    if not found and damaged:
+        raise SmevalsError(damaged)
     if not found:
         raise SmevalsError(f"no Run or Grade with id '{ident}' in the stores of "
                            f"{', '.join(paths or ('.',))}")

@@ -201,6 +201,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
         rev=revision.rev if revision else None, commit=revision.commit if revision else None,
         current=current)
     report.notes.extend(_notes(store, report, grades))
+    report.damaged = [{"path": rel, "problem": str(why)} for rel, why in store.broken]
     return Side(report, store, ev)
 
 
@@ -236,7 +237,8 @@ def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
 def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
     notes = []
     if store.broken:
-        notes.append(f"{len(store.broken)} unreadable record(s) skipped (see `smevals verify`)")
+        notes.append(f"{len(store.broken)} damaged object(s) left out, nothing in them counted "
+                     "(see `smevals verify`)")
     c = report.collected
     if not c.rows and c.count(OLDER):
         found = Counter(str(g.record.get("grader", {}).get("version")) for g in grades

@@ -29,6 +29,7 @@ class EvalReport:
     commit: str | None = None
     current: str = ""          # the grader's current version (where the store was read)
     notes: list[str] = field(default_factory=list)
+    damaged: list[dict[str, str]] = field(default_factory=list)   # objects left out
 
     @cached_property
     def groups(self) -> list[Group]:

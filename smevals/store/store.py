@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from smevals.store import gitindex, index
+from smevals.store import damage, gitindex, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
@@ -60,7 +60,7 @@ class Store:
         self.rev = rev
         self.early = early          # read the cache before it is checked: see settled()
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
-        self.broken: list[tuple[str, str]] = []     # (rel, reason) of unreadable records
+        self.broken: list[tuple[str, str]] = []     # (rel, why) of damaged objects (left out)
         self._objs: dict[tuple[str, bool], list[Obj]] = {}
 
     def stage(self, kind: str) -> Staging:
@@ -115,6 +115,8 @@ class Store:
             known = {rel for rel, _reason in self.broken}
             self.broken.extend((rel, rec) for rel, rec in zip(rels, records, strict=True)
                                if not isinstance(rec, dict) and rel not in known)
+            for rel, why in self.broken:
+                damage.note(self.source.label, rel, str(why))
         return out
 
     def resolve(self, prefix: str) -> Obj:
@@ -126,6 +128,11 @@ class Store:
                                  f"'{prefix}'")
         found = [o for kind in KINDS for o in self._all(kind) if id_matches(o.id, want)]
         if not found:
+            damaged = [(rel, why) for rel, why in self.broken
+                       if id_matches(rel[rel.rfind("/") + 1:], want)]
+            if damaged:
+                raise UnknownId(f"{damaged[0][0]} in {self.source.label} is damaged: "
+                                f"{damaged[0][1]} (run `smevals verify`)")
             raise UnknownId(f"no Run or Grade with id '{prefix}' in {self.source.label}")
         if len(found) > 1:
             raise AmbiguousId(prefix, found)
