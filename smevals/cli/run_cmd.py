@@ -53,6 +53,13 @@ class TextUI:
             line += f"\n    grade: {grade.outcome}{score}"
         self.progress.step(item.ok, line)
 
+    def leftover(self, grade: Any) -> None:
+        rec = grade.run.record
+        score = "" if grade.score is None else f" score={grade.score:.3g}"
+        click.echo(f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
+                           f"{grade.run.id} (not graded before) ... grade: {grade.outcome}"
+                           f"{score}")
+
 
 @cli.command("run")
 @click.argument("paths", nargs=-1, type=click.Path())

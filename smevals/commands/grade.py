@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -16,7 +17,8 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.spec.model import Eval, Grader
-from smevals.store.layout import parse_iso
+from smevals.store.claims import claims_for
+from smevals.store.layout import object_parent, parse_iso
 from smevals.store.store import Obj, Store, id_matches, store_root
 
 
@@ -63,6 +65,8 @@ class Plan:
     store: Store
     todo: list[Obj]
     previous: dict[str, Obj | None]
+    regrade: bool = False
+    known: frozenset[str] = frozenset()     # ids of the Grades the plan was made from
 
 
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
@@ -88,10 +92,11 @@ def checked_grader(ev: Eval, name: str) -> Grader:
     return grader
 
 
-def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
-    grader = checked_grader(ev, opts.grader)
+def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | None = None,
+          grader: Grader | None = None) -> Plan:
+    grader = grader or checked_grader(ev, opts.grader)
     version = grader_version(grader)
-    store = Store(store_root(ev.path, ev.name, opts.store))
+    store = store or Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
     todo, previous = [], {}
     for run in _select(store, ev, opts, history):
@@ -108,7 +113,8 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
             continue
         summary.older_only += bool(past and not current)
         todo.append(run)
-    return Plan(ev, grader, version, store, todo, previous)
+    return Plan(ev, grader, version, store, todo, previous, opts.regrade,
+                frozenset(g.id for g in store.grades()))
 
 
 def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
@@ -156,8 +162,8 @@ def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
     environ = dict(os.environ)
 
     def work(run: Obj) -> GradeResult | None:
-        return grade_run(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
-                                  environ, groups))
+        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups)
+        return claimed_grade(job, plan.known, plan.regrade)
 
     def done(result: GradeResult) -> None:
         _count(summary, result, plan.previous.get(result.run.rel))
@@ -179,6 +185,51 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
         summary.score_changes.append(result.score - float(old["score"]))
 
 
+def grade_leftovers(ev: Eval, grader: Grader, store: Store, selection: GradeOptions,
+                    groups: ProcessGroups, on_done: Callable[[GradeResult], None]) -> None:
+    """`run -g`: grade the selected Runs that still have no current Grade (an interrupted
+    run or grade left them), after the Runs just made."""
+    store.forget()
+    if not store.runs(brief=True):
+        return
+    plan = _plan(ev, selection, GradeSummary(), store, grader)
+    if plan.todo:
+        _grade_all(plan, selection.jobs, groups, _Hook(on_done), GradeSummary())
+
+
+class _Hook:
+    def __init__(self, on_done: Callable[[GradeResult], None]):
+        self.on_done = on_done
+
+    def start(self, ev: Eval, version: str, total: int) -> None:
+        pass
+
+    def done(self, result: GradeResult) -> None:
+        self.on_done(result)
+
+
+def claimed_grade(job: GradeJob, known: frozenset[str] = frozenset(),
+                  regrade: bool = False) -> GradeResult | None:
+    """Grade a Run under its claim (store/claims.py), so two processes never grade it at
+    once; None when another process gave it a current Grade meanwhile (or on cancel)."""
+    claims = claims_for(job.store.root, "grade")
+    with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
+        if not got or (not regrade and _graded_meanwhile(job, known)):
+            return None
+        return grade_run(job)
+
+
+def _graded_meanwhile(job: GradeJob, known: frozenset[str]) -> bool:
+    rec = job.run.record
+    parent = object_parent("grade", [job.grader.name, rec["task"]["name"],
+                                     rec["config"]["name"], rec["model"]])
+    choice = Choice(job.grader.name, job.version,
+                    {rec["task"]["name"]: grading_hash(grading_data(job.ev, job.run))})
+    return any(counts(g, choice) for g in job.store.fresh("grade", parent, known)
+               if isinstance(g.record.get("run"), dict)
+               and g.record["run"].get("rel") == job.run.rel)
+
+
 _VERSIONS: dict[int, str] = {}
 
 
@@ -188,5 +239,5 @@ def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
     version = _VERSIONS.setdefault(id(grader), grader_version(grader))
     session = prep.session
     run = Obj("run", made.written.id, made.written.rel, made.record)
-    return grade_run(GradeJob(prep.ev, grader, version, run, session.store, session.environ,
-                              session.groups))
+    return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
+                                  session.environ, session.groups))

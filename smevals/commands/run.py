@@ -15,6 +15,7 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
+from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
 
@@ -37,6 +38,7 @@ class RunUI(Protocol):
     def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int) -> None: ...
     def start(self, total: int) -> None: ...
     def done(self, item: Attempt, grade: Any) -> None: ...
+    def leftover(self, grade: Any) -> None: ...
 
 
 @dataclass
@@ -97,8 +99,15 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
              grade_one: Callable[[Prepared, Attempt], Any] | None) -> None:
+    topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
+        if opts.repeat else None
+    cancelled = prep.session.groups.cancelled.is_set
+
     def work(job: Job) -> tuple[Attempt, Any] | None:
-        made = attempt(prep.session, job)
+        if topup is None:
+            made = attempt(prep.session, job)
+        else:
+            made = topup.run(job, lambda j: attempt(prep.session, j), cancelled)
         if made is None:
             return None
         grade = grade_one(prep, made) if grade_one and prep.grader and made.ok else None
@@ -115,5 +124,25 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
     ui.start(len(prep.jobs))
     try:
         run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+        if grade_one and prep.grader:
+            _grade_leftovers(prep, opts, ui, summary)
     except Interrupted:
         summary.interrupted = True
+
+
+def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary) -> None:
+    """Grade the selection's Runs that an interrupt left without a current Grade."""
+    from smevals.commands.grade import GradeOptions, grade_leftovers
+
+    assert prep.grader is not None
+
+    def done(grade: Any) -> None:
+        summary.graded_fail += grade.outcome == "fail"
+        ui.leftover(grade)
+
+    selection = GradeOptions((), prep.grader.name, opts.jobs,
+                             tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
+                             models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
+                             configs=(prep.session.config.name,))
+    grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
+                    prep.session.groups, done)

@@ -298,6 +298,11 @@ def _read_all(paths: list[str]) -> list[Read]:
     return [_read(p) for p in paths]
 
 
+def read_one(path: str) -> Read:
+    """(stamp, bytes) of one record file, as `read_files` gives them."""
+    return _read(path)
+
+
 def _read(path: str) -> Read:
     try:
         info, data = read_regular(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -9,7 +10,7 @@ from smevals.store import damage, gitindex, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
-from smevals.store.layout import KINDS, slug
+from smevals.store.layout import KINDS, RECORD_NAMES, slug
 from smevals.store.objects import Staging
 
 MIN_PREFIX = 6
@@ -117,6 +118,25 @@ class Store:
                                if not isinstance(rec, dict) and rel not in known)
             for rel, why in self.broken:
                 damage.note(self.source.label, rel, str(why))
+        return out
+
+    def fresh(self, kind: str, parent: str, known: frozenset[str] = frozenset()) -> list[Obj]:
+        """The sound objects of one folder (`runs/<task>/<config>/<model>`), read from disk
+        now, past any cache: what a claim holder counts before it adds to the folder.
+        Objects whose id is in `known` are left out (the caller has seen them)."""
+        if not isinstance(self.source, FsSource):
+            raise ValueError("cannot read a store at a git revision afresh")
+        try:
+            names = sorted(n for n in os.listdir(self.root / parent)
+                           if n[:1] != "." and n not in known)
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            path = os.path.join(self.root, parent, name, RECORD_NAMES[kind])
+            record = index.parse_record(kind, index.read_one(path)[1], oid=name)
+            if isinstance(record, dict):
+                out.append(Obj(kind, name, f"{parent}/{name}", record))
         return out
 
     def resolve(self, prefix: str) -> Obj:
