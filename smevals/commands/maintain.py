@@ -144,10 +144,11 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     if superseded:
         targets += _superseded(paths, store)
     for root, path, why in targets:
+        if not dry_run and not remove(path):
+            continue                            # a live process took it meanwhile
         report.removed.append(f"{'would remove' if dry_run else 'removed'} {why}: "
                               f"{display_path(path)}")
         if not dry_run:
-            remove(path)
             _prune_empty(root, path.parent)
     return report
 
