@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from smevals.commands.common import load_evals, pick_grader
+from smevals.commands.common import load_evals, pick_grader, writing_to
 from smevals.commands.validate import check_problems
 from smevals.errors import SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
@@ -169,7 +169,8 @@ def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
         _count(summary, result, plan.previous.get(result.run.rel))
         ui.done(result)
 
-    run_pool(plan.todo, work, jobs, done, groups.cancel)
+    with writing_to(plan.store.root):
+        run_pool(plan.todo, work, jobs, done, groups.cancel)
 
 
 def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> None:

@@ -7,7 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from smevals.commands.common import load_evals, pick_config, pick_grader, pick_tasks
+from smevals.commands.common import (
+    load_evals,
+    pick_config,
+    pick_grader,
+    pick_tasks,
+    writing_to,
+)
 from smevals.commands.validate import check_problems, config_problems
 from smevals.errors import SmevalsError, SpecError
 from smevals.run.attempt import Attempt, Session, attempt
@@ -123,9 +129,10 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
 
     ui.start(len(prep.jobs))
     try:
-        run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
-        if grade_one and prep.grader:
-            _grade_leftovers(prep, opts, ui, summary)
+        with writing_to(prep.session.store.root):
+            run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+            if grade_one and prep.grader:
+                _grade_leftovers(prep, opts, ui, summary)
     except Interrupted:
         summary.interrupted = True
 
