@@ -41,3 +41,10 @@ def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
         "Default: <eval>/results. Env: SMEVALS_STORE.",
     )(f)
 
+
+def non_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse an empty name (`-m ''`): it names nothing, or a folder no one meant."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, str) and not v.strip() for v in values):
+        raise click.BadParameter("a name cannot be empty")
+    return value

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -16,7 +16,8 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """Filters shared by grade and regrade."""
     options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.option("-t", "--task", "tasks", multiple=True, help="Only Runs of this task."),
-        click.option("-m", "--model", "models", multiple=True, help="Only Runs of this model."),
+        click.option("-m", "--model", "models", multiple=True, callback=non_empty,
+                     help="Only Runs of this model."),
         click.option("-c", "--config", "configs", multiple=True, help="Only Runs of this config."),
         click.option("--run", "runs", multiple=True, help="Only this Run (id or prefix)."),
         click.option("--since", help="Only Runs started at or after this date (ISO)."),

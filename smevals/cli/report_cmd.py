@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, non_empty, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -18,7 +18,7 @@ def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-g", "--grader", default="default", show_default=True,
                      help="Grader whose Grades count."),
         click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable)."),
-        click.option("-m", "--model", "models", multiple=True,
+        click.option("-m", "--model", "models", multiple=True, callback=non_empty,
                      help="Only this model (repeatable)."),
         click.option("-c", "--config", "configs", multiple=True,
                      help="Only this config (repeatable)."),

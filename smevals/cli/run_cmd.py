@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, store_option
+from smevals.cli.base import cli, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -63,8 +63,8 @@ class TextUI:
 
 @cli.command("run")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("-m", "--model", "models", multiple=True, help="Model to run (repeatable). "
-              "Default: the config's model.")
+@click.option("-m", "--model", "models", multiple=True, callback=non_empty,
+              help="Model to run (repeatable). Default: the config's model.")
 @click.option("-c", "--config", default="default", show_default=True, help="Config name.")
 @click.option("-t", "--task", "tasks", multiple=True, help="Only this task (repeatable).")
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None,

@@ -89,6 +89,8 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
         problems.extend(check_problems(grader, check))  # type: ignore[arg-type]
     if problems:
         raise SpecError(problems)
+    if any(not m.strip() for m in opts.models):
+        raise SmevalsError("-m/--model: a model name cannot be empty")
     models = list(dict.fromkeys(opts.models)) or ([config.model] if config.model else [])
     if not models:
         raise SmevalsError(f"{config.path}: config '{config.name}' names no model; "
