@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -160,10 +161,11 @@ def _since(text: str | None) -> datetime | None:
 def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
                summary: GradeSummary) -> None:
     environ = dict(os.environ)
+    since = Since(plan.known)
 
     def work(run: Obj) -> GradeResult | None:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups)
-        return claimed_grade(job, plan.known, plan.regrade)
+        return claimed_grade(job, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
         _count(summary, result, plan.previous.get(result.run.rel))
@@ -209,29 +211,48 @@ class _Hook:
         self.on_done(result)
 
 
-def claimed_grade(job: GradeJob, known: frozenset[str] = frozenset(),
+class Since:
+    """The Grades written since a plan was made, per Grade folder, each read once: what a
+    claim holder looks through before it grades a Run (another process may have)."""
+
+    def __init__(self, known: frozenset[str] = frozenset()):
+        self.seen = set(known)
+        self.found: dict[str, list[Obj]] = {}
+        self.lock = threading.Lock()
+
+    def grades(self, store: Store, parent: str) -> list[Obj]:
+        with self.lock:
+            new = store.fresh("grade", parent, self.seen)
+            self.seen.update(g.id for g in new)
+            found = self.found.setdefault(parent, [])
+            found.extend(new)
+            return list(found)
+
+
+def claimed_grade(job: GradeJob, since: Since | None = None,
                   regrade: bool = False) -> GradeResult | None:
     """Grade a Run under its claim (store/claims.py), so two processes never grade it at
     once; None when another process gave it a current Grade meanwhile (or on cancel)."""
     claims = claims_for(job.store.root, "grade")
     with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
-        if not got or (not regrade and _graded_meanwhile(job, known)):
+        if not got or (not regrade and _graded_meanwhile(job, since or Since())):
             return None
         return grade_run(job)
 
 
-def _graded_meanwhile(job: GradeJob, known: frozenset[str]) -> bool:
+def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
     rec = job.run.record
     parent = object_parent("grade", [job.grader.name, rec["task"]["name"],
                                      rec["config"]["name"], rec["model"]])
     choice = Choice(job.grader.name, job.version,
                     {rec["task"]["name"]: grading_hash(grading_data(job.ev, job.run))})
-    return any(counts(g, choice) for g in job.store.fresh("grade", parent, known)
+    return any(counts(g, choice) for g in since.grades(job.store, parent)
                if isinstance(g.record.get("run"), dict)
                and g.record["run"].get("rel") == job.run.rel)
 
 
 _VERSIONS: dict[int, str] = {}
+_SINCE: dict[int, Since] = {}
 
 
 def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
@@ -240,5 +261,6 @@ def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
     version = _VERSIONS.setdefault(id(grader), grader_version(grader))
     session = prep.session
     run = Obj("run", made.written.id, made.written.rel, made.record)
+    since = _SINCE.setdefault(id(session), Since())
     return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                  session.environ, session.groups))
+                                  session.environ, session.groups), since)

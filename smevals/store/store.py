@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -120,7 +121,7 @@ class Store:
                 damage.note(self.source.label, rel, str(why))
         return out
 
-    def fresh(self, kind: str, parent: str, known: frozenset[str] = frozenset()) -> list[Obj]:
+    def fresh(self, kind: str, parent: str, known: AbstractSet[str] = frozenset()) -> list[Obj]:
         """The sound objects of one folder (`runs/<task>/<config>/<model>`), read from disk
         now, past any cache: what a claim holder counts before it adds to the folder.
         Objects whose id is in `known` are left out (the caller has seen them)."""
