@@ -29,7 +29,8 @@ class TopUp:
         self.repeat = repeat
         self.claims = claims_for(store.root, "run")
         self._lock = threading.Lock()
-        self._cells: dict[tuple[str, str, str], list[int]] = {}   # [holders, on disk, admitted]
+        # cell -> [holders, Runs on disk, attempts admitted, next sample index]
+        self._cells: dict[tuple[str, str, str], list[int]] = {}
 
     def run(self, job: Job, attempt: Callable[[Job], T | None],
             cancelled: Callable[[], bool]) -> T | None:
@@ -52,13 +53,14 @@ class TopUp:
         with self._lock:
             state = self._cells.get(cell)
             if state is None:
-                state = self._cells[cell] = [0, self._on_disk(cell, job), 0]
+                on_disk = self._on_disk(cell, job)
+                state = self._cells[cell] = [0, on_disk, 0, on_disk]
             state[0] += 1
-            taken = state[1] + state[2]
-            if taken >= self.repeat:
+            if state[1] + state[2] >= self.repeat:
                 return None
             state[2] += 1
-            return taken
+            state[3] += 1               # sample indexes are never given twice
+            return state[3] - 1
 
     def _finish(self, cell: tuple[str, str, str], admitted: bool, ok: bool) -> None:
         with self._lock:
