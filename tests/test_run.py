@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import SMEVALS, make_eval, write
 
 
@@ -297,7 +299,8 @@ def test_sigint_mid_session_keeps_only_complete_runs(cli, tmp_path: Path) -> Non
     assert proc.returncode == 130
     assert "Interrupted" in err
     assert runs(ev) == []
-    assert [p.name for p in (ev / "results" / ".staging").iterdir()] == [".gitignore"]
+    assert sorted(p.name for p in (ev / "results" / ".staging").iterdir()) == [".claims",
+                                                                             ".gitignore"]
     assert cli("verify", str(ev)).code == 0
     fast = "#!/bin/sh\necho quick\n"
     write(ev / "configs" / "r.sh", fast, executable=True)
@@ -417,3 +420,15 @@ def test_openai_runner_end_to_end(cli, tmp_path: Path, fake_openai) -> None:
     body = fake_openai.requests[0].body
     assert body["model"] == "fake-1"
     assert body["messages"] == [{"role": "user", "content": "say hello"}]
+
+
+@pytest.mark.parametrize("command", [["run"], ["run", "--dry-run"], ["report"], ["grade"]])
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_model_name_is_refused(cli, tmp_path: Path, command: list[str],
+                                        name: str) -> None:
+    ev = make_eval(tmp_path / "ev")
+    res = cli(*command, str(ev), "-m", name)
+    assert res.code == 2
+    assert res.err.splitlines()[-1] == "Error: Invalid value for '-m' / '--model': a name " \
+                                       "cannot be empty"
+    assert not (ev / "results").exists()

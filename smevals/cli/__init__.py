@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> None:
     code = None
     try:
         code = cli.main(args=args, prog_name="smevals", standalone_mode=False)
+        _warn_damaged()
     except SmevalsError as exc:
+        _warn_damaged()
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -70,6 +72,24 @@ def _leave(code: int) -> NoReturn:
     if run_hooks is not None:
         run_hooks()
     os._exit(code)
+
+
+DAMAGE_SHOWN = 10
+
+
+def _warn_damaged() -> None:
+    """Say on stderr which damaged objects the command left out (see store/damage.py)."""
+    from smevals.store import damage
+
+    found = damage.found()
+    if not found:
+        return
+    lines = [f"Warning: {len(found)} damaged object(s) left out (nothing in them was "
+             "counted); run `smevals verify` for details:"]
+    lines += [f"  {label}/{rel}: {why}" for label, rel, why in found[:DAMAGE_SHOWN]]
+    if len(found) > DAMAGE_SHOWN:
+        lines.append(f"  ... and {len(found) - DAMAGE_SHOWN} more")
+    click.echo("\n".join(lines), err=True)
 
 
 def _internal(exc: Exception, debug: bool) -> None:

@@ -43,6 +43,13 @@ def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
+def non_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Refuse an empty name (`-m ''`): it names nothing, or a folder no one meant."""
+    values = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, str) and not v.strip() for v in values):
+        raise click.BadParameter("a name cannot be empty")
+    return value
+
 
 def evals_argument(required: bool = True, shown_required: bool | None = None
                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, evals_argument, store_option
+from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -18,7 +18,7 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-t", "--task", "tasks", metavar="TASK",
                      multiple=True, help="Only Runs of this task."),
         click.option("-m", "--model", "models", metavar="MODEL",
-                     multiple=True, help="Only Runs of this model."),
+                     multiple=True, callback=non_empty, help="Only Runs of this model."),
         click.option("-c", "--config", "configs", metavar="CONFIG",
                      multiple=True, help="Only Runs of this config."),
         click.option("--run", "runs", metavar="ID",

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, evals_argument, store_option
+from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -20,6 +20,7 @@ def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-t", "--task", "tasks", metavar="TASK",
                      multiple=True, help="Only this task (repeatable)."),
         click.option("-m", "--model", "models", metavar="MODEL", multiple=True,
+                     callback=non_empty,
                      help="Only this model (repeatable)."),
         click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
                      help="Only this config (repeatable)."),

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals.cli.base import cli, evals_argument, store_option
+from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed
 
@@ -64,6 +64,13 @@ class TextUI:
                 line += f"\n    {grade.why}"
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
+    def leftover(self, grade: Any) -> None:
+        rec = grade.run.record
+        score = "" if grade.score is None else f" score={grade.score:.3g}"
+        click.echo(f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
+                           f"{grade.run.id} (not graded before) ... grade: {grade.outcome}"
+                           f"{score}")
+
 
 def _reasons(pairs: list[Any]) -> str:
     """What made earlier Runs stale, in a fixed order: task edited, config changed, ..."""
@@ -91,7 +98,7 @@ def failure_lines(written: Any) -> list[str]:
 @cli.command("run", short_help="Attempt every Task of Evals or Suites with a Config's Runner.")
 @evals_argument(required=False, shown_required=True)
 @click.option("-m", "--model", "models", metavar="MODEL",
-              multiple=True, help="Model to run (repeatable). "
+              multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
 @click.option("-c", "--config", metavar="CONFIG",
               default="default", show_default=True, help="Config name.")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from smevals.commands.common import load_evals, pick_grader
+from smevals.commands.common import load_evals, pick_grader, writing_to
 from smevals.commands.validate import grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
@@ -16,7 +18,8 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.spec.model import Eval, Grader, Task
-from smevals.store.layout import parse_iso
+from smevals.store.claims import claims_for
+from smevals.store.layout import object_parent, parse_iso
 from smevals.store.store import Obj, Store, id_matches, store_root
 
 
@@ -67,6 +70,8 @@ class Plan:
     todo: list[Obj]
     previous: dict[str, Obj | None]
     why: dict[str, str]             # Run rel -> VERSION or GRADING, when graded again
+    regrade: bool = False
+    known: frozenset[str] = frozenset()     # ids of the Grades the plan was made from
 
 
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
@@ -101,10 +106,11 @@ def _tasks(ev: Eval, names: tuple[str, ...]) -> list[Task]:
     return [t for t in ev.tasks if not names or t.name in names]
 
 
-def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
-    grader = checked_grader(ev, opts.grader, opts.tasks)
+def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | None = None,
+          grader: Grader | None = None) -> Plan:
+    grader = grader or checked_grader(ev, opts.grader, opts.tasks)
     version = grader_version(grader)
-    store = Store(store_root(ev.path, ev.name, opts.store))
+    store = store or Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
     for run in _select(store, ev, opts, history):
@@ -124,7 +130,8 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
             why[run.rel] = GRADING if same else VERSION
         todo.append(run)
     summary.planned += len(todo)
-    return Plan(ev, grader, version, store, todo, previous, why)
+    return Plan(ev, grader, version, store, todo, previous, why, opts.regrade,
+                frozenset(g.id for g in store.grades()))
 
 
 VERSION = "version"        # its Grades are all of older grader versions
@@ -174,10 +181,11 @@ def _since(text: str | None) -> datetime | None:
 def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
                summary: GradeSummary) -> None:
     environ = dict(os.environ)
+    since = Since(plan.known)
 
     def work(run: Obj) -> GradeResult | None:
-        return grade_run(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
-                                  environ, groups))
+        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups)
+        return claimed_grade(job, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
         rel = result.run.rel
@@ -186,7 +194,8 @@ def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
         summary.new_grading += plan.why.get(rel) == GRADING
         ui.done(result)
 
-    run_pool(plan.todo, work, jobs, done, groups.cancel)
+    with writing_to(plan.store.root):
+        run_pool(plan.todo, work, jobs, done, groups.cancel)
 
 
 def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> None:
@@ -202,7 +211,74 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
         summary.score_changes.append(result.score - float(old["score"]))
 
 
+def grade_leftovers(ev: Eval, grader: Grader, store: Store, selection: GradeOptions,
+                    groups: ProcessGroups, on_done: Callable[[GradeResult], None]) -> None:
+    """`run -g`: grade the selected Runs that still have no current Grade (an interrupted
+    run or grade left them), after the Runs just made."""
+    store.forget()
+    if not store.runs(brief=True):
+        return
+    plan = _plan(ev, selection, GradeSummary(), store, grader)
+    if plan.todo:
+        _grade_all(plan, selection.jobs, groups, _Hook(on_done), GradeSummary())
+
+
+class _Hook:
+    def __init__(self, on_done: Callable[[GradeResult], None]):
+        self.on_done = on_done
+
+    def start(self, ev: Eval, version: str, total: int) -> None:
+        pass
+
+    def done(self, result: GradeResult) -> None:
+        self.on_done(result)
+
+    def warn(self, problem: Problem) -> None:
+        pass
+
+
+class Since:
+    """The Grades written since a plan was made, per Grade folder, each read once: what a
+    claim holder looks through before it grades a Run (another process may have)."""
+
+    def __init__(self, known: frozenset[str] = frozenset()):
+        self.seen = set(known)
+        self.found: dict[str, list[Obj]] = {}
+        self.lock = threading.Lock()
+
+    def grades(self, store: Store, parent: str) -> list[Obj]:
+        with self.lock:
+            new = store.fresh("grade", parent, self.seen)
+            self.seen.update(g.id for g in new)
+            found = self.found.setdefault(parent, [])
+            found.extend(new)
+            return list(found)
+
+
+def claimed_grade(job: GradeJob, since: Since | None = None,
+                  regrade: bool = False) -> GradeResult | None:
+    """Grade a Run under its claim (store/claims.py), so two processes never grade it at
+    once; None when another process gave it a current Grade meanwhile (or on cancel)."""
+    claims = claims_for(job.store.root, "grade")
+    with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
+        if not got or (not regrade and _graded_meanwhile(job, since or Since())):
+            return None
+        return grade_run(job)
+
+
+def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
+    rec = job.run.record
+    parent = object_parent("grade", [job.grader.name, rec["task"]["name"],
+                                     rec["config"]["name"], rec["model"]])
+    choice = Choice(job.grader.name, job.version,
+                    {rec["task"]["name"]: grading_hash(grading_data(job.ev, job.run))})
+    return any(counts(g, choice) for g in since.grades(job.store, parent)
+               if isinstance(g.record.get("run"), dict)
+               and g.record["run"].get("rel") == job.run.rel)
+
+
 _VERSIONS: dict[int, str] = {}
+_SINCE: dict[int, Since] = {}
 
 
 def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
@@ -211,5 +287,6 @@ def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
     version = _VERSIONS.setdefault(id(grader), grader_version(grader))
     session = prep.session
     run = Obj("run", made.written.id, made.written.rel, made.record)
-    return grade_run(GradeJob(prep.ev, grader, version, run, session.store, session.environ,
-                              session.groups))
+    since = _SINCE.setdefault(id(session), Since())
+    return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
+                                  session.environ, session.groups), since)

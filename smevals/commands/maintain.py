@@ -72,16 +72,20 @@ def find_object(paths: tuple[str, ...], store: str | None, ident: str,
     if len(ident.strip()) < MIN_PREFIX:
         raise SmevalsError(f"an id prefix needs at least {MIN_PREFIX} characters: '{ident}'")
     found: list[tuple[Store, Obj]] = []
+    damaged = ""
     for root in store_roots(paths, store):
         try:
             st = Store(root, rev)
             found.append((st, st.resolve(ident)))
-        except UnknownId:
+        except UnknownId as exc:
+            damaged = damaged or (str(exc) if " is damaged: " in str(exc) else "")
             continue
         except AmbiguousId as exc:
             raise SmevalsError(_ambiguous(st, exc.prefix, exc.candidates)) from None
         except SourceError as exc:
             raise SmevalsError(str(exc)) from None
+    if not found and damaged:
+        raise SmevalsError(damaged)
     if not found:
         raise SmevalsError(f"no Run or Grade with id '{ident}' in the stores of "
                            f"{', '.join(paths or ('.',))}")
@@ -140,10 +144,11 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     if superseded:
         targets += _superseded(paths, store)
     for root, path, why in targets:
+        if not dry_run and not remove(path):
+            continue                            # a live process took it meanwhile
         report.removed.append(f"{'would remove' if dry_run else 'removed'} {why}: "
                               f"{display_path(path)}")
         if not dry_run:
-            remove(path)
             _prune_empty(root, path.parent)
     return report
 

@@ -210,6 +210,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
     report.stale.update(stale.count(ev, [((e.task, e.config, e.model), e.run)
                                          for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))
+    report.damaged = [{"path": rel, "problem": str(why)} for rel, why in store.broken]
     return Side(report, store, ev)
 
 
@@ -274,7 +275,8 @@ def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
 def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
     notes = []
     if store.broken:
-        notes.append(f"{len(store.broken)} unreadable record(s) skipped (see `smevals verify`)")
+        notes.append(f"{len(store.broken)} damaged object(s) left out, nothing in them counted "
+                     "(see `smevals verify`)")
     c = report.collected
     cut = sum(1 for run in c.runs if run.record.get("truncated"))
     if cut:

@@ -7,7 +7,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from smevals.commands.common import load_evals, pick_config, pick_grader, pick_tasks
+from smevals.commands.common import (
+    load_evals,
+    pick_config,
+    pick_grader,
+    pick_tasks,
+    writing_to,
+)
 from smevals.commands.validate import config_problems, grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.run.attempt import Attempt, Session, attempt
@@ -15,6 +21,7 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
+from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
 
@@ -38,6 +45,7 @@ class RunUI(Protocol):
     def start(self, total: int) -> None: ...
     def done(self, item: Attempt, grade: Any) -> None: ...
     def warn(self, problem: Problem) -> None: ...
+    def leftover(self, grade: Any) -> None: ...
 
 
 @dataclass
@@ -86,6 +94,8 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
         problems.extend(grader_problems(grader, pick_tasks(ev, opts.tasks)))
     if problems:
         raise SpecError(problems)
+    if any(not m.strip() for m in opts.models):
+        raise SmevalsError("-m/--model: a model name cannot be empty")
     models = list(dict.fromkeys(opts.models)) or ([config.model] if config.model else [])
     if not models:
         raise SmevalsError(f"{config.path}: config '{config.name}' names no model; "
@@ -103,8 +113,15 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
              grade_one: Callable[[Prepared, Attempt], Any] | None) -> None:
+    topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
+        if opts.repeat else None
+    cancelled = prep.session.groups.cancelled.is_set
+
     def work(job: Job) -> tuple[Attempt, Any] | None:
-        made = attempt(prep.session, job)
+        if topup is None:
+            made = attempt(prep.session, job)
+        else:
+            made = topup.run(job, lambda j: attempt(prep.session, j), cancelled)
         if made is None:
             return None
         grade = grade_one(prep, made) if grade_one and prep.grader and made.ok else None
@@ -120,6 +137,27 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
 
     ui.start(len(prep.jobs))
     try:
-        run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+        with writing_to(prep.session.store.root):
+            run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+            if grade_one and prep.grader:
+                _grade_leftovers(prep, opts, ui, summary)
     except Interrupted:
         summary.interrupted = True
+
+
+def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary) -> None:
+    """Grade the selection's Runs that an interrupt left without a current Grade."""
+    from smevals.commands.grade import GradeOptions, grade_leftovers
+
+    assert prep.grader is not None
+
+    def done(grade: Any) -> None:
+        summary.graded_fail += grade.outcome == "fail"
+        ui.leftover(grade)
+
+    selection = GradeOptions((), prep.grader.name, opts.jobs,
+                             tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
+                             models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
+                             configs=(prep.session.config.name,))
+    grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
+                    prep.session.groups, done)

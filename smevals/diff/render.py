@@ -220,8 +220,15 @@ def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode:
             regression: dict[str, Any]) -> str:
     doc = {"format": JSON_FORMAT, "mode": mode, "a": vars(a), "b": vars(b), "alpha": alpha,
            "ci_level": 1 - alpha, "evals": [eval_json(d) for d in diffs],
-           "regression": regression}
+           "regression": regression, "damaged": damaged_json()}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+
+
+def damaged_json() -> list[dict[str, str]]:
+    """Every damaged object either side left out (store, path inside it, problem)."""
+    from smevals.store import damage
+
+    return [{"store": label, "path": rel, "problem": why} for label, rel, why in damage.found()]
 
 
 def eval_json(diff: EvalDiff) -> dict[str, Any]:

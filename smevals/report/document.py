@@ -33,6 +33,7 @@ class EvalReport:
     tasks: frozenset[str] | None = None      # the tasks the Eval defines on this side
     configs: frozenset[str] | None = None    # the configs it defines
     present: bool = True       # False: the Eval is absent on this side (diff of a Suite)
+    damaged: list[dict[str, str]] = field(default_factory=list)   # objects left out
 
     @cached_property
     def groups(self) -> list[Group]:

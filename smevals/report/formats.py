@@ -48,6 +48,7 @@ def eval_json(report: EvalReport) -> dict[str, Any]:
         "rows": [row_json(row, report.store) for row in c.rows],
         "excluded": [excluded_json(e) for e in c.excluded],
         "notes": list(report.notes),
+        "damaged": list(report.damaged),
     }
 
 

@@ -51,6 +51,10 @@ def run_pool(items: Iterable[J], work: Callable[[J], R | None], workers: int,
                 if result is not None:
                     done.append(result)
         raise Interrupted(list(done)) from None
+    except BaseException:               # a failing job (a full disk): stop the others too
+        on_cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
     pool.shutdown(wait=True)
     return done
 

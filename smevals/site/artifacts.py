@@ -43,7 +43,7 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 def safe_inner(path: str) -> bool:
     """Whether `path` (from a record) names a file inside its object folder."""
-    if not path or "\\" in path or "\0" in path or path.startswith("/"):
+    if not path or "\0" in path or path.startswith("/"):     # a \ is a plain character
         return False
     return all(part not in ("", ".", "..") for part in path.split("/"))
 

@@ -67,6 +67,7 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDoc:
     try:
         node = loader.get_single_node()
         if node is not None:
+            _bound(node, shown)
             _walk(node, (), doc)
             doc.data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
@@ -93,6 +94,62 @@ def _decode(raw: bytes, shown: str) -> str:
         msg = f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
         raise YamlProblem(Problem(shown, line, col, msg)) from None
     return text.removeprefix("\ufeff")
+
+
+MAX_ALIAS_NODES = 100_000     # nodes aliases may add to a document once expanded
+
+
+def _bound(root: yaml.Node, shown: str) -> None:
+    """Refuse a document whose aliases would expand it by more than MAX_ALIAS_NODES nodes
+    (a "billion laughs" bomb: a few hundred bytes that expand to billions), or that refers
+    to itself. The expanded size is counted over the node graph, each node once, so the
+    check is as quick as the document is small."""
+    sizes = _sizes(root, shown)
+    if sizes[id(root)] - len(sizes) <= MAX_ALIAS_NODES:
+        return
+    node = root
+    while True:                 # down to the node whose aliases blow up, for its line
+        big = [child for child in _children(node) if sizes[id(child)] > MAX_ALIAS_NODES]
+        if not big:
+            break
+        node = big[0]
+    raise YamlProblem(Problem(shown, node.start_mark.line + 1, node.start_mark.column + 1,
+                              f"aliases expand this document to {sizes[id(root)]:,} nodes, "
+                              f"more than {MAX_ALIAS_NODES:,} above its own size (an alias "
+                              "bomb?)"))
+
+
+def _sizes(root: yaml.Node, shown: str) -> dict[int, int]:
+    """id(node) -> the number of nodes it stands for once every alias is expanded."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise YamlProblem(Problem(shown, node.start_mark.line + 1,
+                                      node.start_mark.column + 1,
+                                      "an alias refers to a node that contains it (a "
+                                      "recursive document cannot be loaded)"))
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+    return sizes
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc) -> None:

@@ -23,7 +23,7 @@ class Scanned(NamedTuple):
     """One object folder as found: its record bytes (None when absent) and its other files."""
 
     rel: str
-    record: bytes | None
+    record: bytes | str | None      # a str says why the record file is not a regular file
     files: list[Entry]
 
 

@@ -79,7 +79,13 @@ def _compile(node: Any, root: dict[str, Any]) -> Check:
         first, second = checks
         return lambda v: first(v) and second(v)
 
-    return lambda v: all(check(v) for check in checks)
+    def every(v: Any) -> bool:
+        for check in checks:      # noqa: SIM110  (quicker than all() of a generator)
+            if not check(v):
+                return False
+        return True
+
+    return every
 
 
 def _keyword(key: str, value: Any, root: dict[str, Any], node: dict[str, Any]) -> Check:
@@ -113,10 +119,15 @@ def _pattern(value: str) -> Check:
 
 
 def _const(value: Any) -> Check:
+    if type(value) is str:                      # the common case, without _same's walk
+        return lambda v: type(v) is str and v == value
     return lambda v: _same(v, value)
 
 
 def _enum(value: list[Any]) -> Check:
+    if all(type(option) is str for option in value):
+        options = frozenset(value)
+        return lambda v: type(v) is str and v in options
     return lambda v: any(_same(v, option) for option in value)
 
 

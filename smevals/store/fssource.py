@@ -9,6 +9,7 @@ from pathlib import Path
 
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import DEPTH, RECORD_NAMES
+from smevals.store.regular import NotRegular, read_regular
 
 _CHUNK = 1 << 20
 
@@ -37,7 +38,7 @@ class FsSource:
         return self._walked[kind]
 
     def read(self, rel: str) -> bytes:
-        return (self.root / rel).read_bytes()
+        return read_regular(str(self.root / rel))[1]
 
     def listing(self, rel: str) -> list[Entry]:
         return self._files(rel, _record_of(rel), hashed=False)
@@ -122,9 +123,12 @@ def hash_file(path: str) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
-def read_or_none(path: str) -> bytes | None:
+def read_or_none(path: str) -> bytes | str | None:
+    """The bytes of a regular file, None when it cannot be read, or a str saying what it is
+    when it is not a regular file (never opened, so a FIFO cannot block)."""
     try:
-        with open(path, "rb", buffering=0) as handle:
-            return handle.readall()
+        return read_regular(path)[1]
+    except NotRegular as exc:
+        return f"{os.path.basename(path)} is {exc}"
     except OSError:
         return None

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from smevals.store.locks import try_lock, unlock
+from smevals.store.locks import is_locked, try_lock, unlock
 from smevals.store.staging import age, local_alive, staging_folders
 
 DEFAULT_GRACE = 3600.0
@@ -33,10 +33,13 @@ def why_stale(path: Path, grace: float) -> str:
     return ""
 
 
-def remove(path: Path) -> None:
+def remove(path: Path) -> bool:
     """Remove a staging folder (holding its lock, so no writer can take it meanwhile) or an
-    object folder, read-only files and folders included."""
+    object folder, read-only files and folders included. A folder whose lock another process
+    holds is left alone (False)."""
     handle = try_lock(path) if path.is_dir() else None
+    if handle is None and path.is_dir() and is_locked(path):
+        return False
     try:
         if path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, onerror=_make_writable)
@@ -45,6 +48,7 @@ def remove(path: Path) -> None:
     finally:
         if handle is not None:
             unlock(handle)
+    return True
 
 
 def _make_writable(func: Any, path: str, _exc: Any) -> None:

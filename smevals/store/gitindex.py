@@ -44,7 +44,7 @@ def read_kind(source: GitSource, root: Path, kind: str,
                 source.start_listing(other)
         with index.gc_paused():
             rels, blobs = source.record_blobs(kind)
-            records = _records(source, root, kind, brief, blobs)
+            records = _records(source, root, kind, brief, rels, blobs)
         found = cache.GitIndex(tree, rels, blobs, records)
         cache.save(root, name, found)
         cache.prune(root, label, KEEP)
@@ -68,32 +68,43 @@ def _names(kind: str, brief: bool, tree: str) -> tuple[str, str]:
     return label, f"{label}-{tree[:20]}"
 
 
-def _records(source: GitSource, root: Path, kind: str, brief: bool,
+def _records(source: GitSource, root: Path, kind: str, brief: bool, rels: list[str],
              blobs: list[str]) -> list[Any]:
+    """Records are reused by blob id and the hash part of the object's id together: a
+    blob checked against one id says nothing about another."""
     known = _known(root, kind, brief)
-    records: list[Any] = [known.get(blob) for blob in blobs]
+    keys = [_key(blob, rel) for blob, rel in zip(blobs, rels, strict=True)]
+    records: list[Any] = [known.get(key) for key in keys]
     todo = [i for i, blob in enumerate(blobs) if blob and records[i] is None]
-    for i, record in zip(todo, _read([blobs[i] for i in todo], source.repo, kind, brief),
-                         strict=True):
+    wanted = [(blobs[i], rels[i][rels[i].rfind("/") + 1:]) for i in todo]
+    for i, record in zip(todo, _read(wanted, source.repo, kind, brief), strict=True):
         records[i] = record
         if record.__class__ is dict:
-            known[blobs[i]] = record
+            known[keys[i]] = record
     return [index.parse_record(kind, None) if blob == "" else record
             for blob, record in zip(blobs, records, strict=True)]
 
 
-def _read(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:
-    """The parsed records of `blobs`. Parsing costs more than git's reading, so for many
-    blobs a forked helper reads and parses the second half at the same time."""
-    return in_halves(blobs, lambda part: _parse_all(part, repo, kind, brief), SPLIT_MIN)
+def _key(blob: str, rel: str) -> str:
+    """A blob id with the hash part of the id of the object it was read for."""
+    return blob + rel[rel.rfind("-"):]
 
 
-def _parse_all(blobs: list[str], repo: Path, kind: str, brief: bool) -> list[Any]:
-    """Parsed as they come from one `git cat-file`, while git reads the next ones."""
+def _read(wanted: list[tuple[str, str]], repo: Path, kind: str, brief: bool) -> list[Any]:
+    """The parsed records of (blob, object id) pairs. Parsing costs more than git's reading,
+    so for many blobs a forked helper reads and parses the second half at the same time."""
+    return in_halves(wanted, lambda part: _parse_all(part, repo, kind, brief), SPLIT_MIN)
+
+
+def _parse_all(wanted: list[tuple[str, str]], repo: Path, kind: str,
+               brief: bool) -> list[Any]:
+    """Parsed (and checked against the object's id) as they come from one `git cat-file`,
+    while git reads the next ones."""
     memo: dict[str, str] = {}
-    contents = cat_files(repo, blobs)
+    contents = cat_files(repo, [blob for blob, _oid in wanted])
     try:
-        return [index.parse_record(kind, next(contents), brief, memo) for _blob in blobs]
+        return [index.parse_record(kind, next(contents), brief, memo, oid)
+                for _blob, oid in wanted]
     finally:
         contents.close()
 
@@ -110,8 +121,8 @@ def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:
     newest = cache.newest_git(root, f"{key[1]}-git")
     for part in (here, newest):
         if part is not None:
-            known.update((blob, record) for blob, record in zip(part.blobs, part.records,
-                                                                strict=True)
+            known.update((_key(blob, rel), record) for blob, rel, record
+                         in zip(part.blobs, part.rels, part.records, strict=True)
                          if blob and record.__class__ is dict)
     _KNOWN[key] = known
     return known

@@ -28,13 +28,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from smevals.store import cache, scan, walk
+from smevals.store import cache, damage, scan, walk
 from smevals.store.brief import VERSION as BRIEF_VERSION
 from smevals.store.brief import brief as brief_view
 from smevals.store.brief import share_strings
 from smevals.store.canonical import loads
 from smevals.store.halves import in_halves
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
+from smevals.store.regular import NotRegular, read_regular
 
 RACY_NS = 2_000_000_000
 READ_CHUNK = 256
@@ -192,8 +193,8 @@ def _load(paths: list[str], kind: str, brief: bool) -> list[tuple[str, Any, str]
     """(stamp, parsed record, blob id) of every file; many are parsed on two cores."""
     def work(part: list[str]) -> list[tuple[str, Any, str]]:
         memo: dict[str, str] = {}
-        return [(stamp, parse_record(kind, data, brief, memo), blob_id(data))
-                for stamp, data in read_files(part)]
+        return [(stamp, parse_record(kind, data, brief, memo, object_of(path)), blob_id(data))
+                for path, (stamp, data) in zip(part, read_files(part), strict=True)]
 
     return in_halves(paths, work, SPLIT_MIN)
 
@@ -206,10 +207,10 @@ def _index(rels: list[str], stamps: list[str], records: list[Any], blobs: list[s
     return cache.Index(scan.join(rels, stamps), untrusted, rels, ids, records, blobs)
 
 
-def blob_id(data: bytes | None) -> str:
+def blob_id(data: bytes | str | None) -> str:
     """The id git gives a file with these bytes (its sha1 object name), "" for None: records
     read here are reused when a git revision holds the same blob (gitindex.py)."""
-    if data is None:
+    if not isinstance(data, bytes):
         return ""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
@@ -240,12 +241,22 @@ def _refresh(root: Path, kind: str, listing: bytes, old: cache.Index | None,
     return _index(rels, stamps, records, blobs, racy_ns)
 
 
-def read_files(paths: list[str]) -> list[tuple[str, bytes | None]]:
-    """(stamp, bytes) of every file (scan.MISSING and None for one that cannot be read).
+def object_of(path: str) -> str:
+    """The object id in `<...>/<id>/<record name>`."""
+    end = path.rfind("/")
+    return path[path.rfind("/", 0, end) + 1:end]
+
+
+Read = tuple[str, bytes | str | None]
+
+
+def read_files(paths: list[str]) -> list[Read]:
+    """(stamp, bytes) of every file (scan.MISSING and None for one that cannot be read; a
+    str saying why for one that is not a regular file).
 
     Files are read one after another: from the page cache that is quickest. When they come
     slowly (a cold disk), helpers read the rest ahead, so the disk gets many reads at once."""
-    out: list[tuple[str, bytes | None]] = []
+    out: list[Read] = []
     slow = 0
     for start in range(0, len(paths), READ_CHUNK):
         chunk = paths[start:start + READ_CHUNK]
@@ -258,7 +269,7 @@ def read_files(paths: list[str]) -> list[tuple[str, bytes | None]]:
     return out
 
 
-def _read_ahead(paths: list[str]) -> list[tuple[str, bytes | None]]:
+def _read_ahead(paths: list[str]) -> list[Read]:
     """Read `paths` here while forked helpers read them ahead into the page cache (threads
     when this process has other threads and must not fork)."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
@@ -283,31 +294,53 @@ def _read_ahead(paths: list[str]) -> list[tuple[str, bytes | None]]:
                 os.waitpid(pid, 0)
 
 
-def _read_all(paths: list[str]) -> list[tuple[str, bytes | None]]:
+def _read_all(paths: list[str]) -> list[Read]:
     return [_read(p) for p in paths]
 
 
-def _read(path: str) -> tuple[str, bytes | None]:
+def read_one(path: str) -> Read:
+    """(stamp, bytes) of one record file, as `read_files` gives them."""
+    return _read(path)
+
+
+def _read(path: str) -> Read:
     try:
-        with open(path, "rb", buffering=0) as handle:
-            return scan.stamp(os.fstat(handle.fileno())), handle.readall()
+        info, data = read_regular(path)
+    except NotRegular as exc:
+        return _stamp_of(path), f"{os.path.basename(path)} is {exc}"
     except OSError:
         return scan.MISSING, None
+    return scan.stamp(info), data
 
 
-def parse_record(kind: str, data: bytes | None, brief: bool = False,
-                 memo: dict[str, str] | None = None) -> dict[str, Any] | str:
+def _stamp_of(path: str) -> str:
+    try:
+        return scan.stamp(os.lstat(path))
+    except OSError:
+        return scan.MISSING
+
+
+def parse_record(kind: str, data: bytes | str | None, brief: bool = False,
+                 memo: dict[str, str] | None = None,
+                 oid: str | None = None) -> dict[str, Any] | str:
     """The record (in the brief view with `brief`), or why it cannot be used. With `memo`,
-    equal strings across the records parsed with it are made one object (`share_strings`)."""
+    equal strings across the records parsed with it are made one object (`share_strings`).
+    With `oid`, a record that does not hash to that id or breaks its schema is damage."""
     name = RECORD_NAMES[kind]
     if data is None:
         return f"{name} is missing"
+    if isinstance(data, str):
+        return data
     try:
         record = loads(data)
     except ValueError as exc:
         return f"unreadable {name}: {exc}"
     if not isinstance(record, dict):
         return f"unreadable {name}: not a JSON object"
+    if oid is not None:
+        bad = damage.problem(kind, oid, data, record)
+        if bad is not None:
+            return bad
     if brief:
         return brief_view(kind, record, memo)
     return record if memo is None else share_strings(record, memo)

@@ -29,6 +29,7 @@ from smevals.store.layout import (
     timestamp,
 )
 from smevals.store.locks import lock_folder, unlock
+from smevals.store.regular import read_regular
 
 __all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
            "Written", "manifest", "object_parent"]
@@ -250,7 +251,8 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _read(path: Path) -> bytes:
+    """The bytes of a regular file; b"" for anything else (a FIFO is never opened)."""
     try:
-        return path.read_bytes()
+        return read_regular(str(path))[1]
     except OSError:
         return b""

@@ -35,7 +35,31 @@ def staging_folders(root: Path) -> list[tuple[Path, bool]]:
         names = sorted(n for n in os.listdir(base) if not n.startswith("."))
     except OSError:
         return []
-    return [(base / n, writing(base / n)) for n in names]
+    used = working_dirs() if names else set()
+    return [(base / n, writing(base / n) or in_use(base / n, used)) for n in names]
+
+
+def working_dirs() -> set[str]:
+    """The working folder of every process this one can see (Linux: /proc/<pid>/cwd). A
+    runner or checker runs in its staging folder, so a folder some process works in is
+    in use even when the smevals process that made it is gone."""
+    out: set[str] = set()
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            out.add(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:
+            continue
+    return out
+
+
+def in_use(folder: Path, used: set[str]) -> bool:
+    """Whether a process works in `folder` or below it."""
+    real = os.path.realpath(folder)
+    return any(cwd == real or cwd.startswith(real + os.sep) for cwd in used)
 
 
 YOUNG = 60.0      # seconds a new, not yet locked folder of a live local process is spared

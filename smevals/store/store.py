@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from smevals.store import gitindex, index
+from smevals.store import damage, gitindex, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
-from smevals.store.layout import KINDS, slug
+from smevals.store.layout import KINDS, RECORD_NAMES, slug
 from smevals.store.objects import Staging
 
 MIN_PREFIX = 6
@@ -60,7 +62,7 @@ class Store:
         self.rev = rev
         self.early = early          # read the cache before it is checked: see settled()
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
-        self.broken: list[tuple[str, str]] = []     # (rel, reason) of unreadable records
+        self.broken: list[tuple[str, str]] = []     # (rel, why) of damaged objects (left out)
         self._objs: dict[tuple[str, bool], list[Obj]] = {}
 
     def stage(self, kind: str) -> Staging:
@@ -115,6 +117,27 @@ class Store:
             known = {rel for rel, _reason in self.broken}
             self.broken.extend((rel, rec) for rel, rec in zip(rels, records, strict=True)
                                if not isinstance(rec, dict) and rel not in known)
+            for rel, why in self.broken:
+                damage.note(self.source.label, rel, str(why))
+        return out
+
+    def fresh(self, kind: str, parent: str, known: AbstractSet[str] = frozenset()) -> list[Obj]:
+        """The sound objects of one folder (`runs/<task>/<config>/<model>`), read from disk
+        now, past any cache: what a claim holder counts before it adds to the folder.
+        Objects whose id is in `known` are left out (the caller has seen them)."""
+        if not isinstance(self.source, FsSource):
+            raise ValueError("cannot read a store at a git revision afresh")
+        try:
+            names = sorted(n for n in os.listdir(self.root / parent)
+                           if n[:1] != "." and n not in known)
+        except OSError:
+            return []
+        out = []
+        for name in names:
+            path = os.path.join(self.root, parent, name, RECORD_NAMES[kind])
+            record = index.parse_record(kind, index.read_one(path)[1], oid=name)
+            if isinstance(record, dict):
+                out.append(Obj(kind, name, f"{parent}/{name}", record))
         return out
 
     def resolve(self, prefix: str) -> Obj:
@@ -126,6 +149,11 @@ class Store:
                                  f"'{prefix}'")
         found = [o for kind in KINDS for o in self._all(kind) if id_matches(o.id, want)]
         if not found:
+            damaged = [(rel, why) for rel, why in self.broken
+                       if id_matches(rel[rel.rfind("/") + 1:], want)]
+            if damaged:
+                raise UnknownId(f"{damaged[0][0]} in {self.source.label} is damaged: "
+                                f"{damaged[0][1]} (run `smevals verify`)")
             raise UnknownId(f"no Run or Grade with id '{prefix}' in {self.source.label}")
         if len(found) > 1:
             raise AmbiguousId(prefix, found)

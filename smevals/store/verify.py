@@ -93,6 +93,8 @@ def check_object(kind: str, scanned: Scanned) -> tuple[dict[str, Any] | None, li
     name = RECORD_NAMES[kind]
     if data is None:
         return None, [Damage(rel, f"{name} is missing")]
+    if isinstance(data, str):
+        return None, [Damage(f"{rel}/{name}", data)]
     try:
         record = loads(data)
     except ValueError as exc:

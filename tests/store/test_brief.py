@@ -167,7 +167,12 @@ def test_a_record_changed_in_the_working_tree_is_read_from_git(
     path = root / obj.rel / "run.json"
     path.chmod(0o644)
     path.write_bytes(path.read_bytes().replace(b'"ok"', b'"failed"'))   # damage, on purpose
-    assert Store(root).runs(brief=True)[0].record["status"] == "failed"
+    here = Store(root)
+    assert [o.rel for o in here.runs(brief=True)] == [o.rel for o in Store(root, "HEAD").runs()
+                                                      if o.rel != obj.rel]
+    assert [rel for rel, _why in here.broken] == [obj.rel]
+    gitindex._SEEN.clear()
+    gitindex._KNOWN.clear()
     asked = counting_cat(monkeypatch)
     committed = Store(root, "HEAD").runs(brief=True)
     assert [o.record["status"] for o in committed] == ["ok"] * 4

@@ -148,3 +148,20 @@ def test_builds_are_reproducible(tmp_path: Path) -> None:
     for rel in files:
         if (tmp_path / "a" / rel).is_file():
             assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+
+
+def test_a_file_name_with_a_backslash_is_a_plain_file(tmp_path: Path) -> None:
+    from tests.conftest import make_eval
+
+    runner = "#!/bin/sh\nprintf 'in a file\\n' > 'back\\slash.txt'\necho says\n"
+    ev = make_eval(tmp_path / "ev", configs={"default": "runner: ./r.sh\nmodel: m1\n"},
+                   tasks={"one": "prompt: p\n"}, files={"configs/r.sh": runner})
+    assert run_cli("run", str(ev), "-g", cwd=tmp_path).code == 0
+    assert build(str(ev), "-o", "site", cwd=tmp_path).code == 0
+    [run_file] = (tmp_path / "site" / "data" / "ev" / "runs").glob("*.js")
+    files = {f["path"]: f for f in data(run_file)["files"]}
+    entry = files["back\\slash.txt"]
+    assert (entry["kind"], entry["preview"]) == ("text", {"text": "in a file\n",
+                                                          "truncated": False})
+    assert entry["href"].endswith("/back_slash.txt")
+    assert (tmp_path / "site" / entry["href"]).read_text() == "in a file\n"

@@ -52,7 +52,7 @@ def test_other_files_are_not_data_files(text: bytes) -> None:
 
 @pytest.mark.parametrize("path, ok", [
     ("output.txt", True), ("sub/dir/x.png", True), ("..", False), ("a/../b", False),
-    ("/etc/passwd", False), ("a//b", False), ("./a", False), ("a\\..\\b", False),
+    ("/etc/passwd", False), ("a//b", False), ("./a", False), ("a\\..\\b", True),
     ("a\0b", False), ("", False), ("a/", False)])
 def test_only_plain_inner_paths_are_opened(path: str, ok: bool) -> None:
     assert artifacts.safe_inner(path) is ok

@@ -1,0 +1,59 @@
+"""Damage that readers leave out: a record that does not hash to its object's id, or that
+parses but breaks its record schema. (A record that cannot be read at all, or is not a
+regular file, is damage too; index.parse_record says so.)
+
+Readers check every record they parse (the index cache keeps the verdict with the record,
+keyed by the file's stat stamp or git blob id, so a changed file is always checked again),
+and every object left out is remembered here, so that the command line can say so once,
+pointing at `smevals verify`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from smevals.store.layout import ID_RE, RECORD_NAMES
+
+_FOUND: dict[tuple[str, str], str] = {}      # (store label, object rel) -> why
+
+
+def problem(kind: str, oid: str, data: bytes, record: dict[str, Any]) -> str | None:
+    """Why a parsed record cannot be counted, or None when it is sound."""
+    name = RECORD_NAMES[kind]
+    match = ID_RE.match(oid)
+    if match is None:
+        return f"folder name '{oid}' is not an object id (<timestamp>-<hash>)"
+    if not hashlib.sha256(data).hexdigest().startswith(match.group(2)):
+        return f"{name} does not hash to the object's id (edited by hand?)"
+    return schema_problem(kind, record)
+
+
+def schema_problem(kind: str, record: dict[str, Any]) -> str | None:
+    from smevals.store.fastschema import quick_check, record_validator
+
+    quick = quick_check(kind)
+    if quick is not None and quick(record):
+        return None
+    error = next(iter(sorted(record_validator(kind).iter_errors(record),
+                             key=lambda e: list(map(str, e.absolute_path)))), None)
+    if error is None:
+        return None
+    where = "/".join(map(str, error.absolute_path)) or "(top level)"
+    return f"{RECORD_NAMES[kind]} does not match {kind}.schema.json at '{where}': " \
+           f"{error.message}"
+
+
+def note(label: str, rel: str, why: str) -> None:
+    """Remember an object left out by a reader."""
+    _FOUND[(label, rel)] = why
+
+
+def found() -> list[tuple[str, str, str]]:
+    """(store label, object rel, why) of every object left out so far, sorted."""
+    return sorted((label, rel, why) for (label, rel), why in _FOUND.items())
+
+
+def as_json(label: str) -> list[dict[str, str]]:
+    """The objects of one store left out so far, for JSON output."""
+    return [{"path": rel, "problem": why} for lab, rel, why in found() if lab == label]

@@ -1,0 +1,105 @@
+"""Two commands at once never duplicate work (claims in the staging area, which die with
+their holder); `run -g` grades what an interrupt left ungraded."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.conftest import SMEVALS, make_eval, write
+
+SLOW_RUNNER = "#!/bin/sh\nsleep 0.2\necho \"$SMEVALS_MODEL says: $SMEVALS_PROMPT\"\n"
+SLOW_CHECK = "#!/bin/sh\nsleep 0.3\necho '{\"score\": 1}'\n"
+
+
+def slow_eval(tmp_path: Path, tasks: int = 2) -> Path:
+    return make_eval(tmp_path / "ev", tasks={f"t{i}": f"prompt: p{i}\n" for i in range(tasks)},
+                     configs={"default": "runner: ./slow.sh\nmodel: m1\n"},
+                     graders={"default": "checks:\n  - checker: ./check.sh\n"},
+                     files={"configs/slow.sh": SLOW_RUNNER, "graders/check.sh": SLOW_CHECK})
+
+
+def cells(ev: Path) -> Counter[str]:
+    return Counter(p.parent.relative_to(ev / "results" / "runs").parts[0]
+                   for p in (ev / "results" / "runs").glob("*/*/*/*/run.json"))
+
+
+def graded(ev: Path) -> Counter[str]:
+    return Counter(json.loads(p.read_text())["run"]["id"]
+                   for p in (ev / "results" / "grades").glob("*/*/*/*/*/grade.json"))
+
+
+def both(*commands: list[str]) -> list[subprocess.CompletedProcess[str]]:
+    procs = [subprocess.Popen([SMEVALS, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for args in commands]
+    outs = [p.communicate(timeout=120) for p in procs]
+    return [subprocess.CompletedProcess(p.args, p.returncode, o, e)
+            for p, (o, e) in zip(procs, outs, strict=True)]
+
+
+def test_two_run_n_8_at_once_make_exactly_8_runs_per_cell(cli, tmp_path: Path):
+    ev = slow_eval(tmp_path)
+    res = cli("run", str(ev), "-n", "3", "-j", "6")          # alone, many workers: all made
+    assert (res.code, res.out.splitlines()[-1]) == (0, "6 ok, 0 failed")
+    done = both(["run", str(ev), "-n", "8", "-j", "3"], ["run", str(ev), "-n", "8", "-j", "3"])
+    assert [d.returncode for d in done] == [0, 0], [d.stderr for d in done]
+    assert cells(ev) == {"t0": 8, "t1": 8}
+    samples = sorted(json.loads(p.read_text())["sample"]
+                     for p in (ev / "results" / "runs" / "t0").rglob("run.json"))
+    assert samples == list(range(8))
+
+
+def test_two_grade_at_once_grade_each_run_once(cli, tmp_path: Path):
+    ev = slow_eval(tmp_path, tasks=3)
+    assert cli("run", str(ev), "-n", "2").code == 0
+    done = both(["grade", str(ev), "-j", "2"], ["grade", str(ev), "-j", "2"])
+    assert [d.returncode for d in done] == [0, 0], [d.stderr for d in done]
+    counted = graded(ev)
+    assert len(counted) == 6 and set(counted.values()) == {1}
+    res = cli("report", str(ev), "--json")
+    assert json.loads(res.out)["evals"][0]["summary"]["graded"] == 6
+
+
+def test_a_claim_dies_with_its_holder(cli, tmp_path: Path):
+    """A `run -n` killed with SIGKILL while it holds claims blocks nobody afterwards."""
+    ev = make_eval(tmp_path / "ev", tasks={"t0": "prompt: p\n"},
+                   configs={"default": "runner: ./hang.sh\nmodel: m1\n"},
+                   files={"configs/hang.sh": "#!/bin/sh\nsleep 1.5\necho ok\n"})
+    proc = subprocess.Popen([SMEVALS, "run", str(ev), "-n", "2"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    claims = ev / "results" / ".staging" / ".claims"
+    deadline = time.monotonic() + 10
+    while not (claims.is_dir() and any(claims.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    res = cli("run", str(ev), "-n", "2", timeout=30)
+    assert (res.code, res.out.splitlines()[-1]) == (0, "2 ok, 0 failed")
+    assert cells(ev) == {"t0": 2}
+
+
+def test_run_g_grades_runs_an_interrupt_left_ungraded(cli, tmp_path: Path):
+    ev = make_eval(tmp_path / "ev")
+    assert cli("run", str(ev), "-n", "2").code == 0          # as if -g had been interrupted
+    res = cli("run", str(ev), "-n", "2", "-g")
+    assert res.code == 0, res.both
+    lines = res.out.splitlines()
+    assert lines[0] == "ev: 0 Run(s) to make with config 'default' (2 task/model pair(s), 2 " \
+                       "with earlier Runs of the same inputs)"
+    assert len(lines) == 6 and lines[-1] == "0 ok, 0 failed"
+    assert all(line.endswith("(not graded before) ... grade: pass") for line in lines[1:5])
+    assert len(graded(ev)) == 4
+    again = cli("run", str(ev), "-n", "2", "-g")
+    assert again.out.splitlines()[1:] == ["0 ok, 0 failed"]
+    assert len(graded(ev)) == 4
+    write(ev / "configs" / "other.yaml", "runner: ./echo.sh\nmodel: m2\n")
+    write(ev / "tasks" / "three.yaml", "prompt: hello three\n")
+    assert cli("run", str(ev), "-t", "three").code == 0       # ungraded, default config
+    res = cli("run", str(ev), "-c", "other", "-t", "one", "-g")
+    assert res.code == 0 and "not graded before" not in res.out   # not in its selection
+    assert len(graded(ev)) == 5
