@@ -111,7 +111,9 @@ def test_the_workflow_runs_grades_commits_and_gates_a_pull_request(tmp_path: Pat
     assert {k: p.returncode for k, p in on_pr.items()} == {
         "Run and grade": 0, "Commit results": 0, "Diff against main": 1,
         "Comment the diff": 0}
-    assert "Graded 3 Run(s)" in on_pr["Run and grade"].stdout + on_pr["Run and grade"].stderr
+    graded = on_pr["Run and grade"].stdout
+    assert graded.count("(no current Grade) ... grade: ") == 3     # regraded by run -g
+    assert "Graded 0 Run(s)" in graded
     assert git(origin, "log", "-1", "--format=%s", "tighten") == "smevals results\n"
     assert "went pass -> fail" in on_pr["Diff against main"].stderr
     body = (work / "diff.md").read_text()

@@ -92,7 +92,7 @@ def test_run_g_grades_runs_an_interrupt_left_ungraded(cli, tmp_path: Path):
     assert lines[0] == "ev: 0 Run(s) to make with config 'default' (2 task/model pair(s), 2 " \
                        "with earlier Runs of the same inputs)"
     assert len(lines) == 6 and lines[-1] == "0 ok, 0 failed"
-    assert all(line.endswith("(not graded before) ... grade: pass") for line in lines[1:5])
+    assert all(line.endswith("(no current Grade) ... grade: pass") for line in lines[1:5])
     assert len(graded(ev)) == 4
     again = cli("run", str(ev), "-n", "2", "-g")
     assert again.out.splitlines()[1:] == ["0 ok, 0 failed"]
@@ -101,5 +101,5 @@ def test_run_g_grades_runs_an_interrupt_left_ungraded(cli, tmp_path: Path):
     write(ev / "tasks" / "three.yaml", "prompt: hello three\n")
     assert cli("run", str(ev), "-t", "three").code == 0       # ungraded, default config
     res = cli("run", str(ev), "-c", "other", "-t", "one", "-g")
-    assert res.code == 0 and "not graded before" not in res.out   # not in its selection
+    assert res.code == 0 and "no current Grade" not in res.out   # not in its selection
     assert len(graded(ev)) == 5

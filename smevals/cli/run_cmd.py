@@ -68,7 +68,7 @@ class TextUI:
         rec = grade.run.record
         score = "" if grade.score is None else f" score={grade.score:.3g}"
         click.echo(f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
-                           f"{grade.run.id} (not graded before) ... grade: {grade.outcome}"
+                           f"{grade.run.id} (no current Grade) ... grade: {grade.outcome}"
                            f"{score}")
 
 
