@@ -14,11 +14,11 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.grade.select import grades_by_run
 from smevals.grade.version import grading_hash
-from smevals.spec.load import display_path
+from smevals.spec.load import RESERVED_GRADER, display_path
 from smevals.store.objects import Written
 from smevals.store.store import Obj, Store
 
-HUMAN = "human"
+HUMAN = RESERVED_GRADER
 VERSION = "label"
 
 
