@@ -60,7 +60,7 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
     why = failure_reason(grader, checks, grade["score"]) if grade["outcome"] != "pass" else ""
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), failing,
                   why, [], time.monotonic() - clock)
-    got.mismatches.extend(mismatches(case, got, first))
+    got.mismatches.extend(mismatches(case, got, checks, first))
     return got
 
 
@@ -81,14 +81,16 @@ def _run_record(ev: Eval, case: Case) -> dict[str, Any]:
             "ended": now, "duration_seconds": 0.0, "exit_code": 0}
 
 
-def mismatches(case: Case, got: Outcome, first: dict[str, Any] | None) -> list[str]:
+def mismatches(case: Case, got: Outcome, checks: list[dict[str, Any]],
+               first: dict[str, Any] | None) -> list[str]:
     """Every way the grader's conclusion differs from what the case expects."""
     out = []
     if got.outcome != case.expect:
         out.append(f"expected {case.expect}, got {got.outcome}")
-    if case.failing_check is not None and got.failing != case.failing_check:
-        where = f"'{got.failing}'" if got.failing else "none"
-        out.append(f"expected check '{case.failing_check}' to fail first, got {where}")
+    if case.failing_check is not None:
+        named, problem = _named_check(checks, case.failing_check)
+        out.extend([problem] if problem else [])
+        first = named if named is not None else first
     if case.notes is not None and (first is None or case.notes not in str(first.get("notes"))):
         out.append(f"the failing check's notes do not contain '{case.notes}'")
     out.extend(_score_mismatch(case, got.score))
@@ -96,6 +98,22 @@ def mismatches(case: Case, got: Outcome, first: dict[str, Any] | None) -> list[s
     out.extend(f"tag '{t}' present" for t in map(normalize_tag, case.absent_tags)
                if t in got.tags)
     return out
+
+
+def _named_check(checks: list[dict[str, Any]], label: str
+                 ) -> tuple[dict[str, Any] | None, str | None]:
+    """The result of the Check `label` (its name, else its checker as written), and why it
+    does not count as failed (missing, skipped or passed)."""
+    for check in checks:
+        if (check.get("name") or check.get("checker")) != label:
+            continue
+        if check.get("skipped"):
+            return None, (f"expected check '{label}' to fail, it was skipped (an earlier "
+                          "required check failed)")
+        if check.get("ok"):
+            return None, f"expected check '{label}' to fail, it passed"
+        return check, None
+    return None, f"no check '{label}' in the grader"
 
 
 def _score_mismatch(case: Case, score: float | None) -> list[str]:
