@@ -84,7 +84,7 @@ def test_passing_and_failing_fixtures_match(cli, tmp_path: Path) -> None:
     assert (res.code, res.err) == (0, ""), res.both
     assert res.out == (
         f"ev/default (grader version {version(ev)}): 3 case(s)\n"
-        "  CASE      EXPECT  GOT   RESULT  FIRST FAILING CHECK\n"
+        "  CASE      EXPECT  GOT   RESULT  FAILING CHECK\n"
         "  good      pass    pass  ok\n"
         "  no-haiku  fail    fail  ok      'program': no haiku in 11 chars\n"
         "  no-word   fail    fail  ok      'contains': output.txt does not contain 'snow'\n"
@@ -101,7 +101,7 @@ def test_a_mismatch_exits_1_with_every_reason(cli, tmp_path: Path) -> None:
     res = cli("test", cwd=tmp_path / "ev")
     assert res.code == 1, res.both
     assert res.out.splitlines()[1:] == [
-        "  CASE     EXPECT  GOT   RESULT    FIRST FAILING CHECK",
+        "  CASE     EXPECT  GOT   RESULT    FAILING CHECK",
         "  no-word  fail    fail  ok        'contains': output.txt does not contain 'snow'",
         "  wrong    fail    pass  MISMATCH",
         "      expected fail, got pass",

@@ -51,7 +51,7 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
 
 def _print_suite(suite: Any) -> None:
     click.echo(f"{suite.title} (grader version {suite.version}): {len(suite.cases)} case(s)")
-    rows = [("CASE", "EXPECT", "GOT", "RESULT", "FIRST FAILING CHECK")]
+    rows = [("CASE", "EXPECT", "GOT", "RESULT", "FAILING CHECK")]
     for o in suite.outcomes:
         rows.append((o.case.name, o.case.expect, o.outcome, "ok" if o.ok else "MISMATCH",
                      o.why.removeprefix("failed check ")))

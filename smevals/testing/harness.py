@@ -32,7 +32,7 @@ class Outcome:
     score: float | None
     tags: list[str]
     failing: str | None          # the first failing Check's label
-    why: str                     # one line: the first failing Check and its notes
+    why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
 
@@ -57,7 +57,9 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
     failing = None if first is None else str(first.get("name") or first.get("checker"))
-    why = failure_reason(grader, checks, grade["score"]) if grade["outcome"] != "pass" else ""
+    named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
+    why = failure_reason(grader, [named] if named else checks, grade["score"]) \
+        if grade["outcome"] != "pass" else ""
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), failing,
                   why, [], time.monotonic() - clock)
     got.mismatches.extend(mismatches(case, got, checks, first))
@@ -100,7 +102,7 @@ def mismatches(case: Case, got: Outcome, checks: list[dict[str, Any]],
     return out
 
 
-def _named_check(checks: list[dict[str, Any]], label: str
+def _named_check(checks: list[dict[str, Any]], label: str | None
                  ) -> tuple[dict[str, Any] | None, str | None]:
     """The result of the Check `label` (its name, else its checker as written), and why it
     does not count as failed (missing, skipped or passed)."""
