@@ -11,8 +11,8 @@ from __future__ import annotations
 import orjson
 
 from smevals.commands.common import load_evals, pick_grader
-from smevals.commands.labels import HUMAN
 from smevals.errors import SmevalsError
+from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
 from smevals.grade.version import grader_version, grading_hash
 from smevals.report import agreement

@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import SmevalsError
+from smevals.grade.labels import HUMAN, VERSION, who
 from smevals.grade.select import grades_by_run
 from smevals.grade.version import grading_hash
-from smevals.spec.load import RESERVED_GRADER, display_path
+from smevals.spec.load import display_path
 from smevals.store.objects import Written
 from smevals.store.store import Obj, Store
-
-HUMAN = RESERVED_GRADER
-VERSION = "label"
 
 
 def labeller(where: Path, by: str | None) -> dict[str, str | None]:
@@ -44,13 +42,6 @@ def _git_config(where: Path, key: str) -> str | None:
         return None
     text = proc.stdout.decode("utf-8", "replace").strip()
     return text if proc.returncode == 0 and text else None
-
-
-def who(record: dict[str, Any]) -> str:
-    """`Name <email>` of a label's record."""
-    by = record.get("label", {}).get("by") or {}
-    name, email = by.get("name"), by.get("email")
-    return " ".join(p for p in (name, f"<{email}>" if email else None) if p) or "unknown"
 
 
 def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: str, note: str,
