@@ -97,21 +97,23 @@ def test_a_mismatch_exits_1_with_every_reason(cli, tmp_path: Path) -> None:
     wrong = GOOD.replace("expect: pass", "expect: fail").replace("max: 1", "max: 0.5") \
         .replace("tags: [has_extra]", "tags: [other]\nabsent_tags: [Has Extra]\n"
                  "failing_check: contains\nnotes: nothing")
-    fixture_eval(tmp_path, {"wrong": wrong, "no-word": NO_WORD}, DATA)
+    fixture_eval(tmp_path, {"wrong": wrong, "no-word": NO_WORD,
+                            "wrong-notes": NO_WORD + "notes: snowfall\n"}, DATA)
     res = cli("test", cwd=tmp_path / "ev")
     assert res.code == 1, res.both
     assert res.out.splitlines()[1:] == [
-        "  CASE     EXPECT  GOT   RESULT    FAILING CHECK",
-        "  no-word  fail    fail  ok        'contains': output.txt does not contain 'snow'",
-        "  wrong    fail    pass  MISMATCH",
+        "  CASE         EXPECT  GOT   RESULT    FAILING CHECK",
+        "  no-word      fail    fail  ok        'contains': output.txt does not contain 'snow'",
+        "  wrong-notes  fail    fail  MISMATCH  'contains': output.txt does not contain 'snow'",
+        "      the failing check's notes do not contain 'snowfall'",
+        "  wrong        fail    pass  MISMATCH",
         "      expected fail, got pass",
         "      expected check 'contains' to fail, it passed",
-        "      the failing check's notes do not contain 'nothing'",
         "      score 1 is outside [1, 0.5]",
         "      tag 'other' missing",
         "      tag 'has_extra' present",
-        "2 case(s): 1 ok, 1 mismatch(es)"]
-    assert res.err == "Error: 1 of 2 fixture(s) did not match\n"
+        "3 case(s): 1 ok, 2 mismatch(es)"]
+    assert res.err == "Error: 2 of 3 fixture(s) did not match\n"
 
 
 def test_junit_output_parses(cli, tmp_path: Path) -> None:

@@ -74,14 +74,14 @@ def _write_junit(target: str, results: list[tuple[str, list[Any]]]) -> None:
 
 
 @cli.command("label", short_help="Record a person's verdict on a Run as a Grade of 'human'.")
-@click.argument("ident", metavar="RUN_ID")
+@click.argument("run_id", metavar="RUN_ID")
 @click.argument("verdict", type=click.Choice(["pass", "fail"]), metavar="pass|fail")
 @evals_argument(required=False)
 @click.option("--note", metavar="TEXT", default="", help="Why (kept with the label).")
 @click.option("--by", "by", metavar="NAME", help="Who labels. Default: git's user.name and "
               "user.email, else the login name.")
 @store_option
-def label_cmd(ident: str, verdict: str, paths: tuple[str, ...], note: str, by: str | None,
+def label_cmd(run_id: str, verdict: str, paths: tuple[str, ...], note: str, by: str | None,
               store: str | None) -> None:
     """Label a Run pass or fail: writes a new, immutable Grade of the reserved grader
     `human` (who labelled it, when, and the note), beside the other Grades of the Run.
@@ -92,6 +92,6 @@ def label_cmd(ident: str, verdict: str, paths: tuple[str, ...], note: str, by: s
     from smevals.commands.labels import label_run
     from smevals.spec.load import display_path
 
-    written, run = label_run(paths, store, ident, verdict, note, by)
+    written, run = label_run(paths, store, run_id, verdict, note, by)
     click.echo(f"Labelled Run {run.id} {verdict}: Grade {written.id}")
     click.echo(f"  {display_path(written.path)}")

@@ -92,8 +92,10 @@ def mismatches(case: Case, got: Outcome, checks: list[dict[str, Any]],
     if case.failing_check is not None:
         named, problem = _named_check(checks, case.failing_check)
         out.extend([problem] if problem else [])
-        first = named if named is not None else first
-    if case.notes is not None and (first is None or case.notes not in str(first.get("notes"))):
+        first = named
+    reported = case.failing_check is not None and first is None     # said above
+    if case.notes is not None and not reported and (
+            first is None or case.notes not in str(first.get("notes"))):
         out.append(f"the failing check's notes do not contain '{case.notes}'")
     out.extend(_score_mismatch(case, got.score))
     out.extend(f"tag '{t}' missing" for t in map(normalize_tag, case.tags) if t not in got.tags)
