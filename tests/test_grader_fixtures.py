@@ -146,11 +146,15 @@ def test_paths_that_leave_the_fixtures_folder_are_refused(cli, tmp_path: Path) -
         "target": "task: poem\noutput: x\nfiles: {../up.txt: data/ten.txt}\nexpect: fail\n",
     }, DATA)
     os.symlink(secret, ev / "graders" / "default.fixtures" / "data" / "link.txt")
+    outside = write(tmp_path / "outside.yaml", "task: poem\noutput: x\nexpect: pass\n")
+    os.symlink(outside, ev / "graders" / "default.fixtures" / "a-link.yaml")
     res = cli("test", "ev", cwd=tmp_path)
     assert (res.code, res.out) == (2, ""), res.both
     where = "ev/graders/default.fixtures"
     assert res.err == (
-        f"Error: {where}/absolute.yaml:3:16: files.a.txt: '{secret}' is outside the fixtures "
+        f"Error: {where}/a-link.yaml:1:1: the case file is a link to a file outside the "
+        "fixtures folder (cases stay inside it)\n"
+        f"{where}/absolute.yaml:3:16: files.a.txt: '{secret}' is outside the fixtures "
         f"folder {where} (paths stay inside it)\n"
         f"{where}/dotdot.yaml:2:14: output_file: '../../tasks/poem.yaml' is outside the "
         f"fixtures folder {where} (paths stay inside it)\n"

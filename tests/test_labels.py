@@ -84,6 +84,11 @@ def test_a_label_is_an_immutable_grade_of_human_with_who(cli, labelled: Path) ->
     assert lines[0].endswith(f"(Grade {newest}, counts)")
     assert lines[1].endswith(f"(Grade {grade})")
 
+    make_eval(labelled / "ev", graders={"default": "checks:\n  - checker: contains\n"
+                                                   "    value: m1\n"})     # a new version
+    res = cli("gc", "ev", "--superseded", cwd=labelled)
+    assert res.code == 0 and "human" not in res.out and "11 item(s) removed" in res.out
+    assert len(labels(labelled)) == 2                                   # labels are kept
     path.write_text(path.read_text().replace('"fail"', '"pass"'))        # editing is damage
     res = cli("verify", "ev", cwd=labelled)
     assert res.code == 1 and "1 problem(s)" in res.err

@@ -70,6 +70,10 @@ def load_cases(ev: Eval, grader: Grader, problems: list[Problem]) -> list[Case]:
 
 
 def load_case(ev: Eval, path: Path, problems: list[Problem]) -> Case | None:
+    if not path.resolve().is_relative_to(path.parent.resolve()):
+        problems.append(Problem(display_path(path), 1, 1, "the case file is a link to a file "
+                                "outside the fixtures folder (cases stay inside it)"))
+        return None
     try:
         doc = load_yaml(path, display_path(path))
     except YamlProblem as exc:
