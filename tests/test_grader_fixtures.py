@@ -173,6 +173,7 @@ def test_a_bad_fixture_exits_2_before_any_checker_runs(cli, tmp_path: Path) -> N
         "both": "task: poem\noutput: x\noutput_file: data/ten.txt\nexpect: pass\n",
         "missing": "task: poem\noutput_file: data/none.txt\nexpect: pass\n",
         "broken": "task: [poem\n",
+        "usage": "task: poem\noutput: x\nexpect: pass\nusage:\n  latency_ms: slow\n",
     }, DATA)
     res = cli("test", "ev", cwd=tmp_path)
     assert (res.code, res.out) == (2, ""), res.both
@@ -186,7 +187,9 @@ def test_a_bad_fixture_exits_2_before_any_checker_runs(cli, tmp_path: Path) -> N
         f"{where}/no-task.yaml:1:7: task: no Task named 'nope' in ev (tasks: poem)",
         f"{where}/unknown-key.yaml:4:1: expected: unknown key 'expected' (allowed: "
         "absent_tags, description, expect, failing_check, files, label, model, notes, "
-        "output, output_file, score, tags, task, usage)"]
+        "output, output_file, score, tags, task, usage)",
+        f"{where}/usage.yaml:5:15: usage.latency_ms: does not match usage.schema.json: "
+        "'slow' is not of type 'number'"]
     assert not list(tmp_path.glob("**/seen.txt"))
 
 

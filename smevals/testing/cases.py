@@ -105,10 +105,11 @@ def _build(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]) -> Case 
         content = read_inside(path.parent, source, doc, ("files", name), problems)
         if content is not None:
             files[name] = content
+    usage = _usage(doc, problems)
     if task is None or output is None:
         return None
     score = {k: float(v) for k, v in (data.get("score") or {}).items()}
-    return Case(path.stem, path, task, grading, output, files, data.get("usage"),
+    return Case(path.stem, path, task, grading, output, files, usage,
                 str(data.get("model") or DEFAULT_MODEL), data["expect"],
                 data.get("failing_check"), data.get("notes"), score,
                 tuple(data.get("tags") or ()), tuple(data.get("absent_tags") or ()),
@@ -130,6 +131,26 @@ def _task(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]
     grading = dict(inline.pop("grading", None) or {})
     inline["name"] = str(inline.get("name") or path.stem)
     return inline, grading
+
+
+def _usage(doc: YamlDoc, problems: list[Problem]) -> dict[str, Any] | None:
+    """The usage as a Run would record it: valid against usage.schema.json, with
+    total_tokens filled in from input and output tokens (as `smevals run` does)."""
+    usage = doc.data.get("usage")
+    if usage is None:
+        return None
+    from smevals.spec.schema import validator
+
+    errors = list(validator("usage").iter_errors(usage))
+    if errors:
+        where = ("usage", *errors[0].absolute_path)
+        problems.append(doc.problem(where, f"does not match usage.schema.json: "
+                                    f"{errors[0].message}", at_value=True))
+        return None
+    usage = dict(usage)
+    if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    return usage
 
 
 def _output(folder: Path, doc: YamlDoc, problems: list[Problem]) -> bytes | None:
