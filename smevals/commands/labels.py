@@ -16,8 +16,10 @@ from smevals.grade.labels import HUMAN, VERSION, who
 from smevals.grade.select import grades_by_run
 from smevals.grade.version import grading_hash
 from smevals.spec.load import display_path
+from smevals.spec.model import Eval
 from smevals.store.objects import Written
 from smevals.store.store import Obj, Store
+from smevals.testing.cases import fixtures_dir, safe_name
 
 
 def labeller(where: Path, by: str | None) -> dict[str, str | None]:
@@ -118,7 +120,7 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
         labelled = grades_by_run(st.grades(), HUMAN)
         runs = {run.rel: run for run in st.runs()}
         for name in graders or tuple(sorted(ev.graders)):
-            folder = _fixtures_folder(pick_grader(ev, name))
+            folder = fixtures_dir(pick_grader(ev, name))
             for rel, labels in sorted(labelled.items()):
                 if rel in runs:
                     made = _write_fixture(ev, st, folder, runs[rel], labels[-1])
@@ -126,13 +128,7 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
     return lines
 
 
-def _fixtures_folder(grader: Any) -> Path:
-    from smevals.testing.cases import fixtures_dir
-
-    return fixtures_dir(grader)
-
-
-def _write_fixture(ev: Any, st: Store, folder: Path, run: Obj, label: Obj) -> Path | None:
+def _write_fixture(ev: Eval, st: Store, folder: Path, run: Obj, label: Obj) -> Path | None:
     import yaml
 
     case = folder / f"label-{run.id}.yaml"
@@ -142,11 +138,15 @@ def _write_fixture(ev: Any, st: Store, folder: Path, run: Obj, label: Obj) -> Pa
     files = {}
     for entry in run.record.get("files") or []:
         path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str) or "symlink" in entry or entry.get("special"):
+        if not isinstance(path, str) or "symlink" in entry or entry.get("special") \
+                or not (path == "output.txt" or safe_name(path)):
             continue
         target = data_dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(st.read_file(run, path))
+        try:
+            target.write_bytes(st.read_file(run, path))
+        except OSError as exc:
+            raise SmevalsError(f"cannot copy {path} of Run {run.id}: {exc}") from None
         if path != "output.txt":
             files[path] = f"labels/{run.id}/{path}"
     if not (data_dir / "output.txt").exists():
@@ -161,7 +161,7 @@ def _write_fixture(ev: Any, st: Store, folder: Path, run: Obj, label: Obj) -> Pa
     return case
 
 
-def _fixture_doc(ev: Any, run: Obj, label: Obj, files: dict[str, str]) -> dict[str, Any]:
+def _fixture_doc(ev: Eval, run: Obj, label: Obj, files: dict[str, str]) -> dict[str, Any]:
     rec, lab = run.record, label.record
     name = rec["task"]["name"]
     task: Any = name

@@ -97,7 +97,7 @@ def _build(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]) -> Case 
     output = _output(path.parent, doc, problems)
     files = {}
     for name, source in (data.get("files") or {}).items():
-        if not _safe_name(name):
+        if not safe_name(name):
             problems.append(doc.problem(("files", name), f"'{name}' is not a plain relative "
                                         "file name for the Run's folder (no '..', not "
                                         "absolute, not output.txt or run.json)"))
@@ -164,7 +164,8 @@ def _output(folder: Path, doc: YamlDoc, problems: list[Problem]) -> bytes | None
     return read_inside(folder, data["output_file"], doc, ("output_file",), problems)
 
 
-def _safe_name(name: str) -> bool:
+def safe_name(name: str) -> bool:
+    """A plain relative file name for the Run's folder (no `..`, not absolute, not reserved)."""
     parts = PurePosixPath(name).parts
     return (bool(parts) and not name.startswith("/") and "\\" not in name
             and all(p not in ("..", ".") for p in parts) and name not in RESERVED_FILES)
