@@ -210,3 +210,18 @@ def test_labelled_runs_become_fixtures(cli, labelled: Path) -> None:
         "m1 says: p\n"
     res = cli("test", "ev", "-g", "default", "--from-labels", cwd=labelled)   # nothing new
     assert not [line for line in res.out.splitlines() if line.startswith("wrote ")]
+
+
+def test_kappa_over_three_outcomes_by_hand() -> None:
+    """20 Runs, outcomes pass/fail/error. po = 16/20 = 0.8; row shares 10, 6, 4 and column
+    shares 9, 7, 4 (of 20): pe = (90 + 42 + 16) / 400 = 0.37; kappa = 0.43 / 0.63 = 0.68254;
+    se = sqrt(0.16 / (20 * 0.63^2)) = 0.14197; interval 0.68254 -+ 0.27826."""
+    from smevals.report.agreement import cohen_kappa
+
+    cells = {("pass", "pass"): 8, ("pass", "fail"): 1, ("pass", "error"): 1,
+             ("fail", "pass"): 1, ("fail", "fail"): 5,
+             ("error", "fail"): 1, ("error", "error"): 3}
+    kappa = cohen_kappa(cells)
+    assert kappa == pytest.approx((0.68254, 0.40428, 0.96080), abs=5e-5)
+    assert cohen_kappa({}) is None
+    assert cohen_kappa({("pass", "pass"): 4}) is None
