@@ -21,8 +21,10 @@ def test_init_makes_an_eval_that_validates_runs_and_passes(tmp_path: Path) -> No
     assert res.code == 0, res.both
     assert res.out.endswith("Created x. Next: smevals run x -g && smevals report x\n")
     assert files(tmp_path / "x") == ["configs/default.yaml", "configs/run.sh", "eval.yaml",
-                                     "graders/check.py", "graders/default.yaml",
-                                     "tasks/capital.yaml"]
+                                     "graders/check.py", "graders/default.fixtures/capital.yaml",
+                                     "graders/default.fixtures/sentence.yaml",
+                                     "graders/default.fixtures/wrong-city.yaml",
+                                     "graders/default.yaml", "tasks/capital.yaml"]
     assert run_cli("validate", "x", cwd=tmp_path).out == \
         "OK: 1 eval, 1 task, 1 config, 1 grader; no problems\n"
     res = run_cli("run", "x", "-g", cwd=tmp_path)

@@ -57,7 +57,8 @@ def test_schemas_load_from_the_installed_package(tmp_path: Path) -> None:
     found = json.loads(proc.stdout)
     assert found[0].startswith(str(target))
     assert found[1:] == [f"https://smevals.dev/schemas/{k}.schema.json"
-                         for k in ("eval", "task", "config", "grader", "run", "grade", "usage")]
+                         for k in ("eval", "task", "config", "grader", "run", "grade", "usage",
+                                   "fixture")]
 
 
 def test_schemas_are_valid_2020_12_with_help() -> None:
@@ -81,7 +82,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-LAYERS = ["cli", "commands", "report|diff|site|run|grade|imports", "checkers|runners",
+LAYERS = ["cli", "commands", "report|diff|site|run|grade|imports|testing", "checkers|runners",
           "spec", "store", "proc"]
 
 

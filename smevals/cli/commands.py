@@ -12,5 +12,6 @@ from smevals.cli import (  # noqa: F401
     run_cmd,
     site_cmds,
     store_cmds,
+    test_cmd,
     validate_cmd,
 )

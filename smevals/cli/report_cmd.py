@@ -61,11 +61,17 @@ def write_output(text: str, output: str | None) -> None:
               help="Exit 1 when a config x model's mean score is below SCORE.")
 @click.option("--min-pass-rate", metavar="RATE",
               help="Exit 1 when a config x model's pass rate is below RATE (0.8 or 80%).")
+@click.option("--agreement", metavar="GRADER[:VERSION]",
+              help="Instead: how far this grader agrees with --against on the Runs both "
+              "graded (accuracy, Cohen's kappa, confusion matrix, disagreements).")
+@click.option("--against", metavar="human|GRADER[:VERSION]", default="human",
+              show_default=True, help="The other side of --agreement.")
 def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
                models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
                store: str | None, by_task: bool, fmt: str, as_json: bool, output: str | None,
                rev: str | None, version: str | None, any_version: bool,
-               fail_under: str | None, min_pass_rate: str | None) -> None:
+               fail_under: str | None, min_pass_rate: str | None, agreement: str | None,
+               against: str) -> None:
     """Summarise the graded Runs of each Eval (or Suite): leaderboard of config x model,
     pass rates with 95% intervals, tags, repeats, metrics.
 
@@ -78,6 +84,10 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
 
     if as_json and fmt not in ("markdown", "json"):
         raise click.UsageError("--json and --format exclude each other")
+    if agreement:
+        _agreement(paths, agreement, against, (tasks, models, configs), store,
+                   "json" if as_json else fmt, output, rev)
+        return
     spec = SideSpec(grader, rev, store, version, any_version,
                     Filters(tasks, models, configs), include_stale)
     opts = ReportOptions(paths, spec, "json" if as_json else fmt, by_task, fail_under,
@@ -86,3 +96,16 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     write_output(result.text, output)
     if result.gate_failures:
         raise EvidenceFailed("gate failed:\n  " + "\n  ".join(result.gate_failures))
+
+
+def _agreement(paths: tuple[str, ...], grader: str, against: str,
+               filters: tuple[tuple[str, ...], ...], store: str | None, fmt: str,
+               output: str | None, rev: str | None) -> None:
+    from smevals.commands.agreement import agreement_command
+    from smevals.report.rows import Filters
+
+    if rev:
+        raise click.UsageError("--agreement reads the working tree; --rev is not supported "
+                               "with it")
+    write_output(agreement_command(paths, grader, against, Filters(*filters), store, fmt),
+                 output)

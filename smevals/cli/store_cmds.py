@@ -64,6 +64,12 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
         sys.stdout.buffer.write(content)
         return
     click.echo(render_object(obj.kind, obj.id, object_location(st, obj), record, content))
+    if obj.kind == "run":
+        from smevals.commands.labels import label_lines, labels_of
+
+        lines = label_lines(labels_of(st, obj))
+        if lines:
+            click.echo("\nlabels (newest first):\n" + "\n".join(lines))
 
 
 def render_object(kind: str, oid: str, where: str, record: dict[str, Any], raw: bytes) -> str:

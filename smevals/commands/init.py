@@ -64,6 +64,33 @@ print(json.dumps({
 }))
 sys.exit(0 if ok else 1)
 ''', True),
+    "graders/default.fixtures/capital.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+# A fixture: `smevals test` grades this output with graders/default.yaml (no model call,
+# no store) and checks that the grader concludes what `expect` says.
+task: capital
+output: "Paris\\n"
+expect: pass
+score: {min: 1}
+""", False),
+    "graders/default.fixtures/wrong-city.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+# An output that must fail ./check.py, and why.
+task: capital
+output: "Lyon\\n"
+expect: fail
+failing_check: ./check.py
+notes: "expected 'Paris', got 'Lyon'"
+tags: [wrong_answer]
+""", False),
+    "graders/default.fixtures/sentence.yaml": ("""\
+# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+# An output that must fail exact_match: the right city, but not the one-word answer asked for.
+task: capital
+output: "The capital of France is Paris.\\n"
+expect: fail
+failing_check: exact_match
+""", False),
 }
 
 

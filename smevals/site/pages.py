@@ -129,7 +129,20 @@ def run_page(loaded: Loaded, run: Obj, linker: Linker) -> dict[str, Any]:
         "grade_id": row.grade.id if row else None,
         "grades": [grade_json(loaded, g, linker, row.grade.id if row else None)
                    for g in reversed(history)],
+        "labels": labels_json(history),
     }
+
+
+def labels_json(history: list[Obj]) -> list[dict[str, Any]]:
+    """The Run's labels (Grades of the grader `human`), newest first; the first counts."""
+    from smevals.grade.labels import HUMAN, who
+
+    labels = [g for g in reversed(history)
+              if _mapping(g.record.get("grader")).get("name") == HUMAN]
+    return [{"id": g.id, "outcome": g.record.get("outcome"), "by": who(g.record),
+             "note": capped(_mapping(g.record.get("label")).get("note") or ""),
+             "graded": g.record.get("graded"), "counts": i == 0}
+            for i, g in enumerate(labels)]
 
 
 def grade_json(loaded: Loaded, grade: Obj, linker: Linker, counted: str | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
 from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
 
+RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
     {"checker", "type", "name", "description", "required", "creates", "timeout", "weight", "min"}
 )
@@ -117,6 +118,10 @@ def _config(path: Path, problems: list[Problem]) -> Config | None:
 def _grader(path: Path, problems: list[Problem]) -> Grader | None:
     doc = _read(path, "grader", problems)
     if doc is None or (name := _named(doc, path, problems, "grader")) is None:
+        return None
+    if name == RESERVED_GRADER:
+        problems.append(doc.problem((), f"the grader name '{name}' is reserved for people's "
+                                    "labels (`smevals label`); rename the file"))
         return None
     scoring = doc.data.get("scoring") or {}
     checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))

@@ -8,7 +8,7 @@ from smevals.errors import Problem
 from smevals.spec.yamlio import FieldPath, YamlDoc
 from smevals.store.fastschema import quick_check, record_schema, record_validator
 
-SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage")
+SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage", "fixture")
 
 
 def load_schema(kind: str) -> dict[str, Any]:

@@ -92,3 +92,24 @@ def test_suite_runs_offline_and_matches_its_golden_report(name: str, tmp_path: P
         golden.write_text(report, encoding="utf-8", newline="\n")
     assert golden.exists(), f"missing {golden}: run with SMEVALS_UPDATE_GOLDEN=1"
     assert report == golden.read_text(encoding="utf-8")
+
+
+def test_every_suite_ships_fixtures_that_pass_smevals_test(tmp_path: Path) -> None:
+    """`smevals test suites` (as CI runs it): every fixture of every shipped suite matches."""
+    res = run_cli("test", str(SUITES), "--junit", str(tmp_path / "junit.xml"))
+    assert (res.code, res.err) == (0, ""), res.both
+    assert res.out.endswith(" mismatch(es)\n") and res.out.splitlines()[-1].endswith(
+        " ok, 0 mismatch(es)")
+    assert [line.split("/")[0] for line in res.out.splitlines() if "(grader version" in line] \
+        == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_check_of_a_shipped_grader_has_an_output_it_must_fail(name: str) -> None:
+    grader = yaml.safe_load((SUITES / name / "graders" / "default.yaml").read_text())
+    labels = [check.get("name") or check["checker"] for check in grader["checks"]]
+    cases = [yaml.safe_load(p.read_text())
+             for p in sorted((SUITES / name / "graders" / "default.fixtures").glob("*.yaml"))]
+    assert any(case["expect"] == "pass" for case in cases)
+    failing = {case.get("failing_check") for case in cases if case["expect"] == "fail"}
+    assert [label for label in labels if label not in failing] == []

@@ -15,6 +15,7 @@ from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.build import ASSETS, asset, write_index
 from smevals.site.data import eval_index, eval_summary
+from tests.conftest import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state3
 from tests.web.conftest import ARTIFACTS, Sites, Watched, start
 from tests.web.hostile import OUTPUT_MARK
@@ -220,3 +221,21 @@ def test_a_run_that_lands_appears_without_a_reload(tmp_path: Path, open_page) ->
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_run_page_shows_the_labels(tmp_path: Path, open_page) -> None:
+    make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"})
+    assert run_cli("run", "ev", "-g", cwd=tmp_path).code == 0
+    [run_json] = (tmp_path / "ev" / "results" / "runs").rglob("run.json")
+    run_id = run_json.parent.name
+    assert run_cli("label", run_id, "fail", "ev", "--by", "Ada", "--note",
+                   "<img src=x onerror=window.PWNED=1>", cwd=tmp_path).code == 0
+    assert run_cli("build", "ev", "-o", "site", cwd=tmp_path).code == 0
+    w = open_page((tmp_path / "site" / "index.html").as_uri())
+    w.page.goto((tmp_path / "site" / "index.html").as_uri() + f"#/ev/run/{run_id}")
+    w.page.wait_for_selector("#s-labels")
+    text = w.page.locator("#s-labels").inner_text()
+    assert "fail" in text and "Ada" in text and "counts" in text
+    assert "<img src=x onerror=window.PWNED=1>" in text      # shown as text, never as HTML
+    assert w.page.evaluate("typeof window.PWNED") == "undefined"
+    w.clean()

@@ -13,7 +13,7 @@ from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, tag_view
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker, split_path
-from tests.conftest import run_cli
+from tests.conftest import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state2
 from tests.web.synthetic import big_eval
 
@@ -162,3 +162,19 @@ def test_the_index_of_10000_runs_is_small(tmp_path: Path) -> None:
     assert doc["summary"]["graded"] == 10_000
     assert len(doc["grid"]["tasks"]) == 100 and len(doc["grid"]["columns"]) == 10
     assert len(jsdata.encode("big/index", doc)) < 200_000
+
+
+def test_a_run_page_lists_the_labels_newest_first(tmp_path: Path) -> None:
+    make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"})
+    assert run_cli("run", "ev", "-g", cwd=tmp_path).code == 0
+    [run_json] = (tmp_path / "ev" / "results" / "runs").rglob("run.json")
+    run_id = run_json.parent.name
+    for verdict, by, note in (("fail", "Ada", "<b>too short</b>"), ("pass", "Grace", "")):
+        args = ["label", run_id, verdict, "ev", "--by", by, *(["--note", note] if note else [])]
+        assert run_cli(*args, cwd=tmp_path).code == 0
+    loaded = loaded_of(tmp_path / "ev")
+    [run] = loaded.report.collected.runs
+    page = run_page(loaded, run, ServeLinker("ev"))
+    assert [(lab["outcome"], lab["by"], lab["note"], lab["counts"]) for lab in page["labels"]] \
+        == [("pass", "Grace", "", True), ("fail", "Ada", "<b>too short</b>", False)]
+    assert page["status"] == "pass"             # labels never count as the grader's Grade

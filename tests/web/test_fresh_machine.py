@@ -28,12 +28,12 @@ def test_without_chromium_the_browser_tests_skip_with_one_reason() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     skipped = [line for line in proc.stdout.splitlines() if line.startswith("SKIPPED")]
     assert [re.sub(r":\d+:", ":N:", line) for line in skipped] == [
-        f"SKIPPED [10] tests/web/conftest.py:N: {REASON}"]
-    assert proc.stdout.splitlines()[-1].startswith("10 skipped in ")
+        f"SKIPPED [11] tests/web/conftest.py:N: {REASON}"]
+    assert proc.stdout.splitlines()[-1].startswith("11 skipped in ")
 
 
 def test_with_smevals_require_browser_they_fail() -> None:
     proc = pytest_web("-k", "lands_appears", SMEVALS_REQUIRE_BROWSER="1")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"\nSMEVALS_REQUIRE_BROWSER=1, but {REASON}\n" in proc.stdout
-    assert proc.stdout.splitlines()[-1].startswith("9 deselected, 1 error in ")
+    assert proc.stdout.splitlines()[-1].startswith("10 deselected, 1 error in ")

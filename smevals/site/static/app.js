@@ -460,6 +460,7 @@
       run.stderr && run.stderr.text ? section("Stderr", outputView(run.stderr, fileHref(run.files, "stderr.txt"))) : null,
       section("Artifacts", artifactsView(run, counted)),
       section("Checks", counted ? checksView(counted, false) : h("p", { class: "muted" }, "No Grade counts for this Run.")),
+      run.labels && run.labels.length ? section("Labels", labelsView(run.labels)) : null,
       section("Grade history", historyView(run.grades)),
       section("Record", recordView(run)));
   }
@@ -537,6 +538,12 @@
       chips(grade.tags),
       h("div", { class: "scroll" }, h("table", { class: "checks" }, h("thead", null, head), h("tbody", null, rows))),
       withFiles && grade.files.length ? folded(`Grade files (${grade.files.length})`, filesView(grade.files)) : null);
+  }
+
+  function labelsView(labels) {
+    return h("ul", { class: "labels" }, labels.map((l) => h("li", null, badge(l.outcome),
+      ` ${l.by} · ${when(l.graded)}`, l.counts ? h("span", { class: "tag-counts" }, " counts") : null,
+      l.note ? h("div", { class: "small" }, l.note) : null)));
   }
 
   function historyView(grades) {

@@ -1,0 +1,97 @@
+"""`smevals test` (graders over their fixtures) and `smevals label` (a person's verdict)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from smevals.cli.base import cli, evals_argument, store_option
+from smevals.errors import EvidenceFailed, SmevalsError
+
+
+@cli.command("test", short_help="Run each grader over its fixtures; exit 1 on a mismatch.")
+@evals_argument(required=False)
+@click.option("-g", "--grader", "graders", metavar="GRADER", multiple=True,
+              help="Only this grader (repeatable). Default: every grader with fixtures.")
+@click.option("--junit", "junit", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Also write the results as JUnit XML to FILE (for CI).")
+@click.option("--from-labels", is_flag=True,
+              help="First write a fixture for every labelled Run that has none yet.")
+@store_option
+def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None,
+             from_labels: bool, store: str | None) -> None:
+    """Run each grader over the fixtures beside it (graders/<grader>.fixtures/*.yaml) and
+    print, per case, what was expected and what the grader concluded.
+
+    Nothing is read from or written to a store: each case gets a temporary Run folder
+    and workspace. Exit 1 when a case does not match, 2 when a fixture is invalid.
+    EVAL_OR_SUITE defaults to the current folder.
+    """
+    from smevals.commands.testing import plan_tests, run_tests
+
+    if from_labels:
+        from smevals.commands.labels import fixtures_from_labels
+
+        for line in fixtures_from_labels(paths, graders, store):
+            click.echo(line)
+    plan = plan_tests(paths, graders)
+    for line in plan.without:
+        click.echo(f"note: {line}", err=True)
+    suites = run_tests(plan, _print_suite)
+    outcomes = [o for s in suites for o in s.outcomes]
+    if junit:
+        _write_junit(junit, [(s.title, s.outcomes) for s in suites])
+    bad = sum(not o.ok for o in outcomes)
+    click.echo(f"{len(outcomes)} case(s): {len(outcomes) - bad} ok, {bad} mismatch(es)")
+    if bad:
+        raise EvidenceFailed(f"{bad} of {len(outcomes)} fixture(s) did not match")
+
+
+def _print_suite(suite: Any) -> None:
+    click.echo(f"{suite.title} (grader version {suite.version}): {len(suite.cases)} case(s)")
+    rows = [("CASE", "EXPECT", "GOT", "RESULT", "FAILING CHECK")]
+    for o in suite.outcomes:
+        rows.append((o.case.name, o.case.expect, o.outcome, "ok" if o.ok else "MISMATCH",
+                     o.why.removeprefix("failed check ")))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for index, row in enumerate(rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        click.echo(("  " + "  ".join([*cells, row[4]])).rstrip())
+        if index and not suite.outcomes[index - 1].ok:
+            for reason in suite.outcomes[index - 1].mismatches:
+                click.echo(f"      {reason}")
+
+
+def _write_junit(target: str, results: list[tuple[str, list[Any]]]) -> None:
+    from smevals.testing.junit import junit_xml
+
+    try:
+        Path(target).write_text(junit_xml(results), encoding="utf-8")
+    except OSError as exc:
+        raise SmevalsError(f"--junit: cannot write {target}: {exc.strerror}") from None
+
+
+@cli.command("label", short_help="Record a person's verdict on a Run as a Grade of 'human'.")
+@click.argument("run_id", metavar="RUN_ID")
+@click.argument("verdict", type=click.Choice(["pass", "fail"]), metavar="pass|fail")
+@evals_argument(required=False)
+@click.option("--note", metavar="TEXT", default="", help="Why (kept with the label).")
+@click.option("--by", "by", metavar="NAME", help="Who labels. Default: git's user.name and "
+              "user.email, else the login name.")
+@store_option
+def label_cmd(run_id: str, verdict: str, paths: tuple[str, ...], note: str, by: str | None,
+              store: str | None) -> None:
+    """Label a Run pass or fail: writes a new, immutable Grade of the reserved grader
+    `human` (who labelled it, when, and the note), beside the other Grades of the Run.
+
+    Labelling again writes another Grade; the newest label counts. RUN_ID is an id or a
+    unique prefix; EVAL_OR_SUITE (or a store folder) is where to look (default: .).
+    """
+    from smevals.commands.labels import label_run
+    from smevals.spec.load import display_path
+
+    written, run = label_run(paths, store, run_id, verdict, note, by)
+    click.echo(f"Labelled Run {run.id} {verdict}: Grade {written.id}")
+    click.echo(f"  {display_path(written.path)}")

@@ -1,0 +1,19 @@
+"""Human labels are Grades of the reserved grader `human`: its name and who gave a label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smevals.spec.load import RESERVED_GRADER
+
+HUMAN = RESERVED_GRADER
+VERSION = "label"
+
+
+def who(record: dict[str, Any]) -> str:
+    """`Name <email>` of a label's record."""
+    label = record.get("label")
+    by = label.get("by") if isinstance(label, dict) else None
+    by = by if isinstance(by, dict) else {}
+    name, email = by.get("name"), by.get("email")
+    return " ".join(str(p) for p in (name, f"<{email}>" if email else None) if p) or "unknown"

@@ -1,0 +1,1 @@
+"""Testing graders: fixtures beside a grader (`smevals test`), human labels, agreement."""
