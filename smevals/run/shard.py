@@ -19,17 +19,17 @@ _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
 class Shard(NamedTuple):
-    index: int      # 1-based
-    count: int
+    number: int     # 1-based
+    total: int
 
     def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
+        return f"{self.number}/{self.total}"
 
     def takes(self, *parts: object) -> bool:
         """Whether the unit named by `parts` belongs to this shard."""
         key = "\x1f".join(str(p) for p in parts).encode("utf-8", "surrogatepass")
-        slot = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % self.count
-        return slot == self.index - 1
+        slot = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % self.total
+        return slot == self.number - 1
 
 
 def parse_shard(text: str | None) -> Shard | None:

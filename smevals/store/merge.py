@@ -120,7 +120,7 @@ def _copy_files(source: Path, dest: Path, entries: list[dict[str, Any]]) -> None
         elif entry.get("special"):
             raise StoreError(f"{path}: a special file cannot be copied")
         else:
-            shutil.copyfile(source / path, target, follow_symlinks=False)
+            shutil.copy(source / path, target, follow_symlinks=False)
 
 
 def safe_inner(path: str) -> str:
