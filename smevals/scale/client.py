@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from smevals.run.engine import Interrupted
 from smevals.scale import ClusterSpec
 from smevals.scale.bundle import Bundle, make_bundle
 
-CONNECT_SECONDS = 20
+CONNECT_SECONDS = 20.0          # default; SMEVALS_DASK_TIMEOUT overrides
 
 
 @contextlib.contextmanager
@@ -29,7 +30,7 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
             from None
     logging.getLogger("distributed").setLevel(logging.ERROR)
     try:
-        client = Client(spec.address, timeout=CONNECT_SECONDS, set_as_default=False)
+        client = Client(spec.address, timeout=_connect_seconds(), set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise SmevalsError(f"--dask {spec.address}: cannot reach the Dask scheduler: "
                            f"{exc}") from None
@@ -38,6 +39,15 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
     finally:
         with contextlib.suppress(Exception):
             client.close(timeout=5)
+
+
+def _connect_seconds() -> float:
+    text = os.environ.get("SMEVALS_DASK_TIMEOUT", "")
+    try:
+        return float(text) if text else CONNECT_SECONDS
+    except ValueError:
+        raise SmevalsError(f"SMEVALS_DASK_TIMEOUT: '{text}' is not a number of seconds") \
+            from None
 
 
 def ship(client: Any, eval_dir: Path, store_root: Path,
