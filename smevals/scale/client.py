@@ -50,14 +50,13 @@ def _connect_seconds() -> float:
             from None
 
 
-def ship(client: Any, eval_dir: Path, store_root: Path,
-         runner: Any = None) -> tuple[Bundle, dict[str, Any]]:
-    """The Eval's bundle, and its contents scattered once, keyed by content hash (each
-    worker fetches a content the first time a task needs it, then keeps it)."""
+def ship(client: Any, eval_dir: Path, store_root: Path, runner: Any = None) -> tuple[Bundle, Any]:
+    """The Eval's bundle, and its contents scattered once under a key made of the bundle's
+    content hash (one dependency per task; each worker fetches it the first time a task
+    needs it, then keeps it)."""
     bundle, blobs = make_bundle(eval_dir, store_root, runner)
-    futures = client.scatter({f"smevals-blob-{sha}": data for sha, data in blobs.items()},
-                             hash=False)
-    return bundle, {sha: futures[f"smevals-blob-{sha}"] for sha in blobs}
+    key = f"smevals-bundle-{bundle.digest}"
+    return bundle, client.scatter({key: (bundle, blobs)}, hash=False)[key]
 
 
 def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],

@@ -17,12 +17,12 @@ def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None]) 
     """Grade `plan.todo` on the cluster at `spec`; `done(GradeResult)` for each."""
     root = plan.store.root
     with connect(spec) as client:
-        bundle, blobs = ship(client, plan.ev.path, root)
+        _bundle, shipped = ship(client, plan.ev.path, root)
 
         def submit(key: str, run: Obj) -> Any:
-            task = GradeTask(bundle, plan.ev.name, plan.grader.name, plan.version,
+            task = GradeTask(plan.ev.name, plan.grader.name, plan.version,
                              pack(root, "run", run.rel))
-            return client.submit(grade_remote, task, blobs, key=key, pure=False,
+            return client.submit(grade_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
         def arrived(run: Obj, made: Made) -> None:

@@ -17,13 +17,13 @@ def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) ->
     session = prep.session
     version = _version(prep.grader)
     with connect(spec) as client:
-        bundle, blobs = ship(client, prep.ev.path, session.store.root, session.runner)
+        bundle, shipped = ship(client, prep.ev.path, session.store.root, session.runner)
 
         def submit(key: str, job: Any) -> Any:
-            task = RunTask(bundle, prep.ev.name, session.config.name, session.runner, job,
+            task = RunTask(bundle.runner, prep.ev.name, session.config.name, session.runner, job,
                            session.timeout, session.provenance,
                            prep.grader.name if prep.grader else None, version)
-            return client.submit(attempt_remote, task, blobs, key=key, pure=False,
+            return client.submit(attempt_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
         def arrived(job: Any, made: Made) -> None:

@@ -6,8 +6,10 @@ come from the worker's environment, never from the task."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from smevals.store.layout import RECORD_NAMES
 from smevals.store.store import Obj, Store
 
 _EVALS: dict[tuple[str, str], Eval] = {}
+_LOCAL = threading.local()
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class Packed:
 
 @dataclass(frozen=True)
 class RunTask:
-    bundle: Bundle
+    runner_at: str | None        # the runner program's path in the bundle
     eval_name: str
     config: str
     runner: Runner
@@ -48,7 +51,6 @@ class RunTask:
 
 @dataclass(frozen=True)
 class GradeTask:
-    bundle: Bundle
     eval_name: str
     grader: str
     version: str
@@ -62,42 +64,49 @@ class Made:
     why: str = ""
 
 
-def attempt_remote(task: RunTask, blobs: dict[str, bytes]) -> Made:
+Shipped = tuple[Bundle, dict[str, bytes]]      # the Eval's files: a bundle and its contents
+
+
+def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
     """Attempt one Job (and grade it with -g) in a temporary store; send the objects back."""
     from smevals.run.attempt import Session, attempt
     from smevals.run.execute import ProcessGroups
 
-    ev = _eval(task.bundle, blobs, task.eval_name)
+    ev = _eval(shipped, task.eval_name)
     runner = task.runner
-    if runner.program is not None and task.bundle.runner is not None:
-        runner = replace(runner, program=ev.path / task.bundle.runner)
-    with tempfile.TemporaryDirectory(prefix="smevals-attempt-") as tmp:
-        store = Store(Path(tmp) / "store")
-        session = Session(ev, ev.configs[task.config], runner, store, task.timeout,
-                          task.provenance, ProcessGroups(), dict(os.environ))
-        made = attempt(session, task.job)
-        if made is None:
-            return Made(None)
+    if runner.program is not None and task.runner_at is not None:
+        runner = replace(runner, program=ev.path / task.runner_at)
+    store = _scratch()
+    session = Session(ev, ev.configs[task.config], runner, store, task.timeout,
+                      task.provenance, ProcessGroups(), dict(os.environ))
+    made = attempt(session, task.job)
+    if made is None:
+        return Made(None)
+    try:
         run = pack(store.root, "run", made.written.rel)
         if not task.grader or not made.ok:
             return Made(run)
         obj = Obj("run", made.written.id, made.written.rel, made.record)
         grade, why = _grade(ev, task.grader, task.version, obj, store, session.groups)
         return Made(run, grade, why)
+    finally:
+        shutil.rmtree(made.written.path, ignore_errors=True)
 
 
-def grade_remote(task: GradeTask, blobs: dict[str, bytes]) -> Made:
+def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
     """Grade one Run (sent whole, verified on arrival) in a temporary store."""
     from smevals.run.execute import ProcessGroups
     from smevals.scale.unpack import unpack
 
-    ev = _eval(task.bundle, blobs, task.eval_name)
-    with tempfile.TemporaryDirectory(prefix="smevals-grade-") as tmp:
-        store = Store(Path(tmp) / "store")
-        written = unpack(store.root, task.run)
+    ev = _eval(shipped, task.eval_name)
+    store = _scratch()
+    written = unpack(store.root, task.run)
+    try:
         obj = Obj("run", written.id, written.rel, loads(task.run.record))
         grade, why = _grade(ev, task.grader, task.version, obj, store, ProcessGroups())
         return Made(None, grade, why)
+    finally:
+        shutil.rmtree(written.path, ignore_errors=True)
 
 
 def _grade(ev: Eval, grader: str, version: str, run: Obj, store: Store,
@@ -108,11 +117,26 @@ def _grade(ev: Eval, grader: str, version: str, run: Obj, store: Store,
                                 dict(os.environ), groups))
     if result is None:
         return None, ""
-    return pack(store.root, "grade", result.rel), result.why
+    try:
+        return pack(store.root, "grade", result.rel), result.why
+    finally:
+        shutil.rmtree(store.root / result.rel, ignore_errors=True)
 
 
-def _eval(bundle: Bundle, blobs: dict[str, bytes], name: str) -> Eval:
+def _scratch() -> Store:
+    """This worker thread's own store for making objects before they are sent back, in
+    SMEVALS_DASK_SCRATCH (for example /dev/shm) or the temporary directory."""
+    store = getattr(_LOCAL, "store", None)
+    if store is None:
+        base = os.environ.get("SMEVALS_DASK_SCRATCH") or None
+        store = Store(Path(tempfile.mkdtemp(prefix="smevals-worker-", dir=base)) / "store")
+        _LOCAL.store = store
+    return store
+
+
+def _eval(shipped: Shipped, name: str) -> Eval:
     """The Eval rebuilt from the bundle, loaded once per worker process."""
+    bundle, blobs = shipped
     key = (bundle.digest, name)
     if key not in _EVALS:
         from smevals.spec.load import load_eval
