@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval
+from tests.conftest import SMEVALS, make_eval, run_cli
 
 distributed = pytest.importorskip("distributed")
 
@@ -107,6 +109,33 @@ def test_dask_grade_equals_a_local_grade(cli, tmp_path: Path, scheduler: str) ->
     assert cli("verify", str(ev)).code == 0
     again = cli("grade", str(ev), "--dask", scheduler)
     assert "Graded 0 Run(s)" in again.out
+
+
+def test_ctrl_c_keeps_what_arrived_and_resumes(tmp_path: Path, scheduler: str) -> None:
+    fast = tmp_path / "fast"
+    runner = f"""
+    #!/bin/sh
+    [ "$SMEVALS_TASK" = t0 ] || [ -e {fast} ] || sleep 1.5
+    echo "$SMEVALS_PROMPT says"
+    """
+    ev = make_eval(tmp_path / "ev", tasks={f"t{i}": f"prompt: p{i}\n" for i in range(6)},
+                   files={"configs/echo.sh": runner})
+    proc = subprocess.Popen([SMEVALS, "run", str(ev), "--dask", scheduler],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("ev: 6 Run(s) to make")
+    assert proc.stdout.readline().startswith("t0 / default / m1 ... ok")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Interrupted: the Runs above are kept" in err
+    assert _cells(ev / "results") == Counter({("t0", "m1", 0, "ok"): 1})
+    assert [p.name for p in (ev / "results" / ".staging").iterdir()] == [".gitignore"]
+    fast.touch()
+    resumed = run_cli("run", str(ev), "-n", "1", "--dask", scheduler)
+    assert resumed.code == 0, resumed.both
+    assert resumed.out.splitlines()[0].startswith("ev: 5 Run(s) to make")
+    assert sorted(_cells(ev / "results")) == [(f"t{i}", "m1", 0, "ok") for i in range(6)]
 
 
 def test_unreachable_scheduler_exits_2(cli, tmp_path: Path) -> None:

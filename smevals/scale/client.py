@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import queue
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -59,22 +61,50 @@ def ship(client: Any, eval_dir: Path, store_root: Path, runner: Any = None) -> t
     return bundle, client.scatter({key: (bundle, blobs)}, hash=False)[key]
 
 
-def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
-          on_result: Callable[[Any, Any], None]) -> None:
-    """Submit every item (`submit(key, item)` returns a future) and pass each result to
-    `on_result` here as it arrives. A worker lost mid-task has its task run again
-    elsewhere by the scheduler; only the result that arrives counts, so nothing is
-    duplicated. Ctrl-C cancels what has not finished and raises Interrupted."""
-    from distributed import as_completed
+WRITERS = 4          # objects written at once as they arrive (fsync latency overlaps)
 
+
+def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
+          write: Callable[[Any, Any], Any], on_done: Callable[[Any], None]) -> None:
+    """Submit every item (`submit(key, item)` returns a future); write each result as it
+    arrives (`write(item, result)`, a few at once) and pass what that returns to `on_done`
+    in this thread. A worker lost mid-task has its task run again elsewhere by the
+    scheduler; only the result that arrives counts, so nothing is duplicated. Ctrl-C
+    cancels what has not finished, lets the writes under way end, and raises Interrupted."""
+    events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     batch = uuid.uuid4().hex[:12]
-    futures = {submit(f"smevals-{batch}-{n}", item): item for n, item in enumerate(items)}
-    try:
-        for future in as_completed(list(futures), loop=client.loop):
-            on_result(futures[future], _result(future))
-    except KeyboardInterrupt:
-        client.cancel(list(futures))
-        raise Interrupted([]) from None
+    futures = {}
+    handles = []                # held, else the scheduler forgets the task
+    for n, item in enumerate(items):
+        future = submit(f"smevals-{batch}-{n}", item)
+        futures[future.key] = item
+        handles.append(future)
+        future.add_done_callback(lambda f: events.put(("arrived", f)))
+    left = len(futures)
+    writes: set[Future[Any]] = set()
+    with ThreadPoolExecutor(WRITERS) as pool:
+        try:
+            while left:
+                kind, done = events.get()
+                if kind == "arrived":
+                    one = pool.submit(write, futures[done.key], _result(done))
+                    writes.add(one)
+                    one.add_done_callback(lambda f: events.put(("written", f)))
+                else:
+                    left -= 1
+                    writes.discard(done)
+                    _hand_on(done, on_done)
+        except KeyboardInterrupt:
+            client.cancel(handles)
+            for one in wait(writes).done:
+                _hand_on(one, on_done)
+            raise Interrupted([]) from None
+
+
+def _hand_on(write: Future[Any], on_done: Callable[[Any], None]) -> None:
+    value = write.result()
+    if value is not None:
+        on_done(value)
 
 
 def _result(future: Any) -> Any:

@@ -25,11 +25,10 @@ def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None]) 
             return client.submit(grade_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def arrived(run: Obj, made: Made) -> None:
-            if made.grade is not None:
-                done(result_of(root, run, made))
+        def write(run: Obj, made: Made) -> Any:
+            return None if made.grade is None else result_of(root, run, made)
 
-        drive(client, plan.todo, submit, arrived)
+        drive(client, plan.todo, submit, write, done)
 
 
 def result_of(root: Path, run: Obj, made: Made) -> Any:

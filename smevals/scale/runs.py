@@ -26,11 +26,10 @@ def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) ->
             return client.submit(attempt_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def arrived(job: Any, made: Made) -> None:
-            if made.run is not None:
-                done(_keep(session.store.root, job, made))
+        def write(job: Any, made: Made) -> Any:
+            return None if made.run is None else _keep(session.store.root, job, made)
 
-        drive(client, prep.jobs, submit, arrived)
+        drive(client, prep.jobs, submit, write, done)
 
 
 def _version(grader: Any) -> str:

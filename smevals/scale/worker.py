@@ -124,8 +124,9 @@ def _grade(ev: Eval, grader: str, version: str, run: Obj, store: Store,
 
 
 def _scratch() -> Store:
-    """This worker thread's own store for making objects before they are sent back, in
-    SMEVALS_DASK_SCRATCH (for example /dev/shm) or the temporary directory."""
+    """This worker thread's own store for making objects before they are sent back: in
+    SMEVALS_DASK_SCRATCH (e.g. /dev/shm: nothing there needs to reach a disk, but runners
+    run in it, and /dev/shm is often mounted noexec), else the temporary directory."""
     store = getattr(_LOCAL, "store", None)
     if store is None:
         base = os.environ.get("SMEVALS_DASK_SCRATCH") or None

@@ -92,13 +92,12 @@ def copy_in(root: Path, kind: str, rel: str, data: bytes,
             fill: Callable[[Path], None]) -> Written:
     """Write one object copied from elsewhere: `fill` puts its files in a staging folder,
     then the store checks them against the record `data` and renames the folder into
-    place (Staging.commit_copy). Raises StoreError when they do not match."""
+    place (Staging.commit_copy). Raises StoreError when they do not match, OSError when
+    the disk does (full, read-only)."""
     staging = Staging(root, kind)
     try:
         fill(staging.dir)
         return staging.commit_copy(data, rel)
-    except OSError as exc:
-        raise StoreError(f"{rel}: cannot copy: {exc}") from None
     finally:
         staging.abort()
 
