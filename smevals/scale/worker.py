@@ -5,6 +5,7 @@ come from the worker's environment, never from the task."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import stat
@@ -130,7 +131,9 @@ def _scratch() -> Store:
     store = getattr(_LOCAL, "store", None)
     if store is None:
         base = os.environ.get("SMEVALS_DASK_SCRATCH") or None
-        store = Store(Path(tempfile.mkdtemp(prefix="smevals-worker-", dir=base)) / "store")
+        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=base)
+        atexit.register(shutil.rmtree, folder, True)
+        store = Store(Path(folder) / "store")
         _LOCAL.store = store
     return store
 
