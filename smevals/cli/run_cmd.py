@@ -101,7 +101,7 @@ def failure_lines(written: Any) -> list[str]:
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
-              help="Runners at once.")
+              help="Runners at once (with --dask: one per worker thread instead).")
 @click.option("--timeout", metavar="SECONDS",
               type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per Run (default: the config's timeout, else none).")
