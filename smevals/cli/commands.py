@@ -8,6 +8,7 @@ from smevals.cli import (  # noqa: F401
     forge_cmds,
     grade_cmd,
     init_cmd,
+    merge_cmd,
     report_cmd,
     run_cmd,
     site_cmds,

@@ -9,6 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.scale_opts import cluster_spec, scale_options
 from smevals.errors import EvidenceFailed
 
 
@@ -35,6 +36,7 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
                      metavar="N", help="Runs graded at once."),
         store_option,
+        scale_options,
     ]
     for option in reversed(options):
         f = option(f)
@@ -65,7 +67,8 @@ class GradeText:
 def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
     from smevals.commands.grade import GradeOptions, grade_command
 
-    opts = GradeOptions(paths=paths, regrade=regrade, **kw)
+    cluster = cluster_spec(kw.pop("dask"), kw.pop("dask_resources"))
+    opts = GradeOptions(paths=paths, regrade=regrade, cluster=cluster, **kw)
     ui = GradeText()
     try:
         with sigterm_as_interrupt():

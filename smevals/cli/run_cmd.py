@@ -9,6 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.scale_opts import cluster_spec, scale_options
 from smevals.errors import EvidenceFailed
 
 
@@ -107,18 +108,20 @@ def failure_lines(written: Any) -> list[str]:
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
-              help="Runners at once.")
+              help="Runners at once (with --dask: one per worker thread instead).")
 @click.option("--timeout", metavar="SECONDS",
               type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds per Run (default: the config's timeout, else none).")
 @click.option("-g", "--grader", metavar="GRADER", default=None, is_flag=False, flag_value="default",
               callback=_grader_value, help="Grade each Run as it finishes (bare -g: default).")
 @click.option("--dry-run", is_flag=True, help="List what would run, run nothing.")
+@scale_options
 @store_option
 @click.pass_context
 def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...], config: str,
             tasks: tuple[str, ...], repeat: int | None, jobs: int, timeout: float | None,
-            grader: str | None, dry_run: bool, store: str | None) -> None:
+            grader: str | None, dry_run: bool, store: str | None, shard: Any, dask: str | None,
+            dask_resources: tuple[str, ...]) -> None:
     """Attempt every Task of each Eval (or Suite) with a Config's Runner, for each model.
 
     A Run whose runner exits non-zero is kept as a failed Run (never graded, not counted by
@@ -129,7 +132,8 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader)
+    opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader,
+                      shard, None if dry_run else cluster_spec(dask, dask_resources))
     ui = TextUI()
     if dry_run:
         ui.plan = ui.dry  # type: ignore[method-assign]

@@ -17,6 +17,7 @@ from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
+from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
@@ -37,6 +38,8 @@ class GradeOptions:
     outcome: str | None = None
     from_version: str | None = None
     regrade: bool = False
+    shard: Shard | None = None
+    cluster: Any = None            # a scale.ClusterSpec: grade on a Dask cluster
 
 
 class GradeUI(Protocol):
@@ -85,7 +88,7 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     for plan in plans:
         ui.start(plan.ev, plan.version, len(plan.todo))
         try:
-            _grade_all(plan, opts.jobs, groups, ui, summary)
+            _grade_all(plan, opts, groups, ui, summary)
         except Interrupted:
             summary.interrupted = True
             break
@@ -114,6 +117,8 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
     for run in _select(store, ev, opts, history):
+        if opts.shard is not None and not opts.shard.takes(run.rel):
+            continue
         if run.record.get("status") != "ok":
             summary.skipped_failed_runs += 1
             continue
@@ -178,7 +183,7 @@ def _since(text: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
+def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeUI,
                summary: GradeSummary) -> None:
     environ = dict(os.environ)
     since = Since(plan.known)
@@ -195,7 +200,12 @@ def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
         ui.done(result)
 
     with writing_to(plan.store.root):
-        run_pool(plan.todo, work, jobs, done, groups.cancel)
+        if opts.cluster is not None:
+            from smevals.scale.grades import grade_on_cluster
+
+            grade_on_cluster(plan, opts.cluster, done)
+        else:
+            run_pool(plan.todo, work, opts.jobs, done, groups.cancel)
 
 
 def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> None:
@@ -220,7 +230,7 @@ def grade_leftovers(ev: Eval, grader: Grader, store: Store, selection: GradeOpti
         return
     plan = _plan(ev, selection, GradeSummary(), store, grader)
     if plan.todo:
-        _grade_all(plan, selection.jobs, groups, _Hook(on_done), GradeSummary())
+        _grade_all(plan, selection, groups, _Hook(on_done), GradeSummary())
 
 
 class _Hook:

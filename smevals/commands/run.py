@@ -22,6 +22,7 @@ from smevals.run.execute import ProcessGroups
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
 from smevals.run.topup import TopUp
+from smevals.run.shard import Shard, shard_plan
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
 
@@ -38,6 +39,8 @@ class RunOptions:
     store: str | None = None
     dry_run: bool = False
     grader: str | None = None
+    shard: Shard | None = None
+    cluster: Any = None            # a scale.ClusterSpec: attempt on a Dask cluster
 
 
 class RunUI(Protocol):
@@ -107,6 +110,7 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))
     jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
+    jobs, pairs = shard_plan(jobs, pairs, opts.shard, config.name)
     warnings = [w for task in tasks for w in task_key_warnings(task)]
     return Prepared(ev, session, jobs, pairs, grader, warnings)
 
@@ -138,7 +142,12 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
     ui.start(len(prep.jobs))
     try:
         with writing_to(prep.session.store.root):
-            run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+            if opts.cluster is not None:
+                from smevals.scale.runs import run_on_cluster
+
+                run_on_cluster(prep, opts.cluster, done)
+            else:
+                run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
             if grade_one and prep.grader:
                 _grade_leftovers(prep, opts, ui, summary)
     except Interrupted:

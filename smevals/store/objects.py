@@ -19,6 +19,7 @@ from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import (
+    ID_RE,
     RECORD_NAMES,
     STAGING,
     STAMP_FIELDS,
@@ -102,6 +103,23 @@ class Staging:
             _refuse_shared_folder(self.root / rel, self.kind, names)
         return self._place(rel, oid, data)
 
+    def commit_copy(self, data: bytes, rel: str) -> Written:
+        """Seal the files put in `dir` as a copy of the object at `rel` whose record is `data`
+        (from another store or a worker): the record must hash to the id and be filed at
+        `rel`, every file must match its manifest; then the record is written last and the
+        folder renamed into place, as by `commit`."""
+        try:
+            record = _copied_record(self.kind, data, rel)
+            if manifest(self.dir, seal=True) != record.get("files"):
+                raise StoreError(f"{rel}: its files do not match the record's manifest")
+            names = [str(n) for n in record_names(self.kind, record) or []]
+            _refuse_shared_folder(self.root / rel, self.kind, names)
+            _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
+            _fsync_tree_dirs(self.dir)
+            return self._place(rel, rel.rpartition("/")[2], data)
+        finally:
+            self._release()
+
     def _place(self, rel: str, oid: str, data: bytes) -> Written:
         dest = self.root / rel
         _make_parents(dest.parent)
@@ -122,6 +140,20 @@ class Staging:
         if self._lock is not None:
             unlock(self._lock)
             self._lock = None
+
+
+def _copied_record(kind: str, data: bytes, rel: str) -> dict[str, Any]:
+    """The record of a copied object, once its bytes hash to its id and its names file it
+    at `rel` (so a copy can never land anywhere else)."""
+    oid = rel.rpartition("/")[2]
+    match = ID_RE.match(oid)
+    if not match or not sha256_bytes(data).startswith(match.group(2)):
+        raise StoreError(f"{rel}: its record does not hash to its id")
+    record = loads(data)
+    names = record_names(kind, record) if isinstance(record, dict) else None
+    if names is None or f"{object_parent(kind, [str(n) for n in names])}/{oid}" != rel:
+        raise StoreError(f"{rel}: its record does not belong at that path")
+    return dict(record)
 
 
 def _refuse_shared_folder(dest: Path, kind: str, names: list[str]) -> None:

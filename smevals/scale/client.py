@@ -1,0 +1,117 @@
+"""The client side: connect to the scheduler, ship the Eval, send each unit of work, and
+hand every result back in this process (which alone writes the store)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from smevals.errors import SmevalsError
+from smevals.run.engine import Interrupted
+from smevals.scale import ClusterSpec
+from smevals.scale.bundle import Bundle, make_bundle
+
+CONNECT_SECONDS = 20.0          # default; SMEVALS_DASK_TIMEOUT overrides
+
+
+@contextlib.contextmanager
+def connect(spec: ClusterSpec) -> Iterator[Any]:
+    """A Dask client of the scheduler at `spec.address`; exit 2 when dask is missing or the
+    scheduler cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SmevalsError("--dask needs the optional extra: pip install 'smevals[dask]'") \
+            from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    try:
+        client = Client(spec.address, timeout=_connect_seconds(), set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SmevalsError(f"--dask {spec.address}: cannot reach the Dask scheduler: "
+                           f"{exc}") from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=5)
+
+
+def _connect_seconds() -> float:
+    text = os.environ.get("SMEVALS_DASK_TIMEOUT", "")
+    try:
+        return float(text) if text else CONNECT_SECONDS
+    except ValueError:
+        raise SmevalsError(f"SMEVALS_DASK_TIMEOUT: '{text}' is not a number of seconds") \
+            from None
+
+
+def ship(client: Any, eval_dir: Path, store_root: Path, runner: Any = None) -> tuple[Bundle, Any]:
+    """The Eval's bundle, and its contents scattered once under a key made of the bundle's
+    content hash (one dependency per task; each worker fetches it the first time a task
+    needs it, then keeps it)."""
+    bundle, blobs = make_bundle(eval_dir, store_root, runner)
+    key = f"smevals-bundle-{bundle.digest}"
+    return bundle, client.scatter({key: (bundle, blobs)}, hash=False)[key]
+
+
+WRITERS = 4          # objects written at once as they arrive (fsync latency overlaps)
+
+
+def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
+          write: Callable[[Any, Any], Any], on_done: Callable[[Any], None]) -> None:
+    """Submit every item (`submit(key, item)` returns a future); write each result as it
+    arrives (`write(item, result)`, a few at once) and pass what that returns to `on_done`
+    in this thread. A worker lost mid-task has its task run again elsewhere by the
+    scheduler; only the result that arrives counts, so nothing is duplicated. Ctrl-C
+    cancels what has not finished, lets the writes under way end, and raises Interrupted."""
+    events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    batch = uuid.uuid4().hex[:12]
+    futures = {}
+    handles = []                # held, else the scheduler forgets the task
+    for n, item in enumerate(items):
+        future = submit(f"smevals-{batch}-{n}", item)
+        futures[future.key] = item
+        handles.append(future)
+        future.add_done_callback(lambda f: events.put(("arrived", f)))
+    left = len(futures)
+    writes: set[Future[Any]] = set()
+    with ThreadPoolExecutor(WRITERS) as pool:
+        try:
+            while left:
+                kind, done = events.get()
+                if kind == "arrived":
+                    one = pool.submit(write, futures[done.key], _result(done))
+                    writes.add(one)
+                    one.add_done_callback(lambda f: events.put(("written", f)))
+                else:
+                    left -= 1
+                    writes.discard(done)
+                    _hand_on(done, on_done)
+        except KeyboardInterrupt:
+            client.cancel(handles)
+            for one in wait(writes).done:
+                _hand_on(one, on_done)
+            raise Interrupted([]) from None
+
+
+def _hand_on(write: Future[Any], on_done: Callable[[Any], None]) -> None:
+    value = write.result()
+    if value is not None:
+        on_done(value)
+
+
+def _result(future: Any) -> Any:
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise SmevalsError(f"Dask workers died running {future.key} again and again ({exc}); "
+                           "see the workers' logs") from None

@@ -1,0 +1,166 @@
+"""What runs on a Dask worker: an attempt (and its Grade with `-g`) or a Grade, each in a
+temporary store of its own. The objects made there are sent back whole (record and files)
+for the client to verify and write; nothing on a worker touches the real store. Secrets
+come from the worker's environment, never from the task."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import stat
+import tempfile
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from smevals.run.plan import Job, Runner
+from smevals.scale.bundle import Bundle, materialize
+from smevals.spec.model import Eval
+from smevals.store.canonical import loads
+from smevals.store.layout import RECORD_NAMES
+from smevals.store.store import Obj, Store
+
+_EVALS: dict[tuple[str, str], Eval] = {}
+_LOCAL = threading.local()
+
+
+@dataclass(frozen=True)
+class Packed:
+    """One object on its way to the client: record bytes, files (path, mode, bytes or a
+    symlink target)."""
+
+    kind: str
+    rel: str
+    record: bytes
+    files: tuple[tuple[str, int, bytes | None, str | None], ...]
+
+
+@dataclass(frozen=True)
+class RunTask:
+    runner_at: str | None        # the runner program's path in the bundle
+    eval_name: str
+    config: str
+    runner: Runner
+    job: Job
+    timeout: float | None
+    provenance: dict[str, Any]
+    grader: str | None = None
+    version: str = ""
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    eval_name: str
+    grader: str
+    version: str
+    run: Packed
+
+
+@dataclass(frozen=True)
+class Made:
+    run: Packed | None
+    grade: Packed | None = None
+    why: str = ""
+
+
+Shipped = tuple[Bundle, dict[str, bytes]]      # the Eval's files: a bundle and its contents
+
+
+def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
+    """Attempt one Job (and grade it with -g) in a temporary store; send the objects back."""
+    from smevals.run.attempt import Session, attempt
+    from smevals.run.execute import ProcessGroups
+
+    ev = _eval(shipped, task.eval_name)
+    runner = task.runner
+    if runner.program is not None and task.runner_at is not None:
+        runner = replace(runner, program=ev.path / task.runner_at)
+    store = _scratch()
+    session = Session(ev, ev.configs[task.config], runner, store, task.timeout,
+                      task.provenance, ProcessGroups(), dict(os.environ))
+    made = attempt(session, task.job)
+    if made is None:
+        return Made(None)
+    try:
+        run = pack(store.root, "run", made.written.rel)
+        if not task.grader or not made.ok:
+            return Made(run)
+        obj = Obj("run", made.written.id, made.written.rel, made.record)
+        grade, why = _grade(ev, task.grader, task.version, obj, store, session.groups)
+        return Made(run, grade, why)
+    finally:
+        shutil.rmtree(made.written.path, ignore_errors=True)
+
+
+def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
+    """Grade one Run (sent whole, verified on arrival) in a temporary store."""
+    from smevals.run.execute import ProcessGroups
+    from smevals.scale.unpack import unpack
+
+    ev = _eval(shipped, task.eval_name)
+    store = _scratch()
+    written = unpack(store.root, task.run)
+    try:
+        obj = Obj("run", written.id, written.rel, loads(task.run.record))
+        grade, why = _grade(ev, task.grader, task.version, obj, store, ProcessGroups())
+        return Made(None, grade, why)
+    finally:
+        shutil.rmtree(written.path, ignore_errors=True)
+
+
+def _grade(ev: Eval, grader: str, version: str, run: Obj, store: Store,
+           groups: Any) -> tuple[Packed | None, str]:
+    from smevals.grade.apply import GradeJob, grade_run
+
+    result = grade_run(GradeJob(ev, ev.graders[grader], version, run, store,
+                                dict(os.environ), groups))
+    if result is None:
+        return None, ""
+    try:
+        return pack(store.root, "grade", result.rel), result.why
+    finally:
+        shutil.rmtree(store.root / result.rel, ignore_errors=True)
+
+
+def _scratch() -> Store:
+    """This worker thread's own store for making objects before they are sent back: in
+    SMEVALS_DASK_SCRATCH (e.g. /dev/shm: nothing there needs to reach a disk, but runners
+    run in it, and /dev/shm is often mounted noexec), else the temporary directory."""
+    store = getattr(_LOCAL, "store", None)
+    if store is None:
+        base = os.environ.get("SMEVALS_DASK_SCRATCH") or None
+        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=base)
+        atexit.register(shutil.rmtree, folder, True)
+        store = Store(Path(folder) / "store")
+        _LOCAL.store = store
+    return store
+
+
+def _eval(shipped: Shipped, name: str) -> Eval:
+    """The Eval rebuilt from the bundle, loaded once per worker process."""
+    bundle, blobs = shipped
+    key = (bundle.digest, name)
+    if key not in _EVALS:
+        from smevals.spec.load import load_eval
+
+        _EVALS[key] = replace(load_eval(materialize(bundle, blobs)), name=name)
+    return _EVALS[key]
+
+
+def pack(root: Path, kind: str, rel: str) -> Packed:
+    """An object of the store at `root`, read whole, files in the record's order."""
+    folder = root / rel
+    data = (folder / RECORD_NAMES[kind]).read_bytes()
+    files = []
+    for entry in loads(data).get("files") or []:
+        path = folder / entry["path"]
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            files.append((entry["path"], 0, None, os.readlink(path)))
+        else:
+            files.append((entry["path"], stat.S_IMODE(info.st_mode), path.read_bytes(), None))
+    return Packed(kind, rel, data, tuple(files))
+
+
