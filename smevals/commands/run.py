@@ -21,8 +21,8 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.execute import ProcessGroups
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
-from smevals.run.topup import TopUp
 from smevals.run.shard import Shard, shard_plan
+from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
 
@@ -117,8 +117,10 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
              grade_one: Callable[[Prepared, Attempt], Any] | None) -> None:
+    # A shard keeps the sample slots it was given (the shards add up to one plan), so the
+    # per-cell claim that renumbers samples by what is on disk serves unsharded runs only.
     topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
-        if opts.repeat else None
+        if opts.repeat and opts.shard is None else None
     cancelled = prep.session.groups.cancelled.is_set
 
     def work(job: Job) -> tuple[Attempt, Any] | None:

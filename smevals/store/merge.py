@@ -66,7 +66,7 @@ def merge_store(source: Path, into: Path) -> Merged:
     return result
 
 
-def _merge_one(kind: str, scanned: Scanned, have: bytes | None, result: Merged) -> None:
+def _merge_one(kind: str, scanned: Scanned, have: bytes | str | None, result: Merged) -> None:
     _record, problems = check_object(kind, scanned)
     if problems:
         result.refused.append(Damage(scanned.rel, "; ".join(
@@ -76,11 +76,12 @@ def _merge_one(kind: str, scanned: Scanned, have: bytes | None, result: Merged) 
         result.refused.append(Damage(scanned.rel, "a different object with this id is already "
                                      f"in {result.into} (run `smevals verify` there)"))
         return
-    assert scanned.record is not None
+    record = scanned.record
+    assert isinstance(record, bytes)        # check_object refuses a missing or odd record
     folder = result.source / scanned.rel
     try:
-        written = copy_in(result.into, kind, scanned.rel, scanned.record,
-                          lambda dest: _copy_files(folder, dest, _entries(scanned.record)))
+        written = copy_in(result.into, kind, scanned.rel, record,
+                          lambda dest: _copy_files(folder, dest, _entries(record)))
     except StoreError as exc:
         result.refused.append(Damage(scanned.rel, str(exc)))
         return
