@@ -130,11 +130,11 @@ def test_merge_a_store_folder_of_several_evals(cli, tmp_path: Path) -> None:
     for name in ("a", "b"):
         make_eval(tmp_path / name, name=name)
         assert cli("run", str(tmp_path / name), "--store", str(tmp_path / "shared")).code == 0
-    res = cli("merge", str(tmp_path / "shared"), "--into", str(tmp_path / "into"))
+    res = cli("merge", "shared", "--into", "into", cwd=tmp_path)
     assert res.code == 0, res.both
     assert res.out.splitlines() == [
-        f"{tmp_path / 'shared' / 'a'} -> {tmp_path / 'into' / 'a'}: 2 copied, 0 already there",
-        f"{tmp_path / 'shared' / 'b'} -> {tmp_path / 'into' / 'b'}: 2 copied, 0 already there",
+        "shared/a -> into/a: 2 copied, 0 already there",
+        "shared/b -> into/b: 2 copied, 0 already there",
         "Merged 2 store(s): 4 object(s) copied, 0 already there, 0 refused"]
     for name in ("a", "b"):
         assert cli("verify", str(tmp_path / name), "--store", str(tmp_path / "into")).code == 0
