@@ -72,7 +72,9 @@ def split_path(raw: str) -> list[str] | None:
             name = unquote(segment, errors="strict")
         except UnicodeDecodeError:
             return None
-        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+        # `\` is a plain character in a POSIX file name (a runner may write `a\b.txt`);
+        # every segment is then looked up by exact name, never used as a path
+        if name in ("", ".", "..") or any(c in name for c in "/\0"):
             return None
         out.append(name)
     return out

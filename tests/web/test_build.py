@@ -165,3 +165,27 @@ def test_a_file_name_with_a_backslash_is_a_plain_file(tmp_path: Path) -> None:
                                                           "truncated": False})
     assert entry["href"].endswith("/back_slash.txt")
     assert (tmp_path / "site" / entry["href"]).read_text() == "in a file\n"
+
+
+def test_serve_serves_a_file_whose_name_holds_a_backslash(tmp_path: Path) -> None:
+    from urllib.parse import quote
+
+    from smevals.commands.site import SiteOptions, make_server
+    from tests.conftest import make_eval
+    from tests.web.conftest import start
+    from tests.web.test_serve import fetch
+
+    runner = "#!/bin/sh\nprintf 'in a file\\n' > 'back\\slash.txt'\necho says\n"
+    ev = make_eval(tmp_path / "ev", configs={"default": "runner: ./r.sh\nmodel: m1\n"},
+                   tasks={"one": "prompt: p\n"}, files={"configs/r.sh": runner})
+    assert run_cli("run", str(ev), "-g", cwd=tmp_path).code == 0
+    (run_dir,) = (ev / "results" / "runs").glob("*/*/*/*")
+    server = start(make_server(SiteOptions((str(ev),)), "127.0.0.1", 0))
+    try:
+        path = f"/files/ev/runs/{run_dir.name}/{quote('back' + chr(92) + 'slash.txt')}"
+        status, _headers, body = fetch(server, path)
+        assert (status, body) == (200, b"in a file\n")
+        assert fetch(server, f"/files/ev/runs/{run_dir.name}/..%5Coutput.txt")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
