@@ -34,6 +34,8 @@ class GradeOptions:
     outcome: str | None = None
     from_version: str | None = None
     regrade: bool = False
+    judge_cache: bool = True        # False: --no-judge-cache
+    dry_run: bool = False
 
 
 class GradeUI(Protocol):
@@ -47,6 +49,10 @@ class GradeSummary:
     graded: int = 0
     passed: int = 0
     failed: int = 0
+    errored: int = 0                # Grades with outcome error (a Check had no verdict)
+    retried: int = 0                # graded again because their current Grade was an error
+    judge_calls: int = 0            # --dry-run: judge calls the Checks would make ...
+    judge_cached: int = 0           # ... and how many of them the judge cache serves
     skipped_failed_runs: int = 0
     up_to_date: int = 0
     planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
@@ -76,11 +82,15 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
         for task in _tasks(plan.ev, opts.tasks):
             for warning in task_key_warnings(task):
                 ui.warn(warning)
+    if opts.dry_run:
+        for plan in plans:
+            _dry(plan, summary)
+        return summary
     groups = ProcessGroups()
     for plan in plans:
         ui.start(plan.ev, plan.version, len(plan.todo))
         try:
-            _grade_all(plan, opts.jobs, groups, ui, summary)
+            _grade_all(plan, opts.jobs, groups, ui, summary, opts.judge_cache)
         except Interrupted:
             summary.interrupted = True
             break
@@ -115,11 +125,14 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
         previous[run.rel] = past[-1] if past else None
         choice = Choice(grader.name, version,
                         {run.record["task"]["name"]: grading_hash(grading_data(ev, run))})
-        current = any(counts(g, choice) for g in past)
+        counted = [g for g in past if counts(g, choice)]
+        current = bool(counted) and counted[-1].record.get("outcome") != "error"
         if current and not opts.regrade:
             summary.up_to_date += 1
             continue
-        if past and not current:
+        if counted and not current:
+            why[run.rel] = ERROR
+        elif past and not current:
             same = any(counts(g, Choice(grader.name, version)) for g in past)
             why[run.rel] = GRADING if same else VERSION
         todo.append(run)
@@ -129,6 +142,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary) -> Plan:
 
 VERSION = "version"        # its Grades are all of older grader versions
 GRADING = "grading"        # graded by this version, but with older grading data
+ERROR = "error"            # its current Grade is an error (no verdict): tried again
 
 
 def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
@@ -172,18 +186,19 @@ def _since(text: str | None) -> datetime | None:
 
 
 def _grade_all(plan: Plan, jobs: int, groups: ProcessGroups, ui: GradeUI,
-               summary: GradeSummary) -> None:
+               summary: GradeSummary, judge_cache: bool = True) -> None:
     environ = dict(os.environ)
 
     def work(run: Obj) -> GradeResult | None:
         return grade_run(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
-                                  environ, groups))
+                                  environ, groups, judge_cache))
 
     def done(result: GradeResult) -> None:
         rel = result.run.rel
         _count(summary, result, plan.previous.get(rel))
         summary.new_version += plan.why.get(rel) == VERSION
         summary.new_grading += plan.why.get(rel) == GRADING
+        summary.retried += plan.why.get(rel) == ERROR
         ui.done(result)
 
     run_pool(plan.todo, work, jobs, done, groups.cancel)
@@ -193,6 +208,7 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
     summary.graded += 1
     summary.passed += result.outcome == "pass"
     summary.failed += result.outcome == "fail"
+    summary.errored += result.outcome == "error"
     if before is None:
         return
     old = before.record
@@ -200,6 +216,34 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
     summary.flips_to_pass += old.get("outcome") == "fail" and result.outcome == "pass"
     if old.get("score") is not None and result.score is not None:
         summary.score_changes.append(result.score - float(old["score"]))
+
+
+def _dry(plan: Plan, summary: GradeSummary) -> None:
+    """Count the judge calls grading `plan.todo` would make, and those the cache serves,
+    by building every judge Check's requests without sending one. Nothing is written."""
+    from smevals import checkers
+    from smevals.grade.apply import judge_context
+    from smevals.grade.version import JUDGE_CHECKERS
+    from smevals.judges.engine import DryCount
+
+    count = DryCount()
+    judged = [c for c in plan.grader.checks
+              if checkers.canonical_name(c.checker) in JUDGE_CHECKERS]
+    groups = ProcessGroups()
+    for run in plan.todo if judged else []:
+        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
+                       groups)
+        task = {**run.record.get("task", {}), **grading_data(plan.ev, run)}
+        output = (plan.store.path_of(run) / "output.txt").read_text(encoding="utf-8",
+                                                                     errors="replace")
+        for check in judged:
+            inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
+                                      run_dir=plan.store.path_of(run), workspace=None,
+                                      check_name=check.spec.get("name"),
+                                      judge=judge_context(job, check, dry=count))
+            checkers.run_check(check.checker, check.options, inp)
+    summary.judge_calls += count.calls
+    summary.judge_cached += count.cached
 
 
 _VERSIONS: dict[int, str] = {}
