@@ -27,9 +27,11 @@ def answer_with(server: FakeOpenAI, decide: Callable[[str], Any],
     server.respond_with(respond)
 
 
-def judge_eval(root: Path, server: FakeOpenAI, checks: str, extra: str = "") -> Path:
-    """An Eval (tasks one and two, model m1) whose grader's judge is `server`."""
-    grader = (f"judge:\n  model: judge-x\n  base_url: {server.base_url}\n  retries: 0\n{extra}"
+def judge_eval(root: Path, server: FakeOpenAI, checks: str,
+               extra: str = "  retries: 0\n") -> Path:
+    """An Eval (tasks one and two, model m1) whose grader's judge is `server`; `extra` adds
+    to the grader's judge block."""
+    grader = (f"judge:\n  model: judge-x\n  base_url: {server.base_url}\n{extra}"
               f"checks:\n{checks}")
     return make_eval(root, graders={"default": grader})
 
