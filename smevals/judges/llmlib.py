@@ -11,13 +11,15 @@ PASSED_OPTIONS = ("temperature", "max_tokens", "seed")
 
 
 def prompt_model(llm: Any, model_id: str, prompt: str, system: str | None,
-                 params: Mapping[str, Any], key: str | None) -> tuple[str, dict[str, Any]]:
-    """(text, usage) of one prompt. Parameters the model's plugin does not declare as
-    options are left out (an echo model has no temperature)."""
+                 params: Mapping[str, Any], key: str | None,
+                 options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """(text, usage) of one prompt. Of `params`, those the model's plugin does not declare
+    as options are left out (an echo model has no temperature); `options` are all passed
+    (the plugin refuses an unknown one)."""
     model = llm.get_model(model_id)
     declared = getattr(getattr(model, "Options", None), "model_fields", {}) or {}
-    options = {name: params[name] for name in PASSED_OPTIONS
-               if name in params and name in declared}
+    options = {**{name: params[name] for name in PASSED_OPTIONS
+                  if name in params and name in declared}, **(options or {})}
     kwargs: dict[str, Any] = {}
     schema = ((params.get("response_format") or {}).get("json_schema") or {}).get("schema")
     if schema and getattr(model, "supports_schema", False):
