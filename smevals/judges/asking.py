@@ -55,7 +55,8 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
             fail(str(error))
         request = {"backend": settings.backend, "endpoint": settings.endpoint,
                    "model": settings.model, "messages": messages, "params": params}
-        calls.append(Call(request, str(task.get("name", "")), ctx.run_model, label, order))
+        calls.append(Call(request, str(task.get("name", "")), ctx.run_model, label, order,
+                          output))
 
     def parse(text: str) -> dict[str, Any]:
         return verdict.parse(kind, text, categories, scale)

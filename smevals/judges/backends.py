@@ -52,6 +52,7 @@ class Call:
     model: str                      # the Run's model
     check: str
     order: str | None = None        # "AB" or "BA" for pairwise
+    output: str = ""                # the Run's output (replay's `output_contains`)
 
 
 def answer(settings: Settings, call: Call, environ: Mapping[str, str],
@@ -172,14 +173,16 @@ SELECTORS = ("task", "model", "check", "order")
 
 
 def replay(settings: Settings, call: Call, base: Path | None) -> Answer:
-    """The first line of the responses file whose selectors (task, model, check, order) all
-    match the call: its `answer` (text) or `verdict` (an object, sent as JSON)."""
+    """The first line of the responses file whose selectors (task, model, check, order, and
+    `output_contains`, a text the Run's output holds) all match the call: its `answer`
+    (text) or `verdict` (an object, sent as JSON)."""
     path = Path(settings.responses or "")
     if base is not None and not path.is_absolute():
         path = base / path
     want = {"task": call.task, "model": call.model, "check": call.check, "order": call.order}
     for line in _replay_lines(path):
-        if all(line[key] == want[key] for key in SELECTORS if key in line):
+        if all(line[key] == want[key] for key in SELECTORS if key in line) and \
+                str(line.get("output_contains", "")) in call.output:
             text = line["answer"] if "answer" in line else orjson.dumps(line["verdict"]).decode()
             usage = dict(line["usage"]) if isinstance(line.get("usage"), dict) else {}
             return Answer(text, orjson.dumps(line).decode(), None, usage, 0.0)
