@@ -57,8 +57,14 @@ class JudgeContext:
     dry: DryCount | None = None
 
 
+def storable(settings: Settings, ctx: JudgeContext) -> bool:
+    """Answers of this backend go into the judge cache (replayed ones do not)."""
+    return ctx.store_root is not None and settings.backend != "replay"
+
+
 def cacheable(settings: Settings, ctx: JudgeContext) -> bool:
-    return ctx.use_cache and ctx.store_root is not None and settings.backend != "replay"
+    """The judge cache may answer (not with --no-judge-cache)."""
+    return ctx.use_cache and storable(settings, ctx)
 
 
 def ask(ctx: JudgeContext, settings: Settings, calls: list[Call],
@@ -107,7 +113,7 @@ def _one(ctx: JudgeContext, settings: Settings, call: Call,
     except VerdictError as error:
         record["error"] = f"unparseable verdict: {error}"
         return record
-    if not record["cached"] and cacheable(settings, ctx):
+    if not record["cached"] and storable(settings, ctx):
         assert ctx.store_root is not None
         created = datetime.now(UTC).isoformat().replace("+00:00", "Z")
         judgecache.keep(ctx.store_root, call.request,

@@ -7,7 +7,6 @@ import json
 import os
 from pathlib import Path
 
-from tests.fake_openai import Scripted
 from tests.judges.helpers import answer_with, grades, judge_eval, newest
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"
@@ -194,3 +193,17 @@ def test_replay_backend_runs_offline(tmp_path: Path, cli, fake_openai) -> None:
     assert "Graded 2 Run(s): 1 pass, 0 fail, 1 error\n" in res.out, res.both
     assert fake_openai.requests == []
     assert not (ev / "results" / "judges").exists()
+
+
+def test_no_judge_cache_asks_afresh_but_keeps_the_answers(tmp_path: Path, cli,
+                                                          fake_openai) -> None:
+    answer_with(fake_openai, _ok)
+    ev = judge_eval(tmp_path / "ev", fake_openai, JUDGE)
+    cli("run", str(ev), "-t", "one")
+    assert cli("grade", str(ev), "--no-judge-cache").code == 0
+    assert len(list((ev / "results" / "judges").glob("*/*.json"))) == 1
+    assert cli("regrade", str(ev), "--no-judge-cache").code == 0
+    assert len(fake_openai.requests) == 2
+    assert cli("regrade", str(ev)).code == 0
+    assert len(fake_openai.requests) == 2
+    assert newest(ev, "one")["judge"]["cached"] == 1

@@ -24,8 +24,8 @@ def _llm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_llm_runner_and_judge_with_the_echo_model(tmp_path: Path, cli) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"},
                    configs={"default": "runner: smevals:llm\nmodel: echo\nsystem: be brief\n"},
-                   graders={"default": "judge: {backend: llm, model: echo, allow_same_family: true}\n"
-                            "checks:\n"
+                   graders={"default": "judge: {backend: llm, model: echo, "
+                            "allow_same_family: true}\nchecks:\n"
                             "  - checker: llm_judge\n    rubric: r\n"
                             "    template_file: verdict.txt\n"},
                    files={"graders/verdict.txt": VERDICT})
