@@ -207,3 +207,13 @@ def test_no_judge_cache_asks_afresh_but_keeps_the_answers(tmp_path: Path, cli,
     assert cli("regrade", str(ev)).code == 0
     assert len(fake_openai.requests) == 2
     assert newest(ev, "one")["judge"]["cached"] == 1
+
+
+def test_run_then_grade_reports_errored_grades(tmp_path: Path, cli, fake_openai) -> None:
+    answer_with(fake_openai, lambda user: "no verdict here")
+    ev = judge_eval(tmp_path / "ev", fake_openai, JUDGE)
+    res = cli("run", str(ev), "-t", "one", "-g")
+    assert res.code == 2, res.both
+    assert "    grade: error\n" in res.out
+    assert res.err == ("Error: 1 Grade(s) have no verdict (outcome error: a judge or webhook "
+                       "could not answer); `smevals grade` tries them again\n")
