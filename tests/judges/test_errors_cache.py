@@ -217,3 +217,24 @@ def test_run_then_grade_reports_errored_grades(tmp_path: Path, cli, fake_openai)
     assert "    grade: error\n" in res.out
     assert res.err == ("Error: 1 Grade(s) have no verdict (outcome error: a judge or webhook "
                        "could not answer); `smevals grade` tries them again\n")
+
+
+def test_diff_counts_errored_grades_apart(tmp_path: Path, cli, fake_openai) -> None:
+    import subprocess
+
+    answer_with(fake_openai, lambda user: "no verdict here")
+    repo = tmp_path / "repo"
+    ev = judge_eval(repo / "ev", fake_openai, JUDGE)
+    cli("run", str(ev))
+    assert cli("grade", str(ev)).code == 2
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "errored"], check=True)
+    answer_with(fake_openai, _ok)
+    assert cli("grade", str(ev)).code == 0
+    res = cli("diff", "HEAD", str(ev), cwd=repo)
+    assert ("- Errored Grades left out (a judge or webhook gave no verdict; neither pass nor "
+            "fail): A 2; B 0\n") in res.out, res.both
+    data = json.loads(cli("diff", "HEAD", str(ev), "--format", "json", cwd=repo).out)
+    assert data["evals"][0]["errored"] == {"a": 2, "b": 0}
