@@ -238,3 +238,28 @@ def test_diff_counts_errored_grades_apart(tmp_path: Path, cli, fake_openai) -> N
             "fail): A 2; B 0\n") in res.out, res.both
     data = json.loads(cli("diff", "HEAD", str(ev), "--format", "json", cwd=repo).out)
     assert data["evals"][0]["errored"] == {"a": 2, "b": 0}
+
+
+def test_judge_defaults_from_the_environment_and_cost(tmp_path: Path, cli, fake_openai) -> None:
+    from tests.conftest import make_eval
+
+    answer_with(fake_openai, _ok, usage={"prompt_tokens": 1000, "completion_tokens": 500})
+    ev = make_eval(tmp_path / "ev", graders={"default": (
+        "judge: {price: {input_per_mtok: 2.5, output_per_mtok: 10}}\n"
+        "checks:\n  - checker: llm_judge\n    rubric: r\n")})
+    cli("run", str(ev))
+    res = cli("grade", str(ev))
+    assert res.code == 1
+    assert "no judge model: set `model` in the judge block" in res.out
+    env = {"SMEVALS_JUDGE_MODEL": "env-judge", "SMEVALS_JUDGE_BASE_URL": fake_openai.base_url,
+           "SMEVALS_JUDGE_API_KEY_ENV": "MY_JUDGE_KEY", "MY_JUDGE_KEY": "sk-test-123456"}
+    res = cli("regrade", str(ev), env=env)
+    assert res.code == 0, res.both
+    assert fake_openai.requests[0].body["model"] == "env-judge"
+    assert fake_openai.requests[0].headers["authorization"] == "Bearer sk-test-123456"
+    assert newest(ev, "one")["judge"]["cost_usd"] == 0.0075
+    report = cli("report", str(ev))
+    assert ("- Judge: 2 call(s) (0 more answered by the judge cache), 2,000 input + 1,000 "
+            "output tokens, $0.0150\n") in report.out
+    kept = next(Path(newest(ev, "one")["_dir"]).glob("judge-*.json")).read_text()
+    assert "sk-test-123456" not in kept
