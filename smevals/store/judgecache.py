@@ -13,6 +13,7 @@ fsynced, linked into place so it never replaces an entry) and read-only afterwar
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import uuid
@@ -22,6 +23,12 @@ from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import STAGING
+from smevals.store.objects import _fsync_dir, _ignore_in_git, _make_parents, host_name
+
+try:
+    import fcntl
+except ImportError:                      # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
 
 FOLDER = "judges"
 FORMAT = 1
@@ -63,22 +70,23 @@ def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created:
                   "created": created})
     staging = root / STAGING
     staging.mkdir(parents=True, exist_ok=True)
-    tmp = staging / f"judge-{os.getpid()}-{uuid.uuid4().hex[:12]}.json"
+    _ignore_in_git(staging)
+    tmp = staging / f"judge-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
     try:
+        if fcntl is not None:           # a live write, as staging folders are (gc, verify)
+            fcntl.flock(fd, fcntl.LOCK_EX)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.link(tmp, dest)              # never replaces an entry another writer made
-    except FileExistsError:
-        pass
+        _make_parents(dest.parent)
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, dest)          # never replaces an entry another writer made
+            _fsync_dir(dest.parent)
     finally:
         tmp.unlink(missing_ok=True)
+        os.close(fd)
     return key
 
 
