@@ -76,7 +76,13 @@ def ask(ctx: JudgeContext, settings: Settings, calls: list[Call],
             ctx.dry.add(cacheable(settings, ctx) and ctx.store_root is not None
                         and judgecache.has(ctx.store_root, call.request))
         raise DryRun
-    records = [_one(ctx, settings, call, parse) for call in calls]
+    if len(calls) > 1:              # pairwise: both orders asked at once
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(calls), thread_name_prefix="smevals-judge") as pool:
+            records = list(pool.map(lambda call: _one(ctx, settings, call, parse), calls))
+    else:
+        records = [_one(ctx, settings, call, parse) for call in calls]
     usage = _usage(settings, records)
     if artifact is not None:
         artifact.write_bytes(dumps({"check": calls[0].check if calls else "",

@@ -97,10 +97,10 @@ def test_llm_pairwise_asks_in_both_orders(tmp_path: Path, cli, fake_openai) -> N
     cli("run", str(ev))
     res = cli("grade", str(ev), "-j", "1")
     assert res.code == 0, res.both
-    users = user_messages(fake_openai)
-    assert len(users) == 4
-    assert "<response_a>\nm1 says: hello one" in users[0]
-    assert "<response_b>\nm1 says: hello one" in users[1]
+    users = sorted(u for u in user_messages(fake_openai) if "hello one" in u)
+    assert len(user_messages(fake_openai)) == 4 and len(users) == 2   # both orders at once
+    assert [("<response_a>\nm1 says" in u, "<response_b>\nm1 says" in u) for u in users] \
+        in ([(True, False), (False, True)], [(False, True), (True, False)])
     check = newest(ev, "one")["checks"][0]
     assert (check["score"], check["details"]["outcome"]) == (1.0, "win")
     kept = json.loads((Path(newest(ev, "one")["_dir"]) / "judge-1-llm-pairwise.json").read_text())
@@ -135,7 +135,7 @@ def test_llm_pairwise_against_another_models_run(tmp_path: Path, cli, fake_opena
     cli("run", str(ev), "-t", "one", "-m", "base")
     res = cli("grade", str(ev), "-j", "1", "-m", "m1")
     assert res.code == 0, res.both
-    assert "<response_b>\nbase says: hello one" in user_messages(fake_openai)[0]
+    assert any("<response_b>\nbase says: hello one" in u for u in user_messages(fake_openai))
 
 
 def test_a_bad_judge_option_fails_validation(tmp_path: Path, cli, fake_openai) -> None:
