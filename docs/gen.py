@@ -68,7 +68,7 @@ FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "jsonc": "JSON
             "schemac": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
             "tools": "Tool calls", "measures": "Measurements", "xmlc": "Files",
-            "program": "Programs"}
+            "program": "Programs", "judge": "Model judges", "webhook": "Webhooks"}
 
 
 def checkers_page() -> str:

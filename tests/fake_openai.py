@@ -7,8 +7,9 @@
     server.requests[0].body["messages"]           # what the client sent
     server.close()
 
-Each request takes the next scripted response; when none is left the server answers 418 with
-a message saying so (a 4xx, so that clients do not retry it).
+Each request takes the next scripted response; when none is left, the `responder` (a function
+of the request giving a Scripted, set with `respond_with`) answers, else the server answers
+418 with a message saying so (a 4xx, so that clients do not retry it).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -75,6 +77,7 @@ class FakeOpenAI:
         self.requests: list[Received] = []
         self.stopping = threading.Event()
         self.lock = threading.Lock()
+        self.responder: Callable[[Received], Scripted] | None = None
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
@@ -106,11 +109,16 @@ class FakeOpenAI:
         """Enqueue a 200 chat completion (see `completion` for the keyword arguments)."""
         self.enqueue(200, completion(content, **kwargs))
 
+    def respond_with(self, responder: Callable[[Received], Scripted]) -> None:
+        self.responder = responder
+
     def next_response(self, request: Received) -> Scripted:
         with self.lock:
             self.requests.append(request)
             if self.script:
                 return self.script.popleft()
+        if self.responder is not None:
+            return self.responder(request)
         return Scripted(418, {"error": "fake_openai: no scripted response left"})
 
 

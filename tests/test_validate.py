@@ -77,7 +77,7 @@ BAD_INPUTS = [
      "configs/default.yaml:1:1: 'runner' is required"),
     ("configs/default.yaml", "runner: smevals:nosuch\nmodel: m1\n",
      "configs/default.yaml:1:9: runner: unknown built-in runner smevals:nosuch; built-ins: "
-     "smevals:openai, smevals:replay"),
+     "smevals:llm, smevals:openai, smevals:replay"),
 ]
 
 

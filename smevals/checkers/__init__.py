@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smevals.checkers.base import Checker, CheckFailure, CheckInput, CheckResult, sanitize
+from smevals.checkers.base import (
+    Checker,
+    CheckError,
+    CheckFailure,
+    CheckInput,
+    CheckResult,
+    sanitize,
+)
 
 __all__ = [
     "CATALOG_VERSION",
@@ -63,6 +70,12 @@ _FAMILY: dict[str, str] = {
     "token_threshold": "measures",
     "xml_valid": "xmlc",
     "match_output": "program",
+    "llm_judge": "judge",
+    "llm_score": "judge",
+    "llm_category": "judge",
+    "llm_answer_match": "judge",
+    "llm_pairwise": "judge",
+    "custom_webhook": "webhook",
 }
 
 # Other tools' names for the same checker (@caveman/evals, caveman's Go harness).
@@ -162,6 +175,8 @@ def run_check(name: str, options: dict[str, Any], inp: CheckInput) -> CheckResul
         return _finish(found.fn(opts, inp))
     except CheckFailure as exc:
         return CheckResult(ok=False, score=exc.score, notes=exc.reason, details=exc.details)
+    except CheckError as exc:
+        return CheckResult(ok=False, notes=exc.reason, details=exc.details, error=True)
     except RecursionError:
         return CheckResult(ok=False, notes="input nested too deeply to check")
     except Exception as exc:  # fail closed: a crashing checker fails its Check

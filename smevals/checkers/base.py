@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeGuard
 
 __all__ = [
+    "CheckError",
     "CheckFailure",
     "CheckInput",
     "CheckResult",
@@ -33,6 +34,7 @@ class CheckInput:
     workspace: Path | None = None
     timeout: float | None = None
     check_name: str | None = None
+    judge: Any = None            # a smevals.judges.engine.JudgeContext, for judge checkers
 
 
 @dataclass
@@ -45,9 +47,12 @@ class CheckResult:
     details: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float | bool] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
+    error: bool = False          # no verdict could be had (a judge error): not a fail
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": bool(self.ok)}
+        if self.error:
+            out["error"] = True
         if self.score is not None:
             out["score"] = float(self.score)
         for key in ("notes", "details", "metrics", "tags"):
@@ -69,6 +74,17 @@ class CheckFailure(Exception):
         self.reason = reason
         self.score = score
         self.details = details
+
+
+class CheckError(Exception):
+    """Raised inside a checker when no verdict could be had (the judge was unreachable or
+    answered with something that is not a verdict): the Check's outcome is `error`, which
+    is neither a pass nor a fail, and the next `smevals grade` tries it again."""
+
+    def __init__(self, reason: str, details: dict[str, Any] | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.details = details or {}
 
 
 def fail(reason: str, score: float | None = None, **details: Any) -> NoReturn:
@@ -223,4 +239,5 @@ def sanitize(result: CheckResult) -> CheckResult:
         details=dict(result.details),
         metrics=metrics,
         tags=tags,
+        error=bool(result.error) and not result.ok,
     )

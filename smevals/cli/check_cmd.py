@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from smevals.cli.base import cli
-from smevals.errors import EXIT_FAILED, SmevalsError
+from smevals.errors import EXIT_BAD_INPUT, EXIT_FAILED, SmevalsError
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
@@ -65,7 +65,8 @@ def check_cmd(
 
     SPEC_JSON names the checker and its options, e.g. '{"checker": "contains",
     "value": "hello"}' (or @FILE to read it from a file). Exit 0 when the check
-    passes, 1 when it fails, 2 for a bad spec.
+    passes, 1 when it fails, 2 for a bad spec or when it got no verdict (a judge or
+    webhook error: "error": true).
 
     \b
     Example:
@@ -78,6 +79,8 @@ def check_cmd(
     task = _json_object(task_json, "--task") if task_json is not None else None
     result = check(spec, _output(output_text, output_file), task=task, usage=usage)
     click.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
+    if result.get("error"):
+        raise SystemExit(EXIT_BAD_INPUT)
     if not result["ok"]:
         # Not ctx.exit(1): under standalone_mode=False click returns that code from
         # cli.main, and smevals.cli.main does not pass it on.

@@ -10,7 +10,7 @@ import click
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.cli.scale_opts import cluster_spec, scale_options
-from smevals.errors import EvidenceFailed
+from smevals.errors import EvidenceFailed, SmevalsError
 
 
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -26,7 +26,7 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      multiple=True, help="Only this Run (id or prefix)."),
         click.option("--since", metavar="DATE",
                      help="Only Runs started at or after this date (ISO)."),
-        click.option("--outcome", type=click.Choice(["pass", "fail"]),
+        click.option("--outcome", type=click.Choice(["pass", "fail", "error"]),
                      help="Only Runs whose newest Grade has this outcome."),
         click.option("--from-version", metavar="VERSION",
                      help="Only Runs whose newest Grade is of this grader "
@@ -35,6 +35,12 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      default="default", show_default=True, help="Grader name."),
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True,
                      metavar="N", help="Runs graded at once."),
+        click.option("--no-judge-cache", "judge_cache", is_flag=True, default=True,
+                     flag_value=False, help="Ask model judges afresh instead of answering "
+                     "from the judge cache in the store."),
+        click.option("--dry-run", is_flag=True, help="Say how many Runs would be graded and "
+                     "how many judge calls that takes (and how many the cache serves); "
+                     "grade nothing."),
         store_option,
         scale_options,
     ]
@@ -78,8 +84,23 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
     _report(summary, opts)
 
 
+def _dry_report(s: Any) -> None:
+    click.echo(f"Would grade {s.planned} Run(s); judge calls: {s.judge_calls} "
+               f"({s.judge_cached} from the judge cache, {s.judge_calls - s.judge_cached} to "
+               "make)")
+    if s.up_to_date:
+        click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
+
+
 def _report(s: Any, opts: Any) -> None:
-    click.echo(f"Graded {s.graded} Run(s): {s.passed} pass, {s.failed} fail")
+    if opts.dry_run:
+        _dry_report(s)
+        return
+    errors = f", {s.errored} error" if s.errored else ""
+    click.echo(f"Graded {s.graded} Run(s): {s.passed} pass, {s.failed} fail{errors}")
+    if s.retried:
+        click.echo(f"{s.retried} Run(s) graded again: their current Grade was an error "
+                   "(no verdict)")
     if s.up_to_date:
         click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
@@ -102,6 +123,10 @@ def _report(s: Any, opts: Any) -> None:
         click.echo(f"Interrupted after grading {s.graded} of {s.planned} Run(s): the Grades "
                    "above are kept; `smevals grade` grades the rest.", err=True)
         raise SystemExit(130)
+    if s.errored:
+        raise SmevalsError(f"{s.errored} of {s.graded} Grade(s) have no verdict (outcome "
+                           "error: a judge or webhook could not answer, see above); "
+                           "`smevals grade` tries them again")
     if s.failed:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
 

@@ -10,7 +10,7 @@ import click
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.progress import Progress, sigterm_as_interrupt
 from smevals.cli.scale_opts import cluster_spec, scale_options
-from smevals.errors import EvidenceFailed
+from smevals.errors import EvidenceFailed, SmevalsError
 
 
 def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -164,5 +164,9 @@ def _finish(summary: Any, dry_run: bool) -> None:
         problems.append(f"{summary.failed} run(s) failed")
     if summary.graded_fail:
         problems.append(f"{summary.graded_fail} run(s) graded as fail")
+    if summary.graded_error:
+        problems.append(f"{summary.graded_error} Grade(s) have no verdict (outcome error: a "
+                        "judge or webhook could not answer); `smevals grade` tries them again")
+        raise SmevalsError(", ".join(problems))
     if problems:
         raise EvidenceFailed(", ".join(problems))

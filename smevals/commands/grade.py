@@ -40,6 +40,8 @@ class GradeOptions:
     regrade: bool = False
     shard: Shard | None = None
     cluster: Any = None            # a scale.ClusterSpec: grade on a Dask cluster
+    judge_cache: bool = True        # False: --no-judge-cache
+    dry_run: bool = False
 
 
 class GradeUI(Protocol):
@@ -53,6 +55,10 @@ class GradeSummary:
     graded: int = 0
     passed: int = 0
     failed: int = 0
+    errored: int = 0                # Grades with outcome error (a Check had no verdict)
+    retried: int = 0                # graded again because their current Grade was an error
+    judge_calls: int = 0            # --dry-run: judge calls the Checks would make ...
+    judge_cached: int = 0           # ... and how many of them the judge cache serves
     skipped_failed_runs: int = 0
     up_to_date: int = 0
     planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
@@ -84,6 +90,10 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
         for task in _tasks(plan.ev, opts.tasks):
             for warning in task_key_warnings(task):
                 ui.warn(warning)
+    if opts.dry_run:
+        for plan in plans:
+            _dry(plan, summary)
+        return summary
     groups = ProcessGroups()
     for plan in plans:
         ui.start(plan.ev, plan.version, len(plan.todo))
@@ -126,11 +136,14 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
         previous[run.rel] = past[-1] if past else None
         choice = Choice(grader.name, version,
                         {run.record["task"]["name"]: grading_hash(grading_data(ev, run))})
-        current = any(counts(g, choice) for g in past)
+        counted = [g for g in past if counts(g, choice)]
+        current = bool(counted) and counted[-1].record.get("outcome") != "error"
         if current and not opts.regrade:
             summary.up_to_date += 1
             continue
-        if past and not current:
+        if counted and not current:
+            why[run.rel] = ERROR
+        elif past and not current:
             same = any(counts(g, Choice(grader.name, version)) for g in past)
             why[run.rel] = GRADING if same else VERSION
         todo.append(run)
@@ -141,6 +154,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
 
 VERSION = "version"        # its Grades are all of older grader versions
 GRADING = "grading"        # graded by this version, but with older grading data
+ERROR = "error"            # its current Grade is an error (no verdict): tried again
 
 
 def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
@@ -189,7 +203,8 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
     since = Since(plan.known)
 
     def work(run: Obj) -> GradeResult | None:
-        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups)
+        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups,
+                       opts.judge_cache)
         return claimed_grade(job, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
@@ -197,6 +212,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
         _count(summary, result, plan.previous.get(rel))
         summary.new_version += plan.why.get(rel) == VERSION
         summary.new_grading += plan.why.get(rel) == GRADING
+        summary.retried += plan.why.get(rel) == ERROR
         ui.done(result)
 
     with writing_to(plan.store.root):
@@ -212,6 +228,7 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
     summary.graded += 1
     summary.passed += result.outcome == "pass"
     summary.failed += result.outcome == "fail"
+    summary.errored += result.outcome == "error"
     if before is None:
         return
     old = before.record
@@ -285,6 +302,34 @@ def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
     return any(counts(g, choice) for g in since.grades(job.store, parent)
                if isinstance(g.record.get("run"), dict)
                and g.record["run"].get("rel") == job.run.rel)
+
+
+def _dry(plan: Plan, summary: GradeSummary) -> None:
+    """Count the judge calls grading `plan.todo` would make, and those the cache serves,
+    by building every judge Check's requests without sending one. Nothing is written."""
+    from smevals import checkers
+    from smevals.grade.apply import judge_context
+    from smevals.grade.version import JUDGE_CHECKERS
+    from smevals.judges.engine import DryCount
+
+    count = DryCount()
+    judged = [c for c in plan.grader.checks
+              if checkers.canonical_name(c.checker) in JUDGE_CHECKERS]
+    groups = ProcessGroups()
+    for run in plan.todo if judged else []:
+        job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
+                       groups)
+        task = {**run.record.get("task", {}), **grading_data(plan.ev, run)}
+        output = (plan.store.path_of(run) / "output.txt").read_text(encoding="utf-8",
+                                                                     errors="replace")
+        for check in judged:
+            inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
+                                      run_dir=plan.store.path_of(run), workspace=None,
+                                      check_name=check.spec.get("name"),
+                                      judge=judge_context(job, check, dry=count))
+            checkers.run_check(check.checker, check.options, inp)
+    summary.judge_calls += count.calls
+    summary.judge_cached += count.cached
 
 
 _VERSIONS: dict[int, str] = {}

@@ -66,6 +66,7 @@ class RunSummary:
     ok: int = 0
     failed: int = 0
     graded_fail: int = 0
+    graded_error: int = 0           # Grades with outcome error (no verdict from a judge)
     interrupted: bool = False
     results: list[tuple[Attempt, Any]] = field(default_factory=list)
 
@@ -139,6 +140,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
         summary.ok += made.ok
         summary.failed += not made.ok
         summary.graded_fail += bool(grade is not None and getattr(grade, "outcome", "") == "fail")
+        summary.graded_error += bool(grade is not None and getattr(grade, "outcome", "") == "error")
         ui.done(made, grade)
 
     ui.start(len(prep.jobs))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from smevals import stats
 from smevals.report.document import EvalReport
-from smevals.report.rows import Row, cell_of
+from smevals.report.rows import ERRORED, Row, cell_of
 from smevals.report.summary import Group, by_task
 
 ITERATIONS = 10_000
@@ -116,6 +116,7 @@ class EvalDiff:
     status: str = "both"            # "added" / "removed": the Eval is on one side only
     stale_a: dict[str, int] = field(default_factory=dict)   # stale Runs left out, by reason
     stale_b: dict[str, int] = field(default_factory=dict)
+    errored: tuple[int, int] = (0, 0)   # Runs left out on A and B: their Grade is an error
 
     @property
     def version_changed(self) -> bool:
@@ -155,7 +156,8 @@ def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
     status = "both" if a.present and b.present else ("added" if b.present else "removed")
     return EvalDiff(b.name, b.grader or a.grader, a.version, b.version,
                     bool(rels_a) and rels_a == rels_b, len(rels_b), diffs, flips, added,
-                    removed, alpha, status, dict(a.stale), dict(b.stale))
+                    removed, alpha, status, dict(a.stale), dict(b.stale),
+                    (a.collected.count(ERRORED), b.collected.count(ERRORED)))
 
 
 def _paired(a: Group, b: Group, alpha: float) -> tuple[Paired, list[Flip]]:

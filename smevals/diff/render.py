@@ -80,6 +80,9 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
               f"({changed})",
               f"- Stale Runs left out: A {stale_text(diff.stale_a)}; "
               f"B {stale_text(diff.stale_b)}"]
+    if any(diff.errored):
+        lines.append(f"- Errored Grades left out (a judge or webhook gave no verdict; neither "
+                     f"pass nor fail): A {diff.errored[0]}; B {diff.errored[1]}")
     why = explanation(diff)
     if why:
         lines.append(f"- {why}")
@@ -241,6 +244,8 @@ def eval_json(diff: EvalDiff) -> dict[str, Any]:
         "flips": [flip_json(f) for f in diff.flips],
         "added": vars(diff.added), "removed": vars(diff.removed),
         "stale": {"a": _stale_json(diff.stale_a), "b": _stale_json(diff.stale_b)},
+        **({"errored": {"a": diff.errored[0], "b": diff.errored[1]}} if any(diff.errored)
+           else {}),
     }
 
 

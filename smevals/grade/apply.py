@@ -29,6 +29,7 @@ class GradeJob:
     store: Store
     environ: dict[str, str]
     groups: ProcessGroups
+    judge_cache: bool = True        # False: --no-judge-cache, every judge call made afresh
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def grade_run(job: GradeJob) -> GradeResult | None:
 def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[dict[str, Any]]:
     run_dir = job.store.path_of(job.run)
     ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
-                         job.groups)
+                         job.groups, job)
     results: list[dict[str, Any]] = []
     halted = False
     for check in job.grader.checks:
@@ -115,8 +116,36 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
     output = (ctx.run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
     inp = checkers.CheckInput(output=output, task=ctx.task, usage=ctx.run.get("usage"),
                               run_dir=ctx.run_dir, workspace=ctx.workspace,
-                              timeout=check.timeout, check_name=check.spec.get("name"))
+                              timeout=check.timeout, check_name=check.spec.get("name"),
+                              judge=judge_context(ctx.job, check) if ctx.job else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
+
+
+def judge_context(job: GradeJob, check: Check, dry: Any = None) -> Any:
+    """What a judge Check needs: the store (its cache, other models' Runs), the grader's
+    judge block, the Run's model (same-family guard)."""
+    from smevals.judges.engine import JudgeContext
+
+    record = job.run.record
+    task = str(record.get("task", {}).get("name"))
+
+    def find_output(model: str, config: str | None) -> str | None:
+        runs = [r for r in job.store.runs() if r.record.get("status") == "ok"
+                and r.record.get("task", {}).get("name") == task
+                and r.record.get("model") == model
+                and (config is None or r.record.get("config", {}).get("name") == config)]
+        if not runs:
+            return None
+        newest = max(runs, key=lambda r: (str(r.record.get("started")), r.id))
+        return (job.store.path_of(newest) / "output.txt").read_text(encoding="utf-8",
+                                                                     errors="replace")
+
+    block = job.grader.doc.get("judge")
+    return JudgeContext(store_root=job.store.root, use_cache=job.judge_cache,
+                        environ=job.environ, grader_judge=block if isinstance(block, dict)
+                        else None, grader_dir=job.grader.path.parent,
+                        run_model=str(record.get("model", "")), index=check.index,
+                        cancel=job.groups.cancelled, find_output=find_output, dry=dry)
 
 
 def _promises(check: Check, workspace: Path, result: dict[str, Any]) -> None:
@@ -151,7 +180,8 @@ def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any
         tags.extend(result.get("tags") or [])
         result.pop("_weight", None)
     rec = job.run.record
-    return {
+    judged = judge_usage(results)
+    return ({"judge": judged} if judged else {}) | {
         "eval": job.ev.name,
         "run": {"id": job.run.id, "rel": job.run.rel, "task": rec["task"]["name"],
                 "config": rec["config"]["name"], "model": rec["model"]},
@@ -162,6 +192,19 @@ def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any
         "tags": normalize_tags(tags), "metrics": metrics, "checks": results,
         "smevals": _version(),
     }
+
+
+def judge_usage(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The judge calls of all Checks summed: calls made, served by the cache, tokens, cost."""
+    total: dict[str, Any] = {}
+    for result in results:
+        usage = (result.get("details") or {}).get("judge")
+        if not isinstance(usage, dict):
+            continue
+        for key in ("calls", "cached", "input_tokens", "output_tokens", "cost_usd"):
+            if isinstance(usage.get(key), int | float):
+                total[key] = total.get(key, 0) + usage[key]
+    return total
 
 
 def _version() -> str:

@@ -25,6 +25,7 @@ class CheckerContext:
     eval_dir: Path
     environ: dict[str, str]
     groups: ProcessGroups
+    job: Any = None              # the GradeJob (built-in checkers that need the store)
 
 
 def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:

@@ -12,7 +12,7 @@ def grade_score(grader: Grader, results: list[dict[str, Any]]) -> float | None:
     Check that produced no score leaves the Grade unscored, whatever the method."""
     ran = [r for r in results if not r.get("skipped")]
     if any(not r["ok"] and r.get("score") is None for r in ran):
-        return None
+        return None                 # (an errored Check never has a score)
     scored = [(r["score"], r.get("_weight", 1.0)) for r in ran if r.get("score") is not None]
     if not scored:
         return None
@@ -27,7 +27,12 @@ def grade_score(grader: Grader, results: list[dict[str, Any]]) -> float | None:
 
 
 def grade_outcome(grader: Grader, results: list[dict[str, Any]], score: float | None) -> str:
-    if any(not r.get("skipped") and not r["ok"] for r in results):
+    """pass, fail, or error: a Check had no verdict (a judge error) and no other Check
+    failed. An errored Grade is neither pass nor fail; `smevals grade` retries it."""
+    failed = [r for r in results if not r.get("skipped") and not r["ok"]]
+    if failed and all(r.get("error") for r in failed):
+        return "error"
+    if failed:
         return "fail"
     if any(r.get("skipped") for r in results):
         return "fail"
@@ -47,12 +52,14 @@ def failure_reason(grader: Grader, results: list[dict[str, Any]], score: float |
             continue
         name = result.get("name") or result.get("checker")
         lines = str(result.get("notes") or "").strip().splitlines()
+        what = "check '{}' had no verdict" if result.get("error") else "failed check '{}'"
+        what = what.format(name)
         if not lines:
-            return f"failed check '{name}' (no notes)"
+            return f"{what} (no notes)"
         notes = lines[0].strip()
         if len(lines) > 1 or len(notes) > NOTES_ROOM:
             notes = notes[:NOTES_ROOM - 3].rstrip() + "..."
-        return f"failed check '{name}': {notes}"
+        return f"{what}: {notes}"
     threshold = grader.pass_threshold
     if score is not None and threshold is not None and score < threshold:
         return f"score {score:.3g} is below the grader's pass_threshold {threshold:g}"

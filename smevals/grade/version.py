@@ -37,7 +37,35 @@ def grader_version(grader: Grader) -> str:
             programs[check.checker] = hashlib.sha256(path.read_bytes()).hexdigest()
     spec = {"spec": {**grader.doc, "name": grader.name}, "programs": programs,
             "catalog": checkers.CATALOG_VERSION}
+    judged = judge_inputs(grader)
+    if judged:
+        spec["judge"] = judged
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
+
+
+JUDGE_CHECKERS = ("llm_judge", "llm_score", "llm_category", "llm_answer_match", "llm_pairwise")
+
+
+def judge_inputs(grader: Grader) -> dict[str, str]:
+    """For a grader with judge Checks: the shipped prompt templates and every template file
+    it names, hashed (a changed template is a new version). Empty for other graders."""
+    from smevals import checkers
+
+    names = [c for c in grader.checks if checkers.canonical_name(c.checker) in JUDGE_CHECKERS]
+    if not names:
+        return {}
+    from smevals.judges import templates
+
+    out = {"templates": sha256_bytes(dumps([templates.SYSTEM, templates.DEFAULTS]))}
+    for check in names:
+        name = check.options.get("template_file")
+        if isinstance(name, str):
+            path = grader.path.parent / name
+            try:
+                out[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError as exc:
+                out[name] = f"unreadable: {exc.strerror}"
+    return out
 
 
 def grading_hash(grading: dict[str, object]) -> str:

@@ -12,7 +12,7 @@ import orjson
 from smevals import stats
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
-from smevals.report.rows import FAILED, OLDER, STALE, UNGRADED, Excluded, Row
+from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Excluded, Row
 from smevals.report.summary import Group, by_task, metrics, ranks, tag_counts
 
 JSON_FORMAT = 1
@@ -64,8 +64,21 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
                                                           for why, n in report.stale.items()},
         "stale_included": c.stale_included,
         "other_version_grades": report.older_versions,
+        **_judged(c),
         **_stats(everything),
     }
+
+
+def _judged(c: Any) -> dict[str, Any]:
+    """`errored` (Runs whose Grade is an error) and `judge` (judge usage summed): present
+    only when there are any."""
+    out: dict[str, Any] = {}
+    if c.count(ERRORED):
+        out["errored"] = c.count(ERRORED)
+    usage = c.judge_usage()
+    if usage:
+        out["judge"] = usage
+    return out
 
 
 def _stats(group: Group) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
 from smevals.report.repeats import Repeats
-from smevals.report.rows import FAILED, OLDER, STALE, UNGRADED
+from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED
 from smevals.report.summary import (
     Group,
     by_task,
@@ -65,6 +65,10 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
         lines.append(f"- Filters: {filters}")
     if c.count(FAILED):
         lines.append(f"- Excluded: {c.count(FAILED)} run(s) (runner failed)")
+    if c.count(ERRORED):
+        lines.append(f"- ⚠ Errors: {c.count(ERRORED)} run(s) whose Grade is an error (a "
+                     "judge or webhook gave no verdict; neither pass nor fail, left out) - "
+                     "`smevals grade` tries them again")
     if older:
         lines.append(older_line(report, older))
     if report.older_versions:
@@ -77,8 +81,23 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
     if c.stale_included:
         lines.append(f"- Stale: {c.stale_included} run(s) made from an older task, config or "
                      "runner included (--include-stale)")
+    judged = c.judge_usage()
+    if judged:
+        lines.append(judge_line(judged))
     lines += [f"- Note: {note}" for note in report.notes]
     return lines
+
+
+def judge_line(usage: dict[str, float]) -> str:
+    """`- Judge: 12 calls (30 more answered by the judge cache), 5,120 input + 340 output
+    tokens, $0.0042`."""
+    calls, cached = int(usage.get("calls", 0)), int(usage.get("cached", 0))
+    line = f"- Judge: {calls} call(s) ({cached} more answered by the judge cache)"
+    line += (f", {int(usage.get('input_tokens', 0)):,} input + "
+             f"{int(usage.get('output_tokens', 0)):,} output tokens")
+    if "cost_usd" in usage:
+        line += f", ${usage['cost_usd']:.4f}"
+    return line
 
 
 def older_line(report: EvalReport, older: int) -> str:

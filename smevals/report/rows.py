@@ -18,6 +18,7 @@ FAILED = "failed"          # the runner failed: never graded, never counted
 STALE = "stale"            # made from an older task, config or runner
 UNGRADED = "ungraded"      # no Grade from this grader at all
 OLDER = "older_version"    # only Grades from other grader versions (or older answer keys)
+ERRORED = "error"          # its Grade is an error: a Check got no verdict (judge, webhook)
 
 
 @dataclass(frozen=True)
@@ -67,14 +68,16 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Excluded:
-    """A matching Run left out of the rows, and why (FAILED, STALE, UNGRADED or OLDER)."""
+    """A matching Run left out of the rows, and why (FAILED, STALE, UNGRADED, OLDER or
+    ERRORED)."""
 
     task: str
     config: str
     model: str
     run: Obj
     reason: str
-    grade: Obj | None = None      # for OLDER: the newest Grade of another version
+    grade: Obj | None = None      # for OLDER: the newest Grade of another version; for
+                                  # ERRORED: the errored Grade
 
 
 @dataclass
@@ -90,6 +93,21 @@ class Collected:
     @property
     def passed(self) -> int:
         return sum(1 for r in self.rows if r.passed)
+
+    def judge_usage(self) -> dict[str, float]:
+        """Judge calls, cached answers, tokens and cost summed over the Grades counted and
+        the errored ones (their calls were made too)."""
+        grades = [r.grade for r in self.rows] + [e.grade for e in self.excluded
+                                                 if e.reason == ERRORED and e.grade]
+        total: dict[str, float] = {}
+        for grade in grades:
+            usage = grade.record.get("judge")
+            if usage.__class__ is not dict:
+                continue
+            for key, value in usage.items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+        return total
 
 
 def cell_of(run: Obj) -> tuple[str, str, str]:
@@ -143,8 +161,11 @@ def collect(runs: list[Obj], grades: list[Obj], choice: Choice, filters: Filters
         if grade is None:
             _ungraded(out, cell, run, newest.get(run.rel))
             continue
-        out.stale_included += stale
         grec = grade.record
+        if grec.get("outcome") == ERRORED:
+            out.excluded.append(Excluded(*cell, run, ERRORED, grade))
+            continue
+        out.stale_included += stale
         score = grec.get("score")
         out.rows.append(Row(cell[0], cell[1], cell[2], run, grade, stale,
                             grec.get("outcome") == "pass", None if score is None else float(score)))

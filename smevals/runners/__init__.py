@@ -1,4 +1,5 @@
-"""Built-in Runners that run in-process: `runner: smevals:replay` and `runner: smevals:openai`.
+"""Built-in Runners that run in-process: `runner: smevals:replay`, `runner: smevals:openai` and
+`runner: smevals:llm` (the `llm` library; the optional extra `smevals[llm]`).
 
 Cheap to import: a built-in's module (and urllib, ssl, ...) loads only when it is used.
 """
@@ -28,6 +29,7 @@ PREFIX = "smevals:"
 BUILTINS: dict[str, tuple[str, str]] = {
     "replay": ("smevals.runners.replay", "run"),
     "openai": ("smevals.runners.openai", "run"),
+    "llm": ("smevals.runners.llm", "run"),
 }
 
 

@@ -6,7 +6,7 @@ the same shape (so code reading it cannot tell, as long as it reads only these f
 
 - Run: model, status, sample, started, duration_seconds, failure, truncated; `task` and
   `config` reduced to their `name`; `inputs` to hash, task, config and runner.
-- Grade: grading_hash, graded, outcome, score, tags, metrics; `run` reduced to rel and
+- Grade: grading_hash, graded, outcome, score, tags, metrics, judge; `run` reduced to rel and
   task; `grader` to name and version; `checks` to the failed Checks, each with name,
   checker, ok and notes.
 
@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-VERSION = 3        # bump when the fields change: cached brief records are then read again
+VERSION = 4        # bump when the fields change: cached brief records are then read again
 RUN_KEYS = ("model", "status", "sample", "started", "duration_seconds", "failure", "truncated")
 RUN_PARTS = (("task", ("name",)), ("config", ("name",)), ("inputs", ("hash", "task", "config",
                                                                         "runner")))
-GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics")
+GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics", "judge")
 GRADE_PARTS = (("run", ("rel", "task")), ("grader", ("name", "version")))
 CHECK_KEYS = ("name", "checker", "ok", "notes")
 

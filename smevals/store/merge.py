@@ -63,7 +63,26 @@ def merge_store(source: Path, into: Path) -> Merged:
                 continue
             scanned = Scanned(rel, data, found._files(rel, name, hashed=True))
             _merge_one(kind, scanned, have, result)
+    _merge_judges(source, into, result)
     return result
+
+
+def _merge_judges(source: Path, into: Path, result: Merged) -> None:
+    """Copy the judge cache entries `into` lacks, each checked first (its request hashes to
+    its name); written as `grade` writes them, so a reader never sees half an entry."""
+    from smevals.store import judgecache
+
+    for rel, path in judgecache.entries(source):
+        problems = judgecache.entry_problems(rel, path)
+        if problems or path is None:
+            result.refused.append(Damage(rel, "; ".join(problems)))
+            continue
+        if (into / rel).exists():
+            result.present += 1
+            continue
+        record = judgecache.loads(path.read_bytes())
+        judgecache.keep(into, record["request"], record["response"], record.get("created", ""))
+        result.copied += 1
 
 
 def _merge_one(kind: str, scanned: Scanned, have: bytes | str | None, result: Merged) -> None:

@@ -57,7 +57,22 @@ def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]
                 links.append((scanned.rel, _run_rel(record)))
     problems += [Damage(rel, f"the Run it grades is missing: {run}")
                  for rel, run in links if run not in runs]
+    if not rev:
+        judged, damage = judge_cache_problems(root)
+        count += judged
+        problems += damage
     return count, problems
+
+
+def judge_cache_problems(root: Path) -> tuple[int, list[Damage]]:
+    """(entries checked, problems) of the judge cache: each request must hash to its name."""
+    from smevals.store import judgecache
+
+    count, out = 0, []
+    for rel, path in judgecache.entries(root):
+        count += path is not None
+        out += [Damage(rel, message) for message in judgecache.entry_problems(rel, path)]
+    return count, out
 
 
 def shared_folder(kind: str, rel: str, record: dict[str, Any] | None,

@@ -17,6 +17,7 @@ from smevals.checkers import CheckInput, CheckResult, checker_names, get_checker
 from smevals.checkers import run_check as run_check_
 
 SAFE_COMMAND = [sys.executable, "-I", "-S", "-c", "print(42)"]
+NO_JUDGE = {"backend": "replay", "responses": "/nonexistent/answers.jsonl"}
 
 # One valid option set per checker, so fuzzed outputs reach the checkers' own code.
 VALID: dict[str, dict[str, Any]] = {
@@ -48,6 +49,14 @@ VALID: dict[str, dict[str, Any]] = {
     "token_threshold": {"max_tokens": 100},
     "xml_valid": {},
     "match_output": {"expected_output": "42", "command": SAFE_COMMAND},
+    # Judges and webhooks never reach the network here: a replay file that is not there,
+    # an address that is refused before connecting.
+    "llm_judge": {"rubric": "r", "judge": NO_JUDGE},
+    "llm_score": {"rubric": "r", "threshold": 0.5, "judge": NO_JUDGE},
+    "llm_category": {"categories": ["a", "b"], "passing": ["a"], "judge": NO_JUDGE},
+    "llm_answer_match": {"expected": "x", "judge": NO_JUDGE},
+    "llm_pairwise": {"reference": "ref", "judge": NO_JUDGE},
+    "custom_webhook": {"url": "http://10.0.0.1/hook"},
 }
 
 json_values = st.recursive(

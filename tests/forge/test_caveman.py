@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 import smevals
-from smevals.errors import SmevalsError
 from tests.conftest import run_cli
 
 SEARCH = {"name": "search", "arguments": {"q": "paris"}}
@@ -87,13 +86,24 @@ ROWS: list[tuple[dict[str, Any], str, dict[str, Any] | None, bool]] = [
     ({"type": "token_threshold", "max_tokens": 100}, "", {"total_tokens": 150}, False),
 ]
 DETERMINISTIC = sorted({row[0]["type"] for row in ROWS})
-NOT_BUILT_IN = ["custom_webhook", "llm_answer_match", "llm_category", "llm_judge",
-                "llm_pairwise", "llm_score"]
+NETWORK = ["custom_webhook", "llm_answer_match", "llm_category", "llm_judge",
+           "llm_pairwise", "llm_score"]
+# Caveman's spelling of each, with a judge that cannot answer (nothing reaches a network).
+NO_JUDGE = {"backend": "replay", "responses": "/nonexistent/answers.jsonl"}
+NETWORK_SPECS = {
+    "custom_webhook": {"url": "http://169.254.169.254/"},
+    "llm_answer_match": {"expected": "hi", "judge": NO_JUDGE},
+    "llm_category": {"prompt": "Tone?", "categories": ["kind", "rude"],
+                     "passing_categories": ["kind"], "judge": NO_JUDGE},
+    "llm_judge": {"rubric": "Is it polite?", "judge": NO_JUDGE},
+    "llm_pairwise": {"baseline": "hey", "criteria": "Politer?", "judge": NO_JUDGE},
+    "llm_score": {"rubric": "Is it polite?", "min_score": 0.5, "judge": NO_JUDGE},
+}
 
 
 def test_the_table_covers_every_deterministic_caveman_type() -> None:
     assert len(DETERMINISTIC) == 21
-    assert len(DETERMINISTIC) + len(NOT_BUILT_IN) == 27
+    assert len(DETERMINISTIC) + len(NETWORK) == 27
 
 
 @pytest.mark.parametrize(("spec", "output", "usage", "passed"), ROWS,
@@ -103,10 +113,15 @@ def test_caveman_objects_with_smevals_check(spec: dict[str, Any], output: str,
     assert smevals.check(spec, output, usage=usage)["ok"] is passed
 
 
-@pytest.mark.parametrize("kind", NOT_BUILT_IN)
-def test_network_and_judge_graders_are_not_built_in(kind: str) -> None:
-    with pytest.raises(SmevalsError, match=f"unknown checker '{kind}'"):
-        smevals.check({"type": kind, "rubric": "Is it polite?"}, "hello")
+@pytest.mark.parametrize("kind", NETWORK)
+def test_network_and_judge_graders_take_cavemans_options_and_fail_closed(kind: str) -> None:
+    result = smevals.check({"type": kind, **NETWORK_SPECS[kind]}, "hello")
+    assert result["ok"] is False
+    if kind == "custom_webhook":
+        assert "a link-local address" in result["notes"] and "error" not in result
+    else:
+        assert result["error"] is True
+        assert result["notes"].startswith("judge error: cannot read the replay file")
 
 
 def run_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -170,7 +185,8 @@ def test_caveman_objects_with_smevals_check_command(index: int) -> None:
     assert json.loads(res.out) == smevals.check(spec, output, usage=usage)
 
 
-def test_smevals_check_refuses_a_judge_grader() -> None:
-    res = run_cli("check", '{"type": "llm_judge", "rubric": "Is it polite?"}', "--output", "hi")
-    assert (res.code, res.out) == (2, "")
-    assert res.err.startswith("Error: unknown checker 'llm_judge'; built-in checkers: ")
+def test_smevals_check_exits_2_when_the_judge_gives_no_verdict() -> None:
+    spec = {"type": "llm_judge", **NETWORK_SPECS["llm_judge"]}
+    res = run_cli("check", json.dumps(spec), "--output", "hi")
+    assert res.code == 2, res.both
+    assert json.loads(res.out)["error"] is True

@@ -22,9 +22,10 @@ NAMES = sorted(p.parent.name for p in SUITES.glob("*/eval.yaml"))
 EPOCH = "1767322800"      # the report's "Generated" line: 2026-01-02T03:00:00Z
 
 
-def test_the_eight_suites_ship() -> None:
+def test_the_nine_suites_ship() -> None:
     assert NAMES == ["agent-tools", "code-localization", "haiku", "json-extraction",
-                     "python-stdout", "rag-citations", "safety", "svg-artifacts"]
+                     "python-stdout", "rag-citations", "safety", "support-replies",
+                     "svg-artifacts"]
 
 
 def recorded(suite: Path) -> dict[tuple[str, str], int]:

@@ -102,7 +102,8 @@
 
   function badge(status) {
     const labels = { pass: "pass", fail: "fail", failed: "runner failed", stale: "stale",
-                     ungraded: "ungraded", older_version: "older grader version" };
+                     ungraded: "ungraded", older_version: "older grader version",
+                     error: "error (no verdict)" };
     return h("span", { class: `badge b-${status}` }, labels[status] || status);
   }
 
@@ -280,7 +281,7 @@
       (data.grader.choice === "current" ? " (current version)" : ` (${data.grader.choice})`);
     const stats = [["Runs", sm.runs], ["Graded", sm.graded], ["Passed", `${sm.passed} (${pct(sm.pass_rate)})`],
       ["Failed", sm.failed], ["Ungraded", sm.ungraded], ["Runner failed", sm.failed_runs_excluded],
-      ["Stale", sm.stale_excluded], ["Mean score", scoreText(sm.mean, sm.stderr)]];
+      ["Stale", sm.stale_excluded], ["Errors", sm.errored || 0], ["Mean score", scoreText(sm.mean, sm.stderr)]];
     return h("div", { class: "head" },
       h("h1", null, data.name),
       data.description ? h("p", { class: "lead" }, data.description) : null,
@@ -520,14 +521,14 @@
     if (!grade.checks.length) return h("p", { class: "muted" }, "No Checks.");
     const head = h("tr", null, ["Check", "Result", "Score", "Notes"].map((t) => h("th", { scope: "col" }, t)));
     const rows = grade.checks.map((c) => {
-      const result = c.skipped ? "skipped" : c.ok ? "ok" : "failed";
+      const result = c.skipped ? "skipped" : c.ok ? "ok" : c.error ? "error" : "failed";
       const extra = {};
       for (const key of ["details", "metrics", "tags"]) {
         if (c[key] && Object.keys(c[key]).length) extra[key] = c[key];
       }
       return h("tr", null,
         h("td", null, h("strong", null, c.name || c.checker), c.name ? h("div", { class: "muted small" }, c.checker) : null),
-        h("td", null, h("span", { class: `badge b-${result === "ok" ? "pass" : result === "failed" ? "fail" : "stale"}` }, result)),
+        h("td", null, h("span", { class: `badge b-${result === "ok" ? "pass" : result === "failed" ? "fail" : result === "error" ? "error" : "stale"}` }, result)),
         h("td", { class: "num" }, c.score === undefined ? "–" : num(c.score)),
         h("td", null, c.notes ? pre(c.notes, "text notes") : null,
           Object.keys(extra).length ? folded("details", json(extra)) : null));

@@ -1,0 +1,57 @@
+"""Benchmark judge Checks: N Runs graded by one llm_judge Check against the fake
+OpenAI-compatible server of the tests, answering after DELAY seconds, at -j 1 and -j 8
+(judge calls overlap across Runs), then once more with every answer from the judge cache.
+
+Usage: python bench/judge.py [N] [DELAY]   (default 160 Runs, 0.2 s)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT))
+from _common import make_eval, timed  # noqa: E402
+
+from tests.fake_openai import FakeOpenAI, Scripted, completion  # noqa: E402
+
+RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 160
+    delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.2
+    verdict = json.dumps({"reason": "fine", "pass": True})
+    server = FakeOpenAI().start()
+    server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
+    grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
+              "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
+    try:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
+            ev = make_eval(Path(tmp) / "ev", n, RUNNER, grader)
+            timed(["run", str(ev), "-j", "8"], env)
+            rates = {}
+            for jobs in (1, 8):
+                before = len(server.requests)
+                wall = timed(["regrade", str(ev), "-j", str(jobs), "--no-judge-cache"], env)
+                calls = len(server.requests) - before
+                rates[jobs] = n / wall
+                print(f"-j {jobs}: {n} judge Checks ({calls} calls, server answers in "
+                      f"{delay:g} s) in {wall:.2f}s = {rates[jobs]:.1f} Checks/s")
+            print(f"speed-up at -j 8: {rates[8] / rates[1]:.1f}x")
+            before = len(server.requests)
+            wall = timed(["regrade", str(ev), "-j", "8"], env)
+            print(f"from the judge cache, -j 8: {n} judge Checks ({len(server.requests) - before}"
+                  f" calls) in {wall:.2f}s = {n / wall:.0f} Checks/s")
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""Outbound requests of checkers (custom_webhook): resolve once, refuse private addresses,
+connect to the very address that was checked, never follow a redirect, one deadline.
+
+Refused unless the Check allows private addresses: loopback, private (10/8, 172.16/12,
+192.168/16, fc00::/7), link-local (169.254/16, fe80::/10, so cloud metadata at
+169.254.169.254), shared (100.64/10), documentation, multicast, reserved and unspecified
+addresses: every address that is not global unicast. An IPv4-mapped IPv6 address is
+judged as the IPv4 address it carries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import ipaddress
+import socket
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class Refused(Exception):
+    """The request is not allowed (a private address, a bad URL): the Check fails."""
+
+
+class Unreachable(Exception):
+    """No answer (network error, deadline): the Check has no verdict."""
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: bytes
+    address: str
+
+
+def blocked(address: str) -> str | None:
+    """Why `address` may not be reached without allow_private, or None."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address (cloud metadata lives there)"
+    if ip.is_private or ip.is_reserved or ip.is_unspecified or ip.is_multicast \
+            or not ip.is_global:
+        return "a private or reserved address"
+    return None
+
+
+def resolve(host: str, port: int) -> str:
+    """The one address the request goes to: the first that the host resolves to."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as error:
+        raise Unreachable(f"cannot resolve host {host!r}: {error}") from None
+    if not infos:
+        raise Unreachable(f"host {host!r} has no address")
+    return str(infos[0][4][0])
+
+
+def post_json(url: str, body: bytes, timeout: float, allow_private: bool) -> Response:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Refused(f"not an http:// or https:// URL: {url!r}")
+    https = parts.scheme == "https"
+    try:
+        port = parts.port or (443 if https else 80)
+    except ValueError:
+        raise Refused(f"bad port in {url!r}") from None
+    deadline = time.monotonic() + timeout
+    address = resolve(parts.hostname, port)
+    why = blocked(address)
+    if why and not allow_private:
+        raise Refused(f"{parts.hostname} resolves to {address}, {why}; refused (set "
+                      "allow_private: true on the Check to allow it)")
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    host_header = parts.netloc.rpartition("@")[2]
+    conn = _connection(address, port, parts.hostname if https else None,
+                       max(0.01, deadline - time.monotonic()))
+    return _send(conn, target, body, host_header, address, deadline)
+
+
+def _connection(address: str, port: int, tls_name: str | None,
+                timeout: float) -> http.client.HTTPConnection:
+    if tls_name is None:
+        return http.client.HTTPConnection(address, port, timeout=timeout)
+    return _PinnedHTTPS(address, port, tls_name, timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """TLS to the checked address, with the certificate checked for the host name."""
+
+    def __init__(self, address: str, port: int, name: str, timeout: float):
+        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+        self._name = name
+        self._context = ssl.create_default_context()
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self._name)
+
+
+def _send(conn: http.client.HTTPConnection, target: str, body: bytes, host: str,
+          address: str, deadline: float) -> Response:
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            conn.request("POST", target, body, {"Host": host, "Content-Type": "application/json",
+                                                "Accept": "application/json"})
+            reply = conn.getresponse()
+            box["reply"] = (reply.status, reply.read(1 << 20))
+        except BaseException as error:  # handed to the caller
+            box["error"] = error
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=run, daemon=True, name="smevals-webhook")
+    thread.start()
+    thread.join(max(0.0, deadline - time.monotonic()))
+    if thread.is_alive():
+        sock = conn.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        raise Unreachable("no answer before the deadline")
+    error = box.get("error")
+    if error is not None:
+        raise Unreachable(f"{type(error).__name__}: {error}")
+    status, data = box["reply"]
+    return Response(int(status), bytes(data), address)

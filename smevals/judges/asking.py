@@ -1,0 +1,73 @@
+"""From a judge Check's options to its calls: settings, the same-family guard, prompts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smevals.checkers.base import CheckInput, fail
+from smevals.judges import templates, verdict
+from smevals.judges.backends import Call
+from smevals.judges.engine import JudgeContext, ask
+from smevals.judges.family import same_family
+from smevals.judges.settings import JudgeConfigError, Settings, resolve
+
+
+def settings_for(opts: dict[str, Any], ctx: JudgeContext) -> Settings:
+    try:
+        return resolve(opts.get("judge"), ctx.grader_judge, ctx.environ)
+    except JudgeConfigError as error:
+        fail(str(error))
+
+
+def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str, Any],
+              output: str, categories: list[str] | None, scale: tuple[float, float],
+              reference: str | None, template: str | None
+              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import os
+
+    ctx: JudgeContext = inp.judge or JudgeContext(environ=dict(os.environ))
+    settings = settings_for(opts, ctx)
+    shared = same_family(settings.model, ctx.run_model) if settings.backend != "replay" else None
+    if shared and not settings.allow_same_family:
+        fail(f"judge {settings.model!r} is of the same model family ({shared}) as the Run's "
+             f"model {ctx.run_model!r}; use a judge of another family, or set "
+             "allow_same_family: true in the judge block")
+    task = inp.task
+    values = {**values, "output": output, "prompt": task.get("prompt", ""),
+              "format": verdict.answer_format(kind, categories, scale)}
+    system = str(opts.get("system") or templates.SYSTEM)
+    user = template or templates.DEFAULTS[kind]
+    params = settings.params()
+    if settings.structured and settings.backend != "replay":
+        params["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": f"{kind}_verdict", "strict": True,
+            "schema": verdict.json_schema(kind, categories)}}
+    label = inp.check_name or _NAMES[kind]
+    orders: list[tuple[str | None, dict[str, Any]]] = [(None, values)]
+    if kind == "pairwise":
+        orders = [("AB", {**values, "a": output, "b": reference}),
+                  ("BA", {**values, "a": reference, "b": output})]
+    calls = []
+    for order, filled in orders:
+        try:
+            messages = templates.messages(system, user, filled, task)
+        except templates.TemplateError as error:
+            fail(str(error))
+        request = {"backend": settings.backend, "endpoint": settings.endpoint,
+                   "model": settings.model, "messages": messages, "params": params}
+        calls.append(Call(request, str(task.get("name", "")), ctx.run_model, label, order,
+                          output))
+
+    def parse(text: str) -> dict[str, Any]:
+        return verdict.parse(kind, text, categories, scale)
+
+    artifact = None
+    if inp.workspace is not None:
+        from smevals.checkers.judge import artifact_name
+
+        artifact = inp.workspace / artifact_name(ctx.index, label)
+    return ask(ctx, settings, calls, parse, artifact)
+
+
+_NAMES = {"judge": "llm_judge", "score": "llm_score", "category": "llm_category",
+          "match": "llm_answer_match", "pairwise": "llm_pairwise"}

@@ -1,0 +1,89 @@
+"""custom_webhook: POST {candidate, task}; private addresses and redirects refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import make_eval
+from tests.judges.helpers import newest
+
+
+def _eval(root: Path, checks: str) -> Path:
+    return make_eval(root, tasks={"one": "prompt: hello one\ngrading:\n  key: 42\n"},
+                     graders={"default": "checks:\n" + checks})
+
+
+def test_private_addresses_are_refused(tmp_path: Path, cli, fake_openai) -> None:
+    port = fake_openai.port
+    ev = _eval(tmp_path / "ev", f"""\
+  - {{checker: custom_webhook, name: loopback, url: "http://127.0.0.1:{port}/hook"}}
+  - {{checker: custom_webhook, name: ten, url: "http://10.1.2.3/hook"}}
+  - {{checker: custom_webhook, name: metadata, url: "http://169.254.169.254/latest"}}
+  - {{checker: custom_webhook, name: named, url: "http://localhost:{port}/hook"}}
+  - {{checker: custom_webhook, name: mapped, url: "http://[::ffff:192.168.1.1]/hook"}}
+""")
+    cli("run", str(ev))
+    res = cli("grade", str(ev))
+    assert res.code == 1, res.both
+    notes = {c["name"]: c["notes"] for c in newest(ev, "one")["checks"]}
+    allow = "refused (set allow_private: true on the Check to allow it)"
+    assert notes == {
+        "loopback": f"127.0.0.1 resolves to 127.0.0.1, a loopback address; {allow}",
+        "ten": f"10.1.2.3 resolves to 10.1.2.3, a private or reserved address; {allow}",
+        "metadata": ("169.254.169.254 resolves to 169.254.169.254, a link-local address "
+                     f"(cloud metadata lives there); {allow}"),
+        "named": f"localhost resolves to 127.0.0.1, a loopback address; {allow}",
+        "mapped": (f"::ffff:192.168.1.1 resolves to ::ffff:192.168.1.1, a private or reserved "
+                   f"address; {allow}"),
+    }
+    assert fake_openai.requests == []
+
+
+def test_allow_private_posts_candidate_and_task(tmp_path: Path, cli, fake_openai) -> None:
+    fake_openai.enqueue(200, {"passed": True, "score": 0.8, "reason": "fine"})
+    fake_openai.enqueue(200, {"passed": False, "reason": "too short"})
+    url = f"http://localhost:{fake_openai.port}/hook?x=1"
+    ev = _eval(tmp_path / "ev", f"""\
+  - {{checker: custom_webhook, url: "{url}", allow_private: true}}
+  - {{checker: custom_webhook, url: "{url}", allow_private: true}}
+""")
+    cli("run", str(ev))
+    res = cli("grade", str(ev))
+    assert res.code == 1
+    first, second = newest(ev, "one")["checks"]
+    assert (first["ok"], first["score"], first["details"]["reason"]) == (True, 0.8, "fine")
+    assert (second["ok"], second["score"], second["notes"]) == (False, 0.0, "webhook: too short")
+    sent = fake_openai.requests[0]
+    assert sent.path == "/hook?x=1"
+    assert sent.headers["host"] == f"localhost:{fake_openai.port}"
+    assert sent.body["candidate"] == "m1 says: hello one\n"
+    assert sent.body["task"]["key"] == 42 and sent.body["task"]["prompt"] == "hello one"
+
+
+def test_a_redirect_is_refused(tmp_path: Path, cli, fake_openai) -> None:
+    fake_openai.enqueue(302, {}, headers={"Location": "http://169.254.169.254/"})
+    ev = _eval(tmp_path / "ev", f'  - {{checker: custom_webhook, url: '
+               f'"http://127.0.0.1:{fake_openai.port}/", allow_private: true}}\n')
+    cli("run", str(ev))
+    assert cli("grade", str(ev)).code == 1
+    check = newest(ev, "one")["checks"][0]
+    assert check["notes"].endswith("answered with a redirect (HTTP 302); redirects are refused")
+    assert len(fake_openai.requests) == 1
+
+
+def test_an_answer_without_passed_is_an_error(tmp_path: Path, cli, fake_openai) -> None:
+    fake_openai.enqueue(200, {"passed": "true"})
+    fake_openai.enqueue(200, {"passed": True}, delay=2)
+    url = f"http://127.0.0.1:{fake_openai.port}/"
+    ev = _eval(tmp_path / "ev", f"""\
+  - {{checker: custom_webhook, url: "{url}", allow_private: true}}
+  - {{checker: custom_webhook, url: "{url}", allow_private: true, timeout: 0.3}}
+""")
+    cli("run", str(ev))
+    res = cli("grade", str(ev))
+    assert res.code == 2, res.both
+    first, second = newest(ev, "one")["checks"]
+    assert first["error"] and first["notes"] == (
+        f"webhook {url}: the answer needs a boolean `passed`: {{\"passed\": \"true\"}}")
+    assert second["error"] and second["notes"] == f"webhook {url}: no answer before the deadline"
+    assert newest(ev, "one")["outcome"] == "error"
