@@ -161,15 +161,15 @@ def test_merge_copies_the_judge_cache_and_refuses_a_damaged_entry(cli, tmp_path:
     source = tmp_path / "src" / "ev"
     good = judgecache.keep(source, {"model": "m", "messages": ["a"]}, {"pass": True}, "2026")
     bad = judgecache.keep(source, {"model": "m", "messages": ["b"]}, {"pass": False}, "2026")
-    bad_path = judgecache.entry_path(source, bad)
-    bad_path.chmod(0o644)
-    bad_path.write_bytes(bad_path.read_bytes().replace(b'"b"', b'"c"'))     # another request
+    bad.chmod(0o644)
+    bad.write_bytes(bad.read_bytes().replace(b'"b"', b'"c"'))     # another request
     res = cli("merge", "src", "--into", "into", cwd=tmp_path)
     assert res.code == 1
-    assert f"judges/{bad[:2]}/{bad}.json: its request hashes to " in res.out + res.err
+    rel = f"judges/{bad.parent.name}/{bad.name}"
+    assert f"{rel}: the record hashes to " in res.out + res.err
+    assert "; its request hashes to " in res.out + res.err
     into = tmp_path / "into" / "ev"
-    assert judgecache.entry_path(into, good).read_bytes() == \
-        judgecache.entry_path(source, good).read_bytes()
-    assert not judgecache.entry_path(into, bad).exists()
+    assert (into / f"judges/{good.parent.name}/{good.name}").read_bytes() == good.read_bytes()
+    assert not (into / rel).exists()
     again = cli("merge", "src", "--into", "into", cwd=tmp_path)
     assert "0 object(s) copied" in again.out

@@ -1,14 +1,20 @@
-"""The judge cache: model-judge responses kept in the store, content-addressed by request.
+"""The judge cache: model-judge responses kept in the store, found by request, named by content.
 
 ```
-<store>/judges/<first 2 hex of key>/<key>.json
+<store>/judges/<first 2 hex of key>/<key>.<first 12 hex of the record's sha256>.json
 ```
 
 `key` is the sha256 of the canonical JSON of the exact request (backend, endpoint, model,
 messages, parameters; never a key or a header). The file is a canonical JSON record
 `{"format", "kind": "judge", "request", "response", "created"}`, written once (staged,
 fsynced, linked into place so it never replaces an entry) and read-only afterwards.
-`verify` re-hashes each request against the file name.
+
+The second part of the name is the start of the sha256 of the file's own bytes, as an
+object id is, so an edited response (even one written back in canonical form) no longer
+hashes to its name: `verify` names it, `merge` refuses it, and a lookup leaves it out (the
+judge is asked again) and notes it as damage. A request may have several entries (two
+writers at once, two merged shards): a lookup serves the first sound one in name order.
+Lookups are O(1): each bucket folder is listed once per process, and again on a miss.
 """
 
 from __future__ import annotations
@@ -16,13 +22,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
-from smevals.store.layout import STAGING
+from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.objects import _fsync_dir, _ignore_in_git, _make_parents, host_name
 
 try:
@@ -32,42 +40,87 @@ except ImportError:                      # pragma: no cover - not POSIX
 
 FOLDER = "judges"
 FORMAT = 1
-_KEY = re.compile(r"^[0-9a-f]{64}$")
+_NAME = re.compile(rf"^([0-9a-f]{{64}})\.([0-9a-f]{{{HASH_PREFIX}}})\.json$")
+_OLD_NAME = re.compile(r"^[0-9a-f]{64}\.json$")
+STRAY = (f"stray entry in the judge cache (only <2 hex>/<sha256 of the request>."
+         f"<{HASH_PREFIX} hex of the record's sha256>.json files belong)")
+OLD = ("an entry of the old layout (<sha256 of the request>.json): its answer cannot be "
+       "checked, so it is never served; delete it (`smevals grade` asks the judge again)")
+_LISTED: dict[Path, dict[str, list[str]]] = {}     # bucket folder -> request key -> names
+_LOCK = threading.Lock()
 
 
 def request_key(request: dict[str, Any]) -> str:
     return sha256_bytes(dumps(request))
 
 
-def entry_path(root: Path, key: str) -> Path:
-    return root / FOLDER / key[:2] / f"{key}.json"
+def entry_name(key: str, data: bytes) -> str:
+    """The file name of the entry for request `key` whose record bytes are `data`."""
+    return f"{key}.{sha256_bytes(data)[:HASH_PREFIX]}.json"
 
 
 def lookup(root: Path, request: dict[str, Any]) -> dict[str, Any] | None:
-    """The stored response of `request`, or None (absent, unreadable or not this request's)."""
-    key = request_key(request)
-    try:
-        record = loads(entry_path(root, key).read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("request") != request:
-        return None
-    response = record.get("response")
-    return response if isinstance(response, dict) else None
+    """The stored response of `request`, or None (absent, or every entry damaged)."""
+    found = _find(root, request)
+    return found[1]["response"] if found else None
 
 
 def has(root: Path, request: dict[str, Any]) -> bool:
     return lookup(root, request) is not None
 
 
-def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created: str) -> str:
-    """Store `response` for `request` (a no-op when an entry exists); the key."""
+def _find(root: Path, request: dict[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+    """(path, record) of the first sound entry of `request`; damaged ones noted and skipped."""
+    from smevals.store import damage
+
     key = request_key(request)
-    dest = entry_path(root, key)
-    if dest.exists():
-        return key
+    folder = root / FOLDER / key[:2]
+    fresh = False
+    while True:
+        names, fresh = _names(folder, key, fresh)
+        for name in names:
+            _data, record, problems = check_entry(folder / name)
+            if problems:
+                damage.note(str(root), f"{FOLDER}/{key[:2]}/{name}", "; ".join(problems))
+            elif record is not None and record["request"] == request:
+                return folder / name, record
+        if fresh:
+            return None
+        fresh = True
+
+
+def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
+    """(entry names of request `key`, listed afresh?): the bucket's listing of this process,
+    or a new one when `fresh` or none was made yet."""
+    with _LOCK:
+        listed = None if fresh else _LISTED.get(folder)
+    if listed is None:
+        fresh, listed = True, {}
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                listed.setdefault(name.split(".", 1)[0], []).append(name)
+        with _LOCK:
+            _LISTED[folder] = listed
+    return sorted(listed.get(key, ())), fresh
+
+
+def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created: str) -> Path:
+    """Store `response` for `request` (a no-op when a sound entry exists); the entry's path."""
+    found = _find(root, request)
+    if found is not None:
+        return found[0]
     data = dumps({"format": FORMAT, "kind": "judge", "request": request, "response": response,
                   "created": created})
+    key = request_key(request)
+    return copy_entry(root, f"{key[:2]}/{entry_name(key, data)}", data)
+
+
+def copy_entry(root: Path, rel: str, data: bytes) -> Path:
+    """Write the entry `<bucket>/<name>` holding `data` (checked by the caller), unless it is
+    there: staged, fsynced, then linked into place, so no reader sees half of it."""
+    dest = root / FOLDER / rel
+    if dest.exists():
+        return dest
     staging = root / STAGING
     staging.mkdir(parents=True, exist_ok=True)
     _ignore_in_git(staging)
@@ -87,7 +140,9 @@ def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created:
     finally:
         tmp.unlink(missing_ok=True)
         os.close(fd)
-    return key
+    with _LOCK:
+        _LISTED.pop(dest.parent, None)
+    return dest
 
 
 def entries(root: Path) -> Iterator[tuple[str, Path | None]]:
@@ -106,26 +161,44 @@ def entries(root: Path) -> Iterator[tuple[str, Path | None]]:
 
 def entry_problems(rel: str, path: Path | None) -> list[str]:
     """Why one cache entry is damaged (an empty list when it is sound)."""
-    if path is None:
-        return ["stray entry in the judge cache (only <2 hex>/<sha256>.json files belong)"]
-    bucket, name = path.parent.name, path.name
-    key = name[:-5] if name.endswith(".json") else ""
-    if not _KEY.match(key) or bucket != key[:2] or path.is_symlink() or not path.is_file():
-        return ["stray entry in the judge cache (only <2 hex>/<sha256>.json files belong)"]
+    return [STRAY] if path is None else check_entry(path)[2]
+
+
+def check_entry(path: Path) -> tuple[bytes | None, dict[str, Any] | None, list[str]]:
+    """(bytes, record, problems) of one entry; no problem when it is sound (or just gone)."""
+    match = _NAME.match(path.name)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None, None, []
+    except OSError as exc:
+        return None, None, [f"unreadable judge cache entry: {exc}"]
+    if match is None or path.parent.name != path.name[:2] or not stat.S_ISREG(mode):
+        return None, None, [OLD if _OLD_NAME.match(path.name) and stat.S_ISREG(mode)
+                            else STRAY]
     try:
         data = path.read_bytes()
         record = loads(data)
     except (OSError, ValueError) as exc:
-        return [f"unreadable judge cache entry: {exc}"]
+        return None, None, [f"unreadable judge cache entry: {exc}"]
     if not isinstance(record, dict) or record.get("kind") != "judge" \
             or not isinstance(record.get("request"), dict) \
             or not isinstance(record.get("response"), dict):
-        return ["not a judge cache record (needs kind 'judge', a request and a response)"]
+        return data, None, ["not a judge cache record (needs kind 'judge', a request and a "
+                            "response)"]
+    return data, record, _hash_problems(data, record, match.group(1), match.group(2))
+
+
+def _hash_problems(data: bytes, record: dict[str, Any], key: str, digest: str) -> list[str]:
     out = []
     if dumps(record) != data:
         out.append("not in canonical form (edited by hand?)")
-    digest = request_key(record["request"])
-    if digest != key:
-        out.append(f"its request hashes to {digest[:12]}, not {key[:12]} as the file name says "
+    got = sha256_bytes(data)[:HASH_PREFIX]
+    if got != digest:
+        out.append(f"the record hashes to {got}, not {digest} as the file name says "
+                   "(edited by hand?)")
+    asked = request_key(record["request"])
+    if asked != key:
+        out.append(f"its request hashes to {asked[:12]}, not {key[:12]} as the file name says "
                    "(edited or renamed)")
     return out

@@ -68,20 +68,21 @@ def merge_store(source: Path, into: Path) -> Merged:
 
 
 def _merge_judges(source: Path, into: Path, result: Merged) -> None:
-    """Copy the judge cache entries `into` lacks, each checked first (its request hashes to
-    its name); written as `grade` writes them, so a reader never sees half an entry."""
+    """Copy the judge cache entries `into` lacks, each checked first (its request and its
+    whole record hash to its name); the bytes checked are the bytes written, as `grade`
+    writes them, so a reader never sees half an entry."""
     from smevals.store import judgecache
 
     for rel, path in judgecache.entries(source):
-        problems = judgecache.entry_problems(rel, path)
-        if problems or path is None:
+        data, _record, problems = judgecache.check_entry(path) if path else \
+            (None, None, [judgecache.STRAY])
+        if problems:
             result.refused.append(Damage(rel, "; ".join(problems)))
             continue
-        if (into / rel).exists():
-            result.present += 1
+        if data is None or os.path.lexists(into / rel):     # gone meanwhile, or there
+            result.present += data is not None
             continue
-        record = judgecache.loads(path.read_bytes())
-        judgecache.keep(into, record["request"], record["response"], record.get("created", ""))
+        judgecache.copy_entry(into, rel.split("/", 1)[1], data)
         result.copied += 1
 
 

@@ -65,7 +65,8 @@ def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]
 
 
 def judge_cache_problems(root: Path) -> tuple[int, list[Damage]]:
-    """(entries checked, problems) of the judge cache: each request must hash to its name."""
+    """(entries checked, problems) of the judge cache: each request, and each whole
+    record, must hash to its name."""
     from smevals.store import judgecache
 
     count, out = 0, []
