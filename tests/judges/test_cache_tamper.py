@@ -116,3 +116,25 @@ def test_merge_refuses_an_edited_answer(tmp_path: Path, cli, fake_openai) -> Non
     assert res.code == 1, res.both
     assert f"{rel}: the record hashes to " in res.out + res.err
     assert not (tmp_path / "into" / "judges").exists()
+
+
+def test_merged_shards_keep_both_answers_to_one_request(tmp_path: Path, cli,
+                                                        fake_openai) -> None:
+    ev = judge_eval(tmp_path / "ev", fake_openai, JUDGE)
+    for store, verdict in (("a", FAIL), ("b", json.loads(PASS))):
+        answer_with(fake_openai, lambda user, v=verdict: v)
+        cli("run", str(ev), "-t", "one", "--store", str(tmp_path / store))
+        cli("grade", str(ev), "--store", str(tmp_path / store))
+    for store in ("a", "b"):
+        res = cli("merge", str(tmp_path / store), "--into", str(tmp_path / "into"))
+        assert res.code == 0, res.both
+    entries = sorted((tmp_path / "into" / "ev" / "judges").glob("*/*.json"))
+    assert len(entries) == 2 and len({e.name.split(".")[0] for e in entries}) == 1
+    assert cli("verify", str(ev), "--store", str(tmp_path / "into")).code == 0
+    assert "0 object(s) copied" in cli("merge", str(tmp_path / "b"), "--into",
+                                       str(tmp_path / "into")).out
+    fake_openai.close()                     # the first entry in name order answers
+    first = loads(entries[0].read_bytes())["response"]["content"]
+    res = cli("regrade", str(ev), "--store", str(tmp_path / "into"))
+    assert res.code == (0 if '"pass": true' in first else 1), res.both
+    assert "Warning" not in res.err
