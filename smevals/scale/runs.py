@@ -7,7 +7,7 @@ from typing import Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
-from smevals.scale.unpack import unpack
+from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Made, RunTask, attempt_remote
 from smevals.store.store import Obj
 
@@ -45,6 +45,7 @@ def _keep(root: Any, job: Any, made: Made) -> tuple[Any, Any]:
     from smevals.store.canonical import loads
 
     assert made.run is not None
+    keep_judged(root, made.judged)
     written = unpack(root, made.run)
     record = loads(made.run.record)
     grade = None

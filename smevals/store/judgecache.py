@@ -90,6 +90,33 @@ def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created:
     return key
 
 
+def entry_bytes(root: Path, request: dict[str, Any]) -> tuple[str, bytes] | None:
+    """(key, the entry file's bytes) of `request`'s sound entry, for sending elsewhere."""
+    key = request_key(request)
+    if not has(root, request):
+        return None
+    try:
+        return key, entry_path(root, key).read_bytes()
+    except OSError:
+        return None
+
+
+def accept(root: Path, key: str, data: bytes) -> bool:
+    """Keep an entry sent from elsewhere (a Dask worker, or the client to a worker) when it
+    is a judge record whose request hashes to `key`; False (nothing written) when not."""
+    try:
+        record = loads(data)
+    except ValueError:
+        return False
+    if not _KEY.match(key) or not isinstance(record, dict) or record.get("kind") != "judge" \
+            or not isinstance(record.get("request"), dict) \
+            or not isinstance(record.get("response"), dict) \
+            or request_key(record["request"]) != key:
+        return False
+    keep(root, record["request"], record["response"], str(record.get("created", "")))
+    return True
+
+
 def entries(root: Path) -> Iterator[tuple[str, Path | None]]:
     """(path relative to the store root, file or None for a stray) of every cache entry."""
     base = root / FOLDER
