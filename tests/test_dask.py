@@ -177,4 +177,10 @@ def test_dask_workers_use_and_fill_the_judge_cache(cli, tmp_path: Path, schedule
     assert len(fake_openai.requests) == 2
     assert newest(ev, "one")["judge"] == {"calls": 0, "cached": 1, "input_tokens": 0,
                                           "output_tokens": 0}
-    assert cli("verify", str(ev)).out == "OK: 8 object(s) verified, no problems\n"
+    # run -g: Runs one and two say what their earlier Runs said, so only three is asked.
+    (ev / "tasks" / "three.yaml").write_text("prompt: hello three\n")
+    made = cli("run", str(ev), "-g", "--dask", scheduler)
+    assert made.code == 0 and made.out.count("    grade: pass") == 3, made.both
+    assert len(fake_openai.requests) == 3
+    assert len(list((ev / "results" / "judges").glob("*/*.json"))) == 3
+    assert cli("verify", str(ev)).out == "OK: 15 object(s) verified, no problems\n"

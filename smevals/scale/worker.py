@@ -38,6 +38,9 @@ class Packed:
     files: tuple[tuple[str, int, bytes | None, str | None], ...]
 
 
+Entries = tuple[tuple[str, bytes], ...]        # judge cache entries: (key, file bytes)
+
+
 @dataclass(frozen=True)
 class RunTask:
     runner_at: str | None        # the runner program's path in the bundle
@@ -49,9 +52,7 @@ class RunTask:
     provenance: dict[str, Any]
     grader: str | None = None
     version: str = ""
-
-
-Entries = tuple[tuple[str, bytes], ...]        # judge cache entries: (key, file bytes)
+    cached: Entries = ()        # judge cache entries grading earlier Runs of these inputs used
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
         if not task.grader or not made.ok:
             return Made(run)
         obj = Obj("run", made.written.id, made.written.rel, made.record)
-        graded = _grade(ev, GradeTask(task.eval_name, task.grader, task.version, run), obj,
+        graded = _grade(ev, GradeTask(task.eval_name, task.grader, task.version, run, True,
+                                      task.cached), obj,
                         store, session.groups)
         return replace(graded, run=run)
     finally:
