@@ -155,3 +155,32 @@ def test_bad_dask_resources_exit_2(cli, tmp_path: Path) -> None:
     res = cli("grade", str(ev), "--dask-resources", "GPU=1")
     assert res.code == 2
     assert "--dask-resources needs --dask ADDRESS (or SMEVALS_DASK)" in res.err
+
+
+def test_dask_workers_use_and_fill_the_judge_cache(cli, tmp_path: Path, scheduler: str,
+                                                   fake_openai) -> None:
+    from tests.judges.helpers import answer_with, judge_eval, newest
+
+    answer_with(fake_openai, lambda user: {"reason": "fine", "pass": True})
+    ev = judge_eval(tmp_path / "ev", fake_openai,
+                    "  - checker: llm_judge\n    rubric: Is it polite?\n")
+    assert cli("run", str(ev)).code == 0
+    first = cli("grade", str(ev), "--dask", scheduler)
+    assert "Graded 2 Run(s): 2 pass, 0 fail" in first.out, first.both
+    assert len(fake_openai.requests) == 2
+    keys = {c["cache_key"] for t in ("one", "two") for c in json.loads(
+        (Path(newest(ev, t)["_dir"]) / "judge-1-llm-judge.json").read_text())["calls"]}
+    kept = {p.name.split(".")[0] for p in (ev / "results" / "judges").glob("*/*.json")}
+    assert kept == keys and len(kept) == 2
+    again = cli("regrade", str(ev), "--dask", scheduler)
+    assert "Graded 2 Run(s): 2 pass, 0 fail" in again.out, again.both
+    assert len(fake_openai.requests) == 2
+    assert newest(ev, "one")["judge"] == {"calls": 0, "cached": 1, "input_tokens": 0,
+                                          "output_tokens": 0}
+    # run -g: Runs one and two say what their earlier Runs said, so only three is asked.
+    (ev / "tasks" / "three.yaml").write_text("prompt: hello three\n")
+    made = cli("run", str(ev), "-g", "--dask", scheduler)
+    assert made.code == 0 and made.out.count("    grade: pass") == 3, made.both
+    assert len(fake_openai.requests) == 3
+    assert len(list((ev / "results" / "judges").glob("*/*.json"))) == 3
+    assert cli("verify", str(ev)).out == "OK: 15 object(s) verified, no problems\n"

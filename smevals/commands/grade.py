@@ -219,7 +219,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
         if opts.cluster is not None:
             from smevals.scale.grades import grade_on_cluster
 
-            grade_on_cluster(plan, opts.cluster, done)
+            grade_on_cluster(plan, opts.cluster, done, opts.judge_cache)
         else:
             run_pool(plan.todo, work, opts.jobs, done, groups.cancel)
 
@@ -307,27 +307,16 @@ def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
 def _dry(plan: Plan, summary: GradeSummary) -> None:
     """Count the judge calls grading `plan.todo` would make, and those the cache serves,
     by building every judge Check's requests without sending one. Nothing is written."""
-    from smevals import checkers
-    from smevals.grade.apply import judge_context
-    from smevals.grade.version import JUDGE_CHECKERS
+    from smevals.grade.dry import dry_judge, judge_checks
     from smevals.judges.engine import DryCount
 
     count = DryCount()
-    judged = [c for c in plan.grader.checks
-              if checkers.canonical_name(c.checker) in JUDGE_CHECKERS]
+    judged = judge_checks(plan.grader)
     groups = ProcessGroups()
     for run in plan.todo if judged else []:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
                        groups)
-        task = {**run.record.get("task", {}), **grading_data(plan.ev, run)}
-        output = (plan.store.path_of(run) / "output.txt").read_text(encoding="utf-8",
-                                                                     errors="replace")
-        for check in judged:
-            inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
-                                      run_dir=plan.store.path_of(run), workspace=None,
-                                      check_name=check.spec.get("name"),
-                                      judge=judge_context(job, check, dry=count))
-            checkers.run_check(check.checker, check.options, inp)
+        dry_judge(job, judged, count)
     summary.judge_calls += count.calls
     summary.judge_cached += count.cached
 

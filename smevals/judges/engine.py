@@ -29,12 +29,15 @@ class DryCount:
 
     calls: int = 0
     cached: int = 0
+    requests: list[dict[str, Any]] = field(default_factory=list)   # every request, in order
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, cached: bool) -> None:
+    def add(self, cached: bool, request: dict[str, Any] | None = None) -> None:
         with self.lock:
             self.calls += 1
             self.cached += cached
+            if request is not None:
+                self.requests.append(request)
 
 
 class DryRun(Exception):
@@ -74,7 +77,7 @@ def ask(ctx: JudgeContext, settings: Settings, calls: list[Call],
     if ctx.dry is not None:
         for call in calls:
             ctx.dry.add(cacheable(settings, ctx) and ctx.store_root is not None
-                        and judgecache.has(ctx.store_root, call.request))
+                        and judgecache.has(ctx.store_root, call.request), call.request)
         raise DryRun
     if len(calls) > 1:              # pairwise: both orders asked at once
         from concurrent.futures import ThreadPoolExecutor

@@ -1,19 +1,24 @@
-"""`smevals grade --dask`: each Grade made on a worker; written here as it arrives."""
+"""`smevals grade --dask`: each Grade made on a worker; written here as it arrives, with
+the judge cache entries the worker made. Each Run goes out with the entries of the judge
+requests its Grade makes (built here as `grade --dry-run` builds them), so a worker asks a
+judge only what the store cannot answer."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
-from smevals.scale.unpack import unpack
-from smevals.scale.worker import GradeTask, Made, grade_remote, pack
+from smevals.scale.unpack import keep_judged, unpack
+from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
 from smevals.store.store import Obj
 
 
-def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None]) -> None:
+def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None],
+                     judge_cache: bool = True) -> None:
     """Grade `plan.todo` on the cluster at `spec`; `done(GradeResult)` for each."""
     root = plan.store.root
     with connect(spec) as client:
@@ -21,11 +26,13 @@ def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None]) 
 
         def submit(key: str, run: Obj) -> Any:
             task = GradeTask(plan.ev.name, plan.grader.name, plan.version,
-                             pack(root, "run", run.rel))
+                             pack(root, "run", run.rel), judge_cache,
+                             cached_for(plan, run) if judge_cache else ())
             return client.submit(grade_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
         def write(run: Obj, made: Made) -> Any:
+            keep_judged(root, made.judged)
             return None if made.grade is None else result_of(root, run, made)
 
         drive(client, plan.todo, submit, write, done)
@@ -41,3 +48,23 @@ def result_of(root: Path, run: Obj, made: Made) -> Any:
     record = loads(made.grade.record)
     return GradeResult(run, written.id, written.rel, record["outcome"], record["score"],
                        record, made.why)
+
+
+def cached_for(plan: Any, run: Obj) -> Entries:
+    """The store's judge cache entries of the requests grading `run` makes (as built with
+    this process's environment: a worker whose environment makes other requests asks)."""
+    from smevals.grade.apply import GradeJob
+    from smevals.grade.dry import dry_judge, judge_checks
+    from smevals.judges.engine import DryCount
+    from smevals.run.execute import ProcessGroups
+    from smevals.store import judgecache
+
+    judged = judge_checks(plan.grader)
+    if not judged:
+        return ()
+    count = DryCount()
+    dry_judge(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
+                       dict(os.environ), ProcessGroups()), judged, count)
+    found = dict(filter(None, (judgecache.entry_bytes(plan.store.root, request)
+                               for request in count.requests)))
+    return tuple(sorted(found.items()))

@@ -1,14 +1,19 @@
-"""`smevals run --dask`: each attempt on a worker; each Run written here as it arrives."""
+"""`smevals run --dask`: each attempt on a worker; each Run written here as it arrives.
+
+With `-g`, a Job goes out with the judge cache entries of the requests that grading the
+earlier Runs of its inputs makes (a deterministic runner says the same again), and the
+entries its Grade made come back with it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
-from smevals.scale.unpack import unpack
-from smevals.scale.worker import Made, RunTask, attempt_remote
+from smevals.scale.unpack import keep_judged, unpack
+from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
 from smevals.store.store import Obj
 
 
@@ -16,13 +21,15 @@ def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) ->
     """Attempt `prep.jobs` on the cluster at `spec`; `done((Attempt, GradeResult|None))`."""
     session = prep.session
     version = _version(prep.grader)
+    cached = _earlier_entries(prep, version)
     with connect(spec) as client:
         bundle, shipped = ship(client, prep.ev.path, session.store.root, session.runner)
 
         def submit(key: str, job: Any) -> Any:
             task = RunTask(bundle.runner, prep.ev.name, session.config.name, session.runner, job,
                            session.timeout, session.provenance,
-                           prep.grader.name if prep.grader else None, version)
+                           prep.grader.name if prep.grader else None, version,
+                           cached(job))
             return client.submit(attempt_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
@@ -45,6 +52,7 @@ def _keep(root: Any, job: Any, made: Made) -> tuple[Any, Any]:
     from smevals.store.canonical import loads
 
     assert made.run is not None
+    keep_judged(root, made.judged)
     written = unpack(root, made.run)
     record = loads(made.run.record)
     grade = None
@@ -53,3 +61,40 @@ def _keep(root: Any, job: Any, made: Made) -> tuple[Any, Any]:
 
         grade = result_of(root, Obj("run", written.id, written.rel, record), made)
     return Attempt(job, written, record), grade
+
+
+def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
+    """A Job's judge cache entries: those of the requests grading each earlier ok Run of the
+    same inputs makes, found once per inputs hash."""
+    from smevals.grade.dry import judge_checks
+
+    judged = judge_checks(prep.grader) if prep.grader is not None else []
+    if not judged:
+        return lambda job: ()
+    from smevals.scale.grades import cached_for
+
+    store = prep.session.store
+    plan = _Plan(prep.ev, prep.grader, version, store)
+    earlier: dict[str, list[Obj]] = {}
+    for run in store.runs():
+        inputs = run.record.get("inputs")
+        if run.record.get("status") == "ok" and isinstance(inputs, dict):
+            earlier.setdefault(str(inputs.get("hash")), []).append(run)
+    found: dict[str, Entries] = {}
+
+    def entries(job: Any) -> Entries:
+        key = str(job.inputs.get("hash"))
+        if key not in found:
+            merged = dict(e for run in earlier.get(key, []) for e in cached_for(plan, run))
+            found[key] = tuple(sorted(merged.items()))
+        return found[key]
+
+    return entries
+
+
+@dataclass(frozen=True)
+class _Plan:                    # what scale.grades.cached_for reads of a grade plan
+    ev: Any
+    grader: Any
+    version: str
+    store: Any

@@ -25,3 +25,12 @@ def unpack(root: Path, packed: Any) -> Written:
                 target.chmod(mode | 0o200)
 
     return copy_in(root, packed.kind, packed.rel, packed.record, fill)
+
+
+def keep_judged(root: Path, entries: Any) -> None:
+    """Keep the judge cache entries a worker made, each verified first (its request hashes
+    to its name; one that does not is left out)."""
+    from smevals.store import judgecache
+
+    for key, data in entries:
+        judgecache.accept(root, key, data)

@@ -1,7 +1,8 @@
 """What runs on a Dask worker: an attempt (and its Grade with `-g`) or a Grade, each in a
 temporary store of its own. The objects made there are sent back whole (record and files)
-for the client to verify and write; nothing on a worker touches the real store. Secrets
-come from the worker's environment, never from the task."""
+for the client to verify and write; nothing on a worker touches the real store. Judge cache
+entries travel the same way: those a Grade may need come with its task, those a Grade made
+go back with it. Secrets come from the worker's environment, never from the task."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ class Packed:
     files: tuple[tuple[str, int, bytes | None, str | None], ...]
 
 
+Entries = tuple[tuple[str, bytes], ...]        # judge cache entries: (key, file bytes)
+
+
 @dataclass(frozen=True)
 class RunTask:
     runner_at: str | None        # the runner program's path in the bundle
@@ -48,6 +52,7 @@ class RunTask:
     provenance: dict[str, Any]
     grader: str | None = None
     version: str = ""
+    cached: Entries = ()        # judge cache entries grading earlier Runs of these inputs used
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,8 @@ class GradeTask:
     grader: str
     version: str
     run: Packed
+    judge_cache: bool = True        # False: --no-judge-cache
+    cached: Entries = ()            # the client's entries for the requests this Grade makes
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class Made:
     run: Packed | None
     grade: Packed | None = None
     why: str = ""
+    judged: Entries = ()            # judge cache entries made here, for the client to keep
 
 
 Shipped = tuple[Bundle, dict[str, bytes]]      # the Eval's files: a bundle and its contents
@@ -88,8 +96,10 @@ def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
         if not task.grader or not made.ok:
             return Made(run)
         obj = Obj("run", made.written.id, made.written.rel, made.record)
-        grade, why = _grade(ev, task.grader, task.version, obj, store, session.groups)
-        return Made(run, grade, why)
+        graded = _grade(ev, GradeTask(task.eval_name, task.grader, task.version, run, True,
+                                      task.cached), obj,
+                        store, session.groups)
+        return replace(graded, run=run)
     finally:
         shutil.rmtree(made.written.path, ignore_errors=True)
 
@@ -104,22 +114,34 @@ def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
     written = unpack(store.root, task.run)
     try:
         obj = Obj("run", written.id, written.rel, loads(task.run.record))
-        grade, why = _grade(ev, task.grader, task.version, obj, store, ProcessGroups())
-        return Made(None, grade, why)
+        return _grade(ev, task, obj, store, ProcessGroups())
     finally:
         shutil.rmtree(written.path, ignore_errors=True)
 
 
-def _grade(ev: Eval, grader: str, version: str, run: Obj, store: Store,
-           groups: Any) -> tuple[Packed | None, str]:
+def _grade(ev: Eval, task: GradeTask, run: Obj, store: Store, groups: Any) -> Made:
+    """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
+    and the judge cache entries made meanwhile."""
     from smevals.grade.apply import GradeJob, grade_run
+    from smevals.store import judgecache
 
-    result = grade_run(GradeJob(ev, ev.graders[grader], version, run, store,
-                                dict(os.environ), groups))
-    if result is None:
-        return None, ""
+    cache = store.root / judgecache.FOLDER
+    shutil.rmtree(cache, ignore_errors=True)     # nothing left from an earlier task
+    for key, data in task.cached:
+        judgecache.accept(store.root, key, data)
     try:
-        return pack(store.root, "grade", result.rel), result.why
+        result = grade_run(GradeJob(ev, ev.graders[task.grader], task.version, run, store,
+                                    dict(os.environ), groups, task.judge_cache))
+        shipped = {key for key, _ in task.cached}
+        judged = tuple((path.name.split(".")[0], path.read_bytes())
+                       for _rel, path in judgecache.entries(store.root)
+                       if path is not None and path.name.split(".")[0] not in shipped and path.is_file())
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    if result is None:
+        return Made(None, None, "", judged)
+    try:
+        return Made(None, pack(store.root, "grade", result.rel), result.why, judged)
     finally:
         shutil.rmtree(store.root / result.rel, ignore_errors=True)
 

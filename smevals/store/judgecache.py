@@ -145,6 +145,34 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
     return dest
 
 
+def entry_bytes(root: Path, request: dict[str, Any]) -> tuple[str, bytes] | None:
+    """(key, the entry file's bytes) of `request`'s sound entry, for sending elsewhere."""
+    found = _find(root, request)
+    if found is None:
+        return None
+    try:
+        return request_key(request), found[0].read_bytes()
+    except OSError:
+        return None
+
+
+def accept(root: Path, key: str, data: bytes) -> bool:
+    """Keep an entry sent from elsewhere (a Dask worker, or the client to a worker) when it
+    is a canonical judge record whose request hashes to `key`, byte for byte under the name
+    its content gives; False (nothing written) when not."""
+    try:
+        record = loads(data)
+    except ValueError:
+        return False
+    if not re.fullmatch(r"[0-9a-f]{64}", key) or not isinstance(record, dict) \
+            or record.get("kind") != "judge" or not isinstance(record.get("request"), dict) \
+            or not isinstance(record.get("response"), dict) or dumps(record) != data \
+            or request_key(record["request"]) != key:
+        return False
+    copy_entry(root, f"{key[:2]}/{entry_name(key, data)}", data)
+    return True
+
+
 def entries(root: Path) -> Iterator[tuple[str, Path | None]]:
     """(path relative to the store root, file or None for a stray) of every cache entry."""
     base = root / FOLDER

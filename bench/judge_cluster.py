@@ -1,0 +1,74 @@
+"""Benchmark judge answers on a Dask cluster: N Runs graded by one llm_judge Check on a
+LocalCluster of 2 worker processes, first with every call made (the fake OpenAI server of
+the tests answers after DELAY seconds), then regraded with every answer shipped from the
+store's judge cache; the judge calls each makes, and local regrades for comparison.
+
+Usage: python bench/judge_cluster.py [N] [DELAY]   (default 100 Runs, 0.05 s). Needs the
+`dask` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+# bench/dask.py would shadow dask: keep this folder off the path, load the helpers by file.
+_HERE = Path(__file__).resolve().parent
+ROOT = _HERE.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(ROOT))
+
+
+def _common():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_bench_common", _HERE / "_common.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+make_eval, timed = _common().make_eval, _common().timed
+
+from tests.fake_openai import FakeOpenAI, Scripted, completion  # noqa: E402
+
+RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
+
+
+def main() -> None:
+    from distributed import LocalCluster
+
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.05
+    verdict = json.dumps({"reason": "fine", "pass": True})
+    server = FakeOpenAI().start()
+    server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
+    grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
+              "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=":0")
+    try:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
+            ev = make_eval(Path(tmp) / "ev", n, RUNNER, grader)
+            timed(["run", str(ev), "-j", "4"], env)
+            steps = [("grade --dask (calls made)", ["grade", "--dask", cluster.scheduler_address]),
+                     ("regrade --dask (from the cache)",
+                      ["regrade", "--dask", cluster.scheduler_address]),
+                     ("regrade -j 2 locally (from the cache)", ["regrade", "-j", "2"])]
+            for label, args in steps:
+                before = len(server.requests)
+                wall = timed([args[0], str(ev), *args[1:]], env)
+                print(f"{label}: {n} Runs, {len(server.requests) - before} judge calls, "
+                      f"{wall:.2f}s = {n / wall:.0f} Grades/s")
+    finally:
+        cluster.close()
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
