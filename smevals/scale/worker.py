@@ -133,9 +133,9 @@ def _grade(ev: Eval, task: GradeTask, run: Obj, store: Store, groups: Any) -> Ma
         result = grade_run(GradeJob(ev, ev.graders[task.grader], task.version, run, store,
                                     dict(os.environ), groups, task.judge_cache))
         shipped = {key for key, _ in task.cached}
-        judged = tuple((path.name.split(".")[0], path.read_bytes())
-                       for _rel, path in judgecache.entries(store.root)
-                       if path is not None and path.name.split(".")[0] not in shipped and path.is_file())
+        made = [(path.name.split(".")[0], path) for _rel, path in judgecache.entries(store.root)
+                if path is not None and path.is_file()]
+        judged = tuple((key, path.read_bytes()) for key, path in made if key not in shipped)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     if result is None:
