@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 SMEVALS = str(Path(sys.executable).parent / "smevals")
 
@@ -37,3 +39,16 @@ def timed(args: list[str], env: dict[str, str] | None = None) -> float:
     if proc.returncode not in (0, 1):
         raise SystemExit(f"smevals {' '.join(args)} failed:\n{proc.stderr}")
     return elapsed
+
+
+def fake_judge(delay: float) -> tuple[Any, str]:
+    """The tests' fake OpenAI-compatible server, answering every judge call with a passing
+    verdict after `delay` seconds, and a grader of one llm_judge Check that asks it."""
+    from tests.fake_openai import FakeOpenAI, Scripted, completion
+
+    verdict = json.dumps({"reason": "fine", "pass": True})
+    server = FakeOpenAI().start()
+    server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
+    grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
+              "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
+    return server, grader

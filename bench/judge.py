@@ -7,7 +7,6 @@ Usage: python bench/judge.py [N] [DELAY]   (default 160 Runs, 0.2 s)
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -16,9 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT))
-from _common import make_eval, timed  # noqa: E402
-
-from tests.fake_openai import FakeOpenAI, Scripted, completion  # noqa: E402
+from _common import fake_judge, make_eval, timed  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
 
@@ -26,11 +23,7 @@ RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 160
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.2
-    verdict = json.dumps({"reason": "fine", "pass": True})
-    server = FakeOpenAI().start()
-    server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
-    grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
-              "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
+    server, grader = fake_judge(delay)
     try:
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
             env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}

@@ -9,32 +9,15 @@ Usage: python bench/judge_cluster.py [N] [DELAY]   (default 100 Runs, 0.05 s). N
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-# bench/dask.py would shadow dask: keep this folder off the path, load the helpers by file.
-_HERE = Path(__file__).resolve().parent
-ROOT = _HERE.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def _common():  # type: ignore[no-untyped-def]
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("_bench_common", _HERE / "_common.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make_eval, timed = _common().make_eval, _common().timed
-
-from tests.fake_openai import FakeOpenAI, Scripted, completion  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+from _common import fake_judge, make_eval, timed  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
 
@@ -44,11 +27,7 @@ def main() -> None:
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.05
-    verdict = json.dumps({"reason": "fine", "pass": True})
-    server = FakeOpenAI().start()
-    server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
-    grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
-              "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
+    server, grader = fake_judge(delay)
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=":0")
     try:

@@ -50,13 +50,14 @@ def one_task(tmp_path: Path, runner: str, config: str = "") -> Path:
 
 def test_runner_timeout_kills_a_detached_child_that_holds_stdout(cli, tmp_path: Path) -> None:
     ev = one_task(tmp_path, "#!/bin/sh\n" + DETACH + "echo started\nsleep 45\n")
+    # waiting for the detached sleeper would take 45 s: the harness's 30 s limit fails that
     res = cli("run", str(ev), "--timeout", "1", timeout=30)
     assert res.code == 1
     (rec,) = runs(ev)
     assert rec["failure"] == {"kind": "timeout", "detail": "timed out after 1s; the runner and "
                                                            "every process it started were killed"}
     assert rec["exit_code"] is None
-    assert 1 <= rec["duration_seconds"] < 30
+    assert rec["duration_seconds"] >= 1                # it ran until the deadline
     assert (run_dirs(ev)[0] / "output.txt").read_text() == "started\n"
     assert gone(marker_pid(ev))
 
@@ -66,7 +67,7 @@ def test_runner_that_exits_leaves_no_detached_child_behind(cli, tmp_path: Path) 
     res = cli("run", str(ev), timeout=30)
     assert res.code == 0, res.err
     (rec,) = runs(ev)
-    assert rec["status"] == "ok" and rec["duration_seconds"] < 30
+    assert rec["status"] == "ok"          # and returned within the harness's 30 s limit
     assert (run_dirs(ev)[0] / "output.txt").read_text() == "done\n"
     assert gone(marker_pid(ev))
 

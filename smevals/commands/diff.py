@@ -110,8 +110,7 @@ def _pairs(paths: list[str], opts: DiffOptions, revs: list[str], tmp: Path,
         side_a = _side(folder, rev_a, opts.side, tmp, early) if on_a else None
         side_b = _side(folder, rev_b, opts.side, tmp, early) if on_b else None
         if side_a is None and side_b is None:
-            raise SmevalsError(f"{folder}: no Runs in revision {rev_a} nor in "
-                               f"{f'revision {rev_b}' if rev_b else 'the working tree'}")
+            raise SmevalsError(f"{folder}: no Runs in {_where(rev_a)} nor in {_where(rev_b)}")
         pairs.append((side_a or absent(side_b, folder, rev_a, on_a),
                       side_b or absent(side_a, folder, rev_b, on_b)))
     return pairs
@@ -120,17 +119,19 @@ def _pairs(paths: list[str], opts: DiffOptions, revs: list[str], tmp: Path,
 def _folders(paths: list[str], rev_a: str, rev_b: str | None) -> list[tuple[Path, bool, bool]]:
     """Every Eval under `paths` on either side: (folder, on side A, on side B). An Eval on
     one side only is an added or removed Eval."""
-    out: list[tuple[Path, bool, bool]] = []
+    out: dict[Path, tuple[Path, bool, bool]] = {}
     for arg in paths:
         on_a, on_b = _evals_on(Path(arg), rev_a), _evals_on(Path(arg), rev_b)
         if not on_a and not on_b:
             find_evals([arg])               # says why there is no Eval here
-            raise SmevalsError(f"{arg}: no Eval at revision {rev_a} nor in "
-                               f"{f'revision {rev_b}' if rev_b else 'the working tree'}")
+            raise SmevalsError(f"{arg}: no Eval in {_where(rev_a)} nor in {_where(rev_b)}")
         for folder in sorted(set(on_a) | set(on_b)):
-            if all(folder != seen for seen, _a, _b in out):
-                out.append((folder, folder in on_a, folder in on_b))
-    return out
+            out.setdefault(folder, (folder, folder in on_a, folder in on_b))
+    return list(out.values())
+
+
+def _where(rev: str | None) -> str:
+    return f"revision {rev}" if rev else "the working tree"
 
 
 def _evals_on(path: Path, rev: str | None) -> list[Path]:
@@ -144,8 +145,7 @@ def _versions(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
     old, new = opts.grader_versions or ("", "")
     opened = _open(folder, revs[0] if revs else None, opts.side, tmp, early)
     if opened is None:
-        where = f"revision {revs[0]}" if revs else "the working tree"
-        raise SmevalsError(f"{folder}: no Runs in {where}")
+        raise SmevalsError(f"{folder}: no Runs in {_where(revs[0] if revs else None)}")
     pair = (report_side(opened, replace(opts.side, version=old)),
             report_side(opened, replace(opts.side, version=new)))
     check_versions(pair, old, new)

@@ -158,12 +158,8 @@ def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
     if not listing:
         return
     mode, kind, blob = listing.split(b"\t", 1)[0].decode().split()
-    if kind != "blob" or mode == "120000":
-        return                      # a folder or a symbolic link is no program
-    content = git(revision.repo, "cat-file", "blob", blob, what="git cat-file")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(content)
-    target.chmod(0o755 if mode == "100755" else 0o644)
+    if kind == "blob":              # a folder is no program (and a symbolic link is skipped)
+        _extract(revision, (mode, kind, blob, rel), mirror)
 
 
 def evals_at(revision: Revision, folder: Path) -> list[Path]:

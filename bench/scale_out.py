@@ -2,7 +2,7 @@
 latency-bound runner (it sleeps 200 ms), and smevals' per-Run overhead on Dask against
 local `-j` with a runner that returns at once.
 
-Usage: python bench/dask.py [N]   (default 60 Runs per throughput measurement, 4N for
+Usage: python bench/scale_out.py [N]   (default 60 Runs per throughput measurement, 4N for
 the overhead). Needs the `dask` extra. Each figure is the best of a few tries (the
 machine may be shared) and comes from a run of N Runs less a run of 1, so the fixed
 cost of a command (start-up, connecting, shipping the Eval) is left out; that fixed
@@ -16,23 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-# This file's name is dask's: take its folder off the path so `import dask` finds dask,
-# and load the shared helpers by file.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-
-def _common():  # type: ignore[no-untyped-def]
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("_bench_common", _HERE / "_common.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-make_eval, timed = _common().make_eval, _common().timed
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import make_eval, timed  # noqa: E402
 
 SLEEPY = '#!/bin/sh\nsleep 0.2\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
 QUICK = '#!/bin/sh\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
