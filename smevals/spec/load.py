@@ -41,7 +41,7 @@ def load_eval(path: Path) -> Eval:
 def read_eval(path: Path) -> tuple[Eval, list[Problem]]:
     """The Eval (with whatever loaded cleanly) and every problem found while loading it."""
     problems: list[Problem] = []
-    head = _read(path / "eval.yaml", "eval", problems)
+    head = read_doc(path / "eval.yaml", "eval", problems)
     data = head.data if head and isinstance(head.data, dict) else {}
     tasks = [t for t in (_task(p, problems) for p in _files(path, "tasks")) if t]
     configs = [c for c in (_config(p, problems) for p in _files(path, "configs")) if c]
@@ -68,7 +68,9 @@ def _files(root: Path, sub: str) -> list[Path]:
     return [folder / name for name in names]
 
 
-def _read(path: Path, kind: str, problems: list[Problem]) -> YamlDoc | None:
+def read_doc(path: Path, kind: str, problems: list[Problem]) -> YamlDoc | None:
+    """One authoring file, a mapping that matches the `kind` schema; else None, the
+    problems (file, line, field) added to `problems`."""
     try:
         doc = load_yaml(path, display_path(path))
     except YamlProblem as exc:
@@ -95,7 +97,7 @@ def _named(doc: YamlDoc, path: Path, problems: list[Problem], kind: str) -> str 
 
 
 def _task(path: Path, problems: list[Problem]) -> Task | None:
-    doc = _read(path, "task", problems)
+    doc = read_doc(path, "task", problems)
     if doc is None or (name := _named(doc, path, problems, "task")) is None:
         return None
     data = dict(doc.data)
@@ -105,7 +107,7 @@ def _task(path: Path, problems: list[Problem]) -> Task | None:
 
 
 def _config(path: Path, problems: list[Problem]) -> Config | None:
-    doc = _read(path, "config", problems)
+    doc = read_doc(path, "config", problems)
     if doc is None or (name := _named(doc, path, problems, "config")) is None:
         return None
     data: dict[str, Any] = dict(doc.data)
@@ -116,7 +118,7 @@ def _config(path: Path, problems: list[Problem]) -> Config | None:
 
 
 def _grader(path: Path, problems: list[Problem]) -> Grader | None:
-    doc = _read(path, "grader", problems)
+    doc = read_doc(path, "grader", problems)
     if doc is None or (name := _named(doc, path, problems, "grader")) is None:
         return None
     if name == RESERVED_GRADER:

@@ -14,10 +14,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from smevals.errors import Problem
-from smevals.spec.load import display_path
+from smevals.spec.load import display_path, read_doc
 from smevals.spec.model import Eval, Grader
-from smevals.spec.schema import schema_problems
-from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
+from smevals.spec.yamlio import YamlDoc
 
 SUFFIX = ".fixtures"
 RESERVED_FILES = frozenset({"output.txt", "run.json"})
@@ -74,17 +73,8 @@ def load_case(ev: Eval, path: Path, problems: list[Problem]) -> Case | None:
         problems.append(Problem(display_path(path), 1, 1, "the case file is a link to a file "
                                 "outside the fixtures folder (cases stay inside it)"))
         return None
-    try:
-        doc = load_yaml(path, display_path(path))
-    except YamlProblem as exc:
-        problems.append(exc.problem)
-        return None
-    if not isinstance(doc.data, dict):
-        problems.append(doc.problem((), "the top level must be a mapping"))
-        return None
-    found = schema_problems(doc, "fixture")
-    if found:
-        problems.extend(found)
+    doc = read_doc(path, "fixture", problems)
+    if doc is None:
         return None
     before = len(problems)
     case = _build(ev, path, doc, problems)

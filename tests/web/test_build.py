@@ -150,13 +150,19 @@ def test_builds_are_reproducible(tmp_path: Path) -> None:
             assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
 
 
-def test_a_file_name_with_a_backslash_is_a_plain_file(tmp_path: Path) -> None:
+def _backslash_eval(tmp_path: Path) -> Path:
+    """An Eval with one Run whose runner wrote `back\\slash.txt`."""
     from tests.conftest import make_eval
 
     runner = "#!/bin/sh\nprintf 'in a file\\n' > 'back\\slash.txt'\necho says\n"
     ev = make_eval(tmp_path / "ev", configs={"default": "runner: ./r.sh\nmodel: m1\n"},
                    tasks={"one": "prompt: p\n"}, files={"configs/r.sh": runner})
     assert run_cli("run", str(ev), "-g", cwd=tmp_path).code == 0
+    return ev
+
+
+def test_a_file_name_with_a_backslash_is_a_plain_file(tmp_path: Path) -> None:
+    ev = _backslash_eval(tmp_path)
     assert build(str(ev), "-o", "site", cwd=tmp_path).code == 0
     [run_file] = (tmp_path / "site" / "data" / "ev" / "runs").glob("*.js")
     files = {f["path"]: f for f in data(run_file)["files"]}
@@ -171,14 +177,10 @@ def test_serve_serves_a_file_whose_name_holds_a_backslash(tmp_path: Path) -> Non
     from urllib.parse import quote
 
     from smevals.commands.site import SiteOptions, make_server
-    from tests.conftest import make_eval
     from tests.web.conftest import start
     from tests.web.test_serve import fetch
 
-    runner = "#!/bin/sh\nprintf 'in a file\\n' > 'back\\slash.txt'\necho says\n"
-    ev = make_eval(tmp_path / "ev", configs={"default": "runner: ./r.sh\nmodel: m1\n"},
-                   tasks={"one": "prompt: p\n"}, files={"configs/r.sh": runner})
-    assert run_cli("run", str(ev), "-g", cwd=tmp_path).code == 0
+    ev = _backslash_eval(tmp_path)
     (run_dir,) = (ev / "results" / "runs").glob("*/*/*/*")
     server = start(make_server(SiteOptions((str(ev),)), "127.0.0.1", 0))
     try:
