@@ -8,7 +8,7 @@ cell to exactly N successful Runs, each with a current Grade.
 
 Every figure is printed; nothing is asserted, but the exit code is 1 when a "must" fails.
 
-Usage: python bench/crash.py [--kills 30] [--tasks 4] [--repeat 50] [--seed 1] [--jobs 4]
+Usage: python bench/crash.py [--kills 30] [--tasks 4] [--repeat 150] [--seed 1] [--jobs 4]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--kills", type=int, default=30)
     parser.add_argument("--tasks", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=150)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--min-delay", type=float, default=0.05)
