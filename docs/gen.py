@@ -64,10 +64,10 @@ READS = {
     "json": "the output as JSON, or a file with `file:`; takes `extract: json`",
     "none": "the Run's usage record",
 }
-FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "jsonc": "JSON",
-            "schemac": "JSON", "overlap": "Overlap and retrieval scores",
+FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks": "JSON",
+            "json_schema": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
-            "tools": "Tool calls", "measures": "Measurements", "xmlc": "Files",
+            "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files",
             "program": "Programs", "judge": "Model judges", "webhook": "Webhooks"}
 
 

@@ -15,7 +15,7 @@ def check(
     task: dict[str, Any] | None = None,
     usage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run one built-in Check on ``output`` without a store; see smevals.checkers.api."""
+    """Run one built-in Check on `output` without a store; see smevals.checkers.api."""
     from smevals.checkers.api import check as _check
 
     return _check(spec, output, task=task, usage=usage)

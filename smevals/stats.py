@@ -3,7 +3,7 @@
 Every function here is deterministic and free of I/O, so `report` and `diff` can call
 them on plain lists of numbers and booleans. The choices behind each one:
 
-- Spread: ``stderr`` is the sample standard deviation (n - 1) over sqrt(n), and is never
+- Spread: `stderr` is the sample standard deviation (n - 1) over sqrt(n), and is never
   given for fewer than two values.
 - Pass rates: the Wilson score interval, which stays inside [0, 1] and is sensible at
   0 and n successes, where the normal ("Wald") interval collapses to a point.
@@ -63,7 +63,7 @@ V = TypeVar("V")
 
 
 def mean(xs: Sequence[float]) -> float | None:
-    """Arithmetic mean of ``xs`` (bools count as 0/1), or None when ``xs`` is empty."""
+    """Arithmetic mean of `xs` (bools count as 0/1), or None when `xs` is empty."""
     return statistics.fmean(xs) if xs else None
 
 
@@ -79,7 +79,7 @@ def stderr(xs: Sequence[float]) -> float | None:
 
 
 def stdev(xs: Sequence[float]) -> float:
-    """Sample standard deviation (n - 1), equal to ``statistics.stdev`` to the last bit.
+    """Sample standard deviation (n - 1), equal to `statistics.stdev` to the last bit.
 
     Like the standard library, the sum of squares is exact (in fractions) and its square
     root correctly rounded; but equal values are summed once, times their count, so the
@@ -113,11 +113,11 @@ def _sqrt_fraction(num: int, den: int) -> float:
 
 
 def fmt_mean_se(xs: Sequence[float]) -> str:
-    """Format ``xs`` as the report shows scores and numeric metrics.
+    """Format `xs` as the report shows scores and numeric metrics.
 
-    ``"0.90 ±0.10"`` (mean ± stderr, 2 decimals, the "±" glued to the stderr) for two or
-    more values, ``"0.90"`` for one value and ``"-"`` for none. A zero stderr still shows
-    (``"0.60 ±0.00"``), so one value and several equal values read differently.
+    `"0.90 ±0.10"` (mean ± stderr, 2 decimals, the "±" glued to the stderr) for two or
+    more values, `"0.90"` for one value and `"-"` for none. A zero stderr still shows
+    (`"0.60 ±0.00"`), so one value and several equal values read differently.
     """
     m = mean(xs)
     if m is None:
@@ -130,12 +130,12 @@ def fmt_mean_se(xs: Sequence[float]) -> str:
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a pass rate of ``successes`` out of ``n`` (95% by default).
+    """Wilson score interval for a pass rate of `successes` out of `n` (95% by default).
 
     With p = successes / n the bounds are
-    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``.
+    `(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`.
     0 successes give a lower bound of exactly 0.0 and n successes an upper bound of
-    exactly 1.0. With ``n == 0`` nothing is known and the result is ``(0.0, 1.0)``.
+    exactly 1.0. With `n == 0` nothing is known and the result is `(0.0, 1.0)`.
 
     Raises:
         ValueError: unless 0 <= successes <= n and z > 0.
@@ -159,7 +159,7 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
 def paired(before: Mapping[K, V], after: Mapping[K, V]) -> list[tuple[V, V]]:
     """Pair the values of the keys (e.g. tasks) present in both mappings.
 
-    Pairs come in the key order of ``before``; keys found on one side only are dropped,
+    Pairs come in the key order of `before`; keys found on one side only are dropped,
     since a paired statistic needs both halves of a pair.
     """
     return [(value, after[key]) for key, value in before.items() if key in after]
@@ -168,7 +168,7 @@ def paired(before: Mapping[K, V], after: Mapping[K, V]) -> list[tuple[V, V]]:
 def discordant_counts(pairs: Iterable[tuple[bool, bool]]) -> tuple[int, int]:
     """Count the discordant pairs of (before, after) outcomes.
 
-    Returns ``(b, c)``: b = pairs that went pass -> fail (regressions), c = pairs that
+    Returns `(b, c)`: b = pairs that went pass -> fail (regressions), c = pairs that
     went fail -> pass (fixes). Concordant pairs carry no information for McNemar's test.
     """
     b = c = 0
@@ -181,11 +181,11 @@ def discordant_counts(pairs: Iterable[tuple[bool, bool]]) -> tuple[int, int]:
 
 
 def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value from the discordant counts ``b`` and ``c``.
+    """Two-sided exact McNemar p-value from the discordant counts `b` and `c`.
 
     Under "no change" each of the b + c discordant pairs is equally likely to go either
     way, so min(b, c) follows Binomial(b + c, 1/2) and
-    ``p = min(1, 2 · P(X <= min(b, c)))``. It is 1.0 when b + c == 0. The sum is exact
+    `p = min(1, 2 · P(X <= min(b, c)))`. It is 1.0 when b + c == 0. The sum is exact
     integer arithmetic, so large counts lose no precision.
 
     Raises:
@@ -204,7 +204,7 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def significant(p: float, alpha: float = 0.05) -> bool:
-    """True when the p-value ``p`` is strictly below the significance level ``alpha``."""
+    """True when the p-value `p` is strictly below the significance level `alpha`."""
     return p < alpha
 
 
@@ -228,13 +228,13 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def bootstrap_ci(
     xs: Sequence[float], iterations: int = 10_000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval for the mean of ``xs``.
+    """Percentile bootstrap interval for the mean of `xs`.
 
-    Draws ``iterations`` resamples of len(xs) values with replacement from
-    ``random.Random(seed)``, takes each resample's mean, and returns the
+    Draws `iterations` resamples of len(xs) values with replacement from
+    `random.Random(seed)`, takes each resample's mean, and returns the
     (1 - level)/2 and (1 + level)/2 quantiles of those means (linearly interpolated
     between order statistics). The same inputs always give the same interval. Returns
-    None for an empty ``xs``; all-equal values give the point interval (v, v).
+    None for an empty `xs`; all-equal values give the point interval (v, v).
 
     Raises:
         ValueError: unless iterations >= 1 and 0 < level < 1.
@@ -270,7 +270,7 @@ def paired_bootstrap(
 
     Each delta is one task's score change between two revisions; resampling whole
     tasks keeps each pair together. An interval that excludes 0 is evidence of a real
-    change at that level. See ``bootstrap_ci`` for the method; None for no deltas.
+    change at that level. See `bootstrap_ci` for the method; None for no deltas.
     """
     return bootstrap_ci(deltas, iterations=iterations, seed=seed, level=level)
 
@@ -294,12 +294,12 @@ def _check_k(n: int, c: int, k: int) -> None:
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k from ``n`` samples of which ``c`` passed.
+    """Unbiased pass@k from `n` samples of which `c` passed.
 
     The chance that at least one of k samples drawn without replacement passes:
-    ``1 - C(n-c, k) / C(n, k)``. The difference is taken in exact integers and divided
+    `1 - C(n-c, k) / C(n, k)`. The difference is taken in exact integers and divided
     once, so the result is correctly rounded: a float product form
-    ``1 - prod (1 - k/i)`` avoids nothing here (Python integers do not overflow) and
+    `1 - prod (1 - k/i)` avoids nothing here (Python integers do not overflow) and
     loses digits to cancellation when pass@k is small (it gives 0.0010000000000000009
     for n=1000, c=1, k=1).
 
@@ -312,9 +312,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
-    """pass^k from ``n`` samples of which ``c`` passed: the chance all k samples pass.
+    """pass^k from `n` samples of which `c` passed: the chance all k samples pass.
 
-    For k samples drawn without replacement: ``C(c, k) / C(n, k)`` (0 when c < k),
+    For k samples drawn without replacement: `C(c, k) / C(n, k)` (0 when c < k),
     computed in exact integers and divided once, so the result is correctly rounded.
 
     Raises:
@@ -327,8 +327,8 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 def classify_repeats(outcomes: Sequence[bool]) -> RepeatClass:
     """Classify one task's repeated pass/fail outcomes.
 
-    ``"stable_pass"`` if every outcome passed, ``"stable_fail"`` if every one failed,
-    else ``"flaky"``. A single outcome is stable.
+    `"stable_pass"` if every outcome passed, `"stable_fail"` if every one failed,
+    else `"flaky"`. A single outcome is stable.
 
     Raises:
         ValueError: for no outcomes, which have no class.
@@ -363,7 +363,7 @@ def competition_ranks(values: Sequence[str | float]) -> list[int]:
 
 
 def fmt_ci(interval: tuple[float, float] | None, digits: int = 2) -> str:
-    """Format an interval as ``"[0.49, 0.94]"``, or ``"-"`` when there is none."""
+    """Format an interval as `"[0.49, 0.94]"`, or `"-"` when there is none."""
     if interval is None:
         return "-"
     low, high = interval
@@ -371,5 +371,5 @@ def fmt_ci(interval: tuple[float, float] | None, digits: int = 2) -> str:
 
 
 def fmt_p(p: float) -> str:
-    """Format a p-value as ``"p=0.021"`` (3 decimals), or ``"p<0.001"`` below 0.001."""
+    """Format a p-value as `"p=0.021"` (3 decimals), or `"p<0.001"` below 0.001."""
     return "p<0.001" if p < 0.001 else f"p={p:.3f}"

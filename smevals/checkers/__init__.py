@@ -2,9 +2,9 @@
 
 Importing this package is cheap: the table below names each built-in and its family
 module; jsonschema, re2 and the family modules load only when a check needs them.
-Third-party checkers come from the ``smevals.checkers`` entry-point group, looked up
+Third-party checkers come from the `smevals.checkers` entry-point group, looked up
 only for a name that is not built in. To add a built-in: write it in a family module
-(``@checker(CHECKERS, "name", ...)``) and add one line to ``_FAMILY``.
+(`@checker(CHECKERS, "name", ...)`) and add one line to `_FAMILY`.
 """
 
 from __future__ import annotations
@@ -49,10 +49,10 @@ _FAMILY: dict[str, str] = {
     "blocklist": "text",
     "regex": "regex",
     "not_regex": "regex",
-    "json_valid": "jsonc",
-    "json_field": "jsonc",
-    "json_schema": "schemac",
-    "json_path_assertion": "jsonc",
+    "json_valid": "json_checks",
+    "json_field": "json_checks",
+    "json_schema": "json_schema",
+    "json_path_assertion": "json_checks",
     "token_f1": "overlap",
     "bleu": "overlap",
     "rouge": "overlap",
@@ -68,7 +68,7 @@ _FAMILY: dict[str, str] = {
     "latency_threshold": "measures",
     "cost_threshold": "measures",
     "token_threshold": "measures",
-    "xml_valid": "xmlc",
+    "xml_valid": "xml_valid",
     "match_output": "program",
     "llm_judge": "judge",
     "llm_score": "judge",
@@ -89,7 +89,7 @@ _ENTRY_POINT_GROUP = "smevals.checkers"
 
 
 def canonical_name(name: str) -> str:
-    """``"xml-valid"`` -> ``"xml_valid"``; other tools' aliases map onto our names."""
+    """`"xml-valid"` -> `"xml_valid"`; other tools' aliases map onto our names."""
     key = name.strip().lower().replace("-", "_")
     return _NAME_ALIASES.get(key, key)
 
@@ -103,7 +103,7 @@ def checker_names() -> list[str]:
 
 
 def _load(name: str) -> Checker:
-    """The declaration of ``name`` (built-in, else an entry point); CheckFailure if none."""
+    """The declaration of `name` (built-in, else an entry point); CheckFailure if none."""
     if not isinstance(name, str):
         raise CheckFailure(f"checker name must be a string, not {type(name).__name__}")
     key = canonical_name(name)
@@ -136,9 +136,9 @@ def options_schema(name: str) -> dict[str, Any]:
 
 
 def option_problems(name: str, options: dict[str, Any]) -> list[tuple[str, str]]:
-    """Static problems for ``smevals validate``: (option path, message) pairs.
+    """Static problems for `smevals validate`: (option path, message) pairs.
 
-    An option given as ``{task: KEY}`` is accepted here and type-checked at grade time.
+    An option given as `{task: KEY}` is accepted here and type-checked at grade time.
     """
     try:
         found = _load(name)
@@ -154,7 +154,7 @@ def option_problems(name: str, options: dict[str, Any]) -> list[tuple[str, str]]
 
 
 def task_needs(name: str, options: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """The Task keys a Check of ``name`` with ``options`` reads: (option, keys, one needed)."""
+    """The Task keys a Check of `name` with `options` reads: (option, keys, one needed)."""
     try:
         found = _load(name)
         opts = _strip_reserved(options)

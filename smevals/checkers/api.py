@@ -1,8 +1,8 @@
-"""``smevals.check``: run one built-in Check on a string, without a store.
+"""`smevals.check`: run one built-in Check on a string, without a store.
 
-A spec names its checker with ``checker`` (grader files) or ``type`` (@caveman/evals,
+A spec names its checker with `checker` (grader files) or `type` (@caveman/evals,
 ai-eval-forge) and carries the options beside it. Reserved keys are not options:
-``name`` and ``timeout`` reach the checker as in a Grade; ``min`` (a number from 0 to
+`name` and `timeout` reach the checker as in a Grade; `min` (a number from 0 to
 1) fails a passing check whose score is below it or absent, as the grader does.
 """
 
@@ -24,7 +24,7 @@ def check(
     task: Mapping[str, Any] | None = None,
     usage: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The result dict of ``spec`` applied to ``output``; SmevalsError for a bad spec."""
+    """The result dict of `spec` applied to `output`; SmevalsError for a bad spec."""
     if not isinstance(spec, Mapping):
         raise SmevalsError(f"a check spec must be a mapping, not {type(spec).__name__}")
     name = _checker_name(spec)
@@ -75,7 +75,7 @@ def _check_inputs(spec: Mapping[str, Any], output: object, task: object, usage: 
 
 
 def task_view(task: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The Task as checkers see it: its keys with its ``grading:`` mapping merged on top."""
+    """The Task as checkers see it: its keys with its `grading:` mapping merged on top."""
     if task is None:
         return {}
     view = dict(task)
@@ -86,7 +86,7 @@ def task_view(task: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def apply_min(result: CheckResult, minimum: Any) -> CheckResult:
-    """``min`` only tightens, as in a Grade: a passing check fails below it or unscored."""
+    """`min` only tightens, as in a Grade: a passing check fails below it or unscored."""
     if minimum is None or not result.ok:
         return result
     if result.score is None:

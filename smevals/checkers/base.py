@@ -1,6 +1,6 @@
 """The records every built-in checker shares: its input, its result and its declaration.
 
-Kept free of heavy imports: ``smevals.checkers`` imports this module at start-up.
+Kept free of heavy imports: `smevals.checkers` imports this module at start-up.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CheckInput:
-    """What a checker may look at. Checkers never write outside ``workspace``."""
+    """What a checker may look at. Checkers never write outside `workspace`."""
 
     output: str
     task: Mapping[str, Any]
@@ -39,7 +39,7 @@ class CheckInput:
 
 @dataclass
 class CheckResult:
-    """The verdict of one Check; ``as_dict`` is what a Grade records."""
+    """The verdict of one Check; `as_dict` is what a Grade records."""
 
     ok: bool
     score: float | None = None
@@ -63,9 +63,9 @@ class CheckResult:
 
 
 class CheckFailure(Exception):
-    """Raised inside a checker to fail the Check with ``reason`` (fail closed).
+    """Raised inside a checker to fail the Check with `reason` (fail closed).
 
-    ``score`` stays None for a problem with the Check itself (bad option, missing
+    `score` stays None for a problem with the Check itself (bad option, missing
     file or Task key); a checker sets 0.0 when it judged the output and found it wanting.
     """
 
@@ -99,7 +99,7 @@ def binary(ok: bool, notes: str = "", **details: Any) -> CheckResult:
 
 
 def ratio_result(score: float, threshold: float, notes: str, **details: Any) -> CheckResult:
-    """A partial-credit verdict: ok iff ``score >= threshold`` (unrounded).
+    """A partial-credit verdict: ok iff `score >= threshold` (unrounded).
 
     Notes are kept on failure; details whose value is empty are dropped.
     """
@@ -132,13 +132,13 @@ ProblemFn = Callable[[dict[str, Any]], list[tuple[str, str]]]
 class Checker:
     """The declaration of one checker.
 
-    properties: JSON Schema of each option (type checks); ``required`` lists options
+    properties: JSON Schema of each option (type checks); `required` lists options
     that must be present when the check runs, a tuple standing for "exactly one of";
-    ``task_keys`` maps an option to the Task keys read, in order, when it is absent;
-    ``aliases`` maps another tool's spelling of an option to ours; ``reads`` is "text"
-    (the ``file:`` option applies), "json" (``file:`` and ``extract: json``) or "none";
-    ``problems`` adds static checks for ``smevals validate`` (e.g. a regex compiles);
-    ``strict`` False accepts options that ``properties`` does not name (plugins).
+    `task_keys` maps an option to the Task keys read, in order, when it is absent;
+    `aliases` maps another tool's spelling of an option to ours; `reads` is "text"
+    (the `file:` option applies), "json" (`file:` and `extract: json`) or "none";
+    `problems` adds static checks for `smevals validate` (e.g. a regex compiles);
+    `strict` False accepts options that `properties` does not name (plugins).
     """
 
     name: str
@@ -187,7 +187,7 @@ EXTRACT_OPTION = {"enum": ["json"], "x-expect": "'json'"}
 def checker(
     table: dict[str, Checker], name: str, summary: str, **kw: Any
 ) -> Callable[[CheckFn], CheckFn]:
-    """Decorator: declare ``fn`` as the checker ``name`` in a family's ``table``."""
+    """Decorator: declare `fn` as the checker `name` in a family's `table`."""
 
     def register(fn: CheckFn) -> CheckFn:
         table[name] = Checker(name=name, fn=fn, summary=summary, **kw)
@@ -206,7 +206,7 @@ ANY: dict[str, Any] = {}
 
 
 def str_list(blank_ok: bool = False) -> dict[str, Any]:
-    """A non-empty list of strings (non-blank unless ``blank_ok``)."""
+    """A non-empty list of strings (non-blank unless `blank_ok`)."""
     item = (
         STRING
         if blank_ok

@@ -1,5 +1,5 @@
-"""What a checker reads: output.txt, or ``file:`` (workspace first, then the Run's
-directory, never outside them), optionally narrowed by ``extract: json``."""
+"""What a checker reads: output.txt, or `file:` (workspace first, then the Run's
+directory, never outside them), optionally narrowed by `extract: json`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def parse_json(text: str) -> Any:
-    """Strict JSON (no NaN/Infinity); ValueError when ``text`` is not one JSON value."""
+    """Strict JSON (no NaN/Infinity); ValueError when `text` is not one JSON value."""
     value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     if _skip_ws(text, end) != len(text):
         raise ValueError(f"extra data after the JSON value at offset {end}")
@@ -36,7 +36,7 @@ def _skip_ws(text: str, pos: int) -> int:
 
 
 def relative_path(name: str) -> PurePosixPath:
-    """A safe relative path: no absolute path, drive, ``..`` or NUL."""
+    """A safe relative path: no absolute path, drive, `..` or NUL."""
     if not name or "\0" in name:
         fail("file: needs a non-empty relative path")
     path = PurePosixPath(name.replace("\\", "/"))

@@ -1,9 +1,9 @@
 """Code locations for localization_f1: parsing and line-range overlap.
 
-Accepted shapes: text lines ``path:start-end`` / ``path:line`` / ``path:1-3,7`` / bare
-``path`` (the last colon splits path from ranges); a list of such strings or of objects
-``{path, lines: [[start, end], ...]}``; one such object; or a map ``{path: ranges}``
-whose ranges are null (whole file), ``"5-14,20"``, or a list of ``[start, end]`` pairs
+Accepted shapes: text lines `path:start-end` / `path:line` / `path:1-3,7` / bare
+`path` (the last colon splits path from ranges); a list of such strings or of objects
+`{path, lines: [[start, end], ...]}`; one such object; or a map `{path: ranges}`
+whose ranges are null (whole file), `"5-14,20"`, or a list of `[start, end]` pairs
 and line numbers. Ranges are inclusive; reversed pairs are swapped; paths merge.
 """
 
@@ -18,7 +18,7 @@ Locations = dict[str, Ranges | None]
 
 
 def parse_locations(value: Any, what: str, score: float | None = None) -> Locations:
-    """Parse ``value``; fail (with ``score``) when it is empty or any part unparseable."""
+    """Parse `value`; fail (with `score`) when it is empty or any part unparseable."""
     found: Locations = {}
     try:
         for path, ranges in _entries(value):
@@ -58,7 +58,7 @@ def _path(path: str) -> str:
 
 
 def _parse_text(text: str) -> list[tuple[str, Ranges | None]]:
-    """Location lines; the common ``path:a-b`` is parsed inline (outputs can be long)."""
+    """Location lines; the common `path:a-b` is parsed inline (outputs can be long)."""
     out: list[tuple[str, Ranges | None]] = []
     for raw in text.splitlines():
         line = raw.strip()

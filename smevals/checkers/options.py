@@ -1,6 +1,6 @@
-"""Option handling shared by every checker: aliases, ``{task: KEY}``, defaults, types.
+"""Option handling shared by every checker: aliases, `{task: KEY}`, defaults, types.
 
-``static_problems`` serves ``smevals validate`` (no Task at hand); ``prepare`` runs at
+`static_problems` serves `smevals validate` (no Task at hand); `prepare` runs at
 grade time and raises CheckFailure naming the option on the first problem.
 """
 
@@ -21,7 +21,7 @@ _VALIDATORS: dict[int, tuple[Checker, Draft202012Validator]] = {}
 
 
 def is_task_ref(value: object) -> bool:
-    """``{task: KEY}``: a mapping with exactly the one key ``task``."""
+    """`{task: KEY}`: a mapping with exactly the one key `task`."""
     return isinstance(value, Mapping) and len(value) == 1 and "task" in value
 
 
@@ -40,7 +40,7 @@ def static_problems(checker: Checker, options: dict[str, Any]) -> list[Problem]:
 
 def task_needs(checker: Checker, options: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
     """What every Task must hold for the check to run: (option as written, the Task keys of
-    which one is needed) for each ``{task: KEY}`` and each required option left to the Task."""
+    which one is needed) for each `{task: KEY}` and each required option left to the Task."""
     needs: list[tuple[str, tuple[str, ...]]] = [
         (key, (value["task"],)) for key, value in options.items()
         if is_task_ref(value) and not _ref_problems(key, value)]

@@ -157,7 +157,7 @@ def _is_word(char: str) -> bool:
 
 
 def has_bounded(text: str, needle: str) -> bool:
-    """``needle`` occurs with no letter, digit or underscore right before or after."""
+    """`needle` occurs with no letter, digit or underscore right before or after."""
     start = text.find(needle)
     while start >= 0:
         end = start + len(needle)

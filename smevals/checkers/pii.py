@@ -1,7 +1,7 @@
 """no_pii: conservative detectors for personal data; reasons name kinds, never matches.
 
 Candidates are found with RE2 patterns, then confirmed in Python: Luhn for payment
-cards, mod-97 for IBANs, octet ranges for IPv4, ``ipaddress`` for IPv6, Base58Check or
+cards, mod-97 for IBANs, octet ranges for IPv4, `ipaddress` for IPv6, Base58Check or
 Bech32 checksums for Bitcoin addresses.
 """
 
@@ -173,7 +173,7 @@ _CONFIRM: dict[str, Callable[[str, int, int], bool]] = {
 
 
 def count(kind: str, text: str) -> int:
-    """How many confirmed ``kind`` entities ``text`` holds."""
+    """How many confirmed `kind` entities `text` holds."""
     pattern, confirm = compile_re2(_PATTERNS[kind]), _CONFIRM[kind]
     found, pos = 0, 0
     while (match := pattern.search(text, pos)) is not None:

@@ -1,7 +1,7 @@
-"""Third-party checkers from the ``smevals.checkers`` entry-point group (loaded lazily).
+"""Third-party checkers from the `smevals.checkers` entry-point group (loaded lazily).
 
-An entry point resolves to a ``Checker`` (full declaration, options validated) or to a
-plain function ``fn(options, inp) -> CheckResult`` (options passed through unchecked).
+An entry point resolves to a `Checker` (full declaration, options validated) or to a
+plain function `fn(options, inp) -> CheckResult` (options passed through unchecked).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ _LOADED: dict[tuple[str, str], Checker] = {}
 
 
 def load_plugin(group: str, key: str) -> Checker | None:
-    """The plugin whose entry-point name canonicalises to ``key``, or None (cached)."""
+    """The plugin whose entry-point name canonicalises to `key`, or None (cached)."""
     if (group, key) not in _LOADED:
         found = _find(group, key)
         if found is None:

@@ -1,11 +1,11 @@
 """match_output (ash-project/evals issue #3): run the program in the output and compare
-its stdout, trimmed, with ``expected_output``, trimmed.
+its stdout, trimmed, with `expected_output`, trimmed.
 
 The program is the first fenced block of the language (else the first untagged
 block, else the whole output). It runs in a private temporary folder that starts with a
 copy of the Grade workspace's files, under the limits of sandbox.py; what it writes there
 is dropped. The program, its stdout, its stderr and its exit code are kept in the
-workspace as ``match_output[.NAME].*``.
+workspace as `match_output[.NAME].*`.
 """
 
 from __future__ import annotations

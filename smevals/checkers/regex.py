@@ -1,6 +1,6 @@
 """Regular-expression checkers on RE2 (linear time): regex, not_regex.
 
-RE2 is imported on first use only. ``compile_re2`` is shared with other families.
+RE2 is imported on first use only. `compile_re2` is shared with other families.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ _UNSUPPORTED = (
 
 @functools.lru_cache(maxsize=512)
 def compile_re2(pattern: str, flags: str = "") -> Any:
-    """Compile with RE2; CheckFailure with a reason when RE2 cannot run ``pattern``."""
+    """Compile with RE2; CheckFailure with a reason when RE2 cannot run `pattern`."""
     import re2
 
     options = re2.Options()

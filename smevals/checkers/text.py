@@ -193,7 +193,7 @@ def blocklist(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
 
 
 def _has_word(text: str, term: str) -> bool:
-    """``term`` occurs with no letter or digit right before or after it."""
+    """`term` occurs with no letter or digit right before or after it."""
     start = text.find(term)
     while start >= 0:
         end = start + len(term)

@@ -1,6 +1,6 @@
-"""Tool-call checkers (@caveman/evals) over the Run record's ``usage.tool_calls``.
+"""Tool-call checkers (@caveman/evals) over the Run record's `usage.tool_calls`.
 
-A missing usage or a missing ``tool_calls`` key fails every check: only a recorded
+A missing usage or a missing `tool_calls` key fails every check: only a recorded
 empty list means "no tool was called".
 """
 
@@ -22,7 +22,7 @@ from smevals.checkers.base import (
     str_list,
 )
 from smevals.checkers.inputs import parse_json
-from smevals.checkers.jsonc import deep_equal, strict_path
+from smevals.checkers.json_checks import deep_equal, strict_path
 from smevals.checkers.options import short_json
 
 CHECKERS: dict[str, Checker] = {}
@@ -43,7 +43,7 @@ def tool_calls(inp: CheckInput) -> list[Call]:
 
 
 def _read_call(item: Any) -> Call | None:
-    """Flat ``{name, arguments}``, ``{tool, args}``, OpenAI ``{function: {...}}`` or a name."""
+    """Flat `{name, arguments}`, `{tool, args}`, OpenAI `{function: {...}}` or a name."""
     if isinstance(item, str):
         return (item, {}) if item else None
     if not isinstance(item, dict):

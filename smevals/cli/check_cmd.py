@@ -1,4 +1,4 @@
-"""``smevals check``: run one built-in Check on some text and print the result as JSON."""
+"""`smevals check`: run one built-in Check on some text and print the result as JSON."""
 
 from __future__ import annotations
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from smevals.cli import (  # noqa: F401
+    cases_cmd,
     check_cmd,
     diff_cmd,
-    forge_cmds,
     grade_cmd,
     init_cmd,
     merge_cmd,
     report_cmd,
     run_cmd,
-    site_cmds,
-    store_cmds,
+    site_cmd,
+    store_cmd,
     test_cmd,
     validate_cmd,
 )

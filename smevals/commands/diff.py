@@ -23,7 +23,7 @@ from smevals.commands.report import (
 from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
-from smevals.report.atrev import evals_at, resolve
+from smevals.report.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.index import gc_paused
 from smevals.store.sources import SourceError

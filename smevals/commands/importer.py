@@ -19,10 +19,10 @@ from typing import Any
 
 import yaml
 
+from smevals.cases.casefile import Case, ForgeInputError, read_cases
+from smevals.cases.program import PROGRAM
+from smevals.cases.scoring import plan_case
 from smevals.errors import SmevalsError
-from smevals.forge.cases import Case, ForgeInputError, read_cases
-from smevals.forge.program import PROGRAM
-from smevals.forge.scoring import plan_case
 from smevals.store.layout import slug
 
 CONFIG = "imported"

@@ -17,7 +17,7 @@ from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash
 from smevals.report import formats, gates, markdown
-from smevals.report.atrev import Revision, eval_at, resolve
+from smevals.report.committed import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
 from smevals.report.rows import OLDER, STALE, Collected, Expected, Filters, Want, collect
 from smevals.run.plan import Runner, inputs_of, resolve_runner

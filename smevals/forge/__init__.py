@@ -1,8 +1,2 @@
-"""ai-eval-forge compatibility: read its case files, score them with smevals' built-in
-checkers (`smevals score`), compare two result files (`smevals score --compare`), and turn a
-case file into an Eval with recorded Runs (`smevals import ai-eval-forge`)."""
-
-from smevals.forge.cases import Case, ForgeInputError, parse_cases, read_cases
-from smevals.forge.scoring import score_cases
-
-__all__ = ["Case", "ForgeInputError", "parse_cases", "read_cases", "score_cases"]
+"""Kept for Evals imported before 0.2: their `graders/forge-case` imports
+`smevals.forge.program`. The code lives in `smevals.cases`."""

@@ -1,6 +1,6 @@
 """JSON checkers: json_valid, json_field (ai-eval-forge), json_path_assertion (@caveman/evals).
 
-json_schema lives in schemac.py. The path and equality helpers serve tools.py too.
+json_schema lives in json_schema.py. The path and equality helpers serve tools.py too.
 """
 
 from __future__ import annotations

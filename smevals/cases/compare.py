@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from smevals.forge.cases import ForgeInputError, parse_cases
-from smevals.forge.checks import round4
-from smevals.forge.scoring import cell, score_cases
+from smevals.cases.casefile import ForgeInputError, parse_cases
+from smevals.cases.checks import round4
+from smevals.cases.scoring import cell, score_cases
 
 STATUSES = ("regression", "improvement", "score_up", "score_down", "unchanged")
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from smevals.cases.casefile import Case, ForgeInputError, serialise
 from smevals.checkers import CheckInput, option_problems, run_check
-from smevals.forge.cases import Case, ForgeInputError, serialise
 
 VALUE_KEY = "forge_value"
 TYPES = ("exact", "contains", "regex", "token_f1", "json_valid", "json_field",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from smevals.forge.cases import Case
-from smevals.forge.checks import Planned, judge, plan_check, round4
+from smevals.cases.casefile import Case
+from smevals.cases.checks import Planned, judge, plan_check, round4
 
 
 def plan_case(case: Case) -> list[Planned]:

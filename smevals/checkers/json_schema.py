@@ -1,4 +1,4 @@
-"""json_schema: full JSON Schema 2020-12 (and the older drafts named by ``$schema``)
+"""json_schema: full JSON Schema 2020-12 (and the older drafts named by `$schema`)
 through jsonschema, with every pattern keyword run on RE2 instead of Python's re."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from jsonschema import exceptions, validators
 from referencing import Registry
 
 from smevals.checkers.base import Checker, CheckFailure, CheckInput, CheckResult, binary, checker
-from smevals.checkers.jsonc import load_json
+from smevals.checkers.json_checks import load_json
 from smevals.checkers.regex import compile_re2
 
 CHECKERS: dict[str, Checker] = {}
@@ -104,7 +104,7 @@ def _check_patterns(schema: dict[str, Any]) -> None:
 
 
 def compile_schema(schema: Any) -> Any:
-    """A validator for ``schema``, cached; CheckFailure when unsupported or invalid."""
+    """A validator for `schema`, cached; CheckFailure when unsupported or invalid."""
     if not isinstance(schema, dict):
         raise CheckFailure("the JSON Schema must be an object")
     try:

@@ -1,6 +1,6 @@
 """xml_valid (the original smevals): well-formed XML, with entity declarations refused.
 
-Parsing uses the stdlib's expat directly with handlers that reject any ``<!ENTITY``
+Parsing uses the stdlib's expat directly with handlers that reject any `<!ENTITY`
 declaration and any external entity, and with parameter-entity parsing off, so no
 entity is ever expanded (the defusedxml rule) whatever the expat version.
 """
@@ -25,7 +25,7 @@ def _forbid(*_args: Any) -> Any:
 
 
 def xml_problem(data: bytes) -> str | None:
-    """None when ``data`` is well-formed XML without entity declarations, else why not."""
+    """None when `data` is well-formed XML without entity declarations, else why not."""
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.EntityDeclHandler = _forbid

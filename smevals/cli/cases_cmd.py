@@ -66,8 +66,8 @@ def score_cmd(files: tuple[str, ...], fmt: str | None, compare: bool,
         raise click.UsageError("give one case file (or --compare BEFORE AFTER)")
     if baseline_label or current_label:
         raise click.UsageError("--baseline-label and --current-label go with --compare")
-    from smevals.forge import read_cases, score_cases
-    from smevals.forge.scoring import render_json, render_markdown
+    from smevals.cases import read_cases, score_cases
+    from smevals.cases.scoring import render_json, render_markdown
 
     doc = score_cases(read_cases(Path(files[0])))
     click.echo(render_markdown(doc) if fmt == "markdown" else render_json(doc), nl=False)
@@ -79,8 +79,8 @@ def score_cmd(files: tuple[str, ...], fmt: str | None, compare: bool,
 def _compare(files: tuple[str, ...], fmt: str, labels: tuple[str, str]) -> None:
     if len(files) != 2:
         raise click.UsageError("--compare takes two files: BEFORE AFTER")
-    from smevals.forge.compare import compare, failed, load_results, render_markdown
-    from smevals.forge.scoring import render_json
+    from smevals.cases.compare import compare, failed, load_results, render_markdown
+    from smevals.cases.scoring import render_json
 
     result = compare(load_results(Path(files[0])), load_results(Path(files[1])), labels)
     click.echo(render_markdown(result) if fmt == "markdown" else render_json(result), nl=False)
