@@ -1,12 +1,12 @@
-"""Overlap scores: token_f1, citation_coverage (ai-eval-forge), bleu and rouge (@caveman/evals).
+"""Overlap scores: token_f1, citation_coverage (ai-eval-forge), bleu (sacrebleu, or
+@caveman/evals with `variant: caveman`) and rouge (@caveman/evals).
 
-Tokenisers and the LCS are plain string and integer operations (no regex).
+The pinned tokenisers and the LCS are plain string and integer operations (no regex).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -22,6 +22,7 @@ from smevals.checkers.base import (
     one_of_words,
 )
 from smevals.checkers.inputs import input_text
+from smevals.checkers.sentence_bleu import caveman_sentence, sacrebleu_sentence, tokens_13a
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -188,33 +189,53 @@ def ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
     return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
-def bleu_score(cand: Sequence[str], ref: Sequence[str]) -> float:
-    """Smoothed BLEU up to 4-grams (orders capped by both lengths), brevity penalty."""
-    orders = min(4, len(cand), len(ref))
-    logs = []
-    for n in range(1, orders + 1):
-        total = len(cand) - n + 1
-        clipped = sum((ngrams(cand, n) & ngrams(ref, n)).values())
-        logs.append(math.log(clipped / total if clipped else 1 / (2 * total)))
-    penalty = 1.0 if len(cand) >= len(ref) else math.exp(1 - len(ref) / len(cand))
-    return penalty * math.exp(sum(logs) / len(logs))
-
-
 _REFERENCE = {**NONEMPTY, "x-expect": "a non-empty reference text"}
+_REFERENCES = {
+    "anyOf": [NONEMPTY, {"type": "array", "minItems": 1, "items": NONEMPTY}],
+    "x-expect": "a non-empty reference text or a non-empty list of them",
+}
 
 
 @checker(
     CHECKERS,
     "bleu",
-    "Smoothed sentence BLEU-4 against a reference (pinned tokenizer).",
-    properties={"reference": _REFERENCE, "threshold": UNIT},
+    "Sentence BLEU against one or more references, as sacrebleu's sentence_bleu computes it "
+    "(`variant: caveman`: @caveman/evals' figure).",
+    properties={
+        "reference": _REFERENCES,
+        "variant": one_of_words("sacrebleu", "caveman"),
+        "threshold": UNIT,
+    },
     required=("reference",),
     task_keys={"reference": ("reference", "expected")},
 )
 def bleu(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
-    cand, ref = _two_sides(opts, inp)
-    score = bleu_score(cand, ref)
+    refs = opts["reference"]
+    refs = [refs] if isinstance(refs, str) else list(refs)
+    if opts.get("variant", "sacrebleu") == "caveman":
+        if len(refs) > 1:
+            fail(f"option 'reference': variant caveman takes one reference, not {len(refs)}")
+        score = caveman_sentence(*_two_sides({**opts, "reference": refs[0]}, inp))
+    else:
+        score = _sacrebleu(refs, opts, inp)
     return _verdict(score, opts.get("threshold", 0.5), "BLEU", bleu=score)
+
+
+def _sacrebleu(refs: list[str], opts: dict[str, Any], inp: CheckInput) -> float:
+    for i, ref in enumerate(refs):
+        where = f"reference.{i}" if len(refs) > 1 else "reference"
+        if not ref.strip():
+            fail(f"option '{where}': must not be blank")
+    ref_tokens = [tokens_13a(ref) for ref in refs]
+    _label, text = input_text(opts, inp)
+    hyp = tokens_13a(text)
+    if max(len(hyp), *map(len, ref_tokens)) > MAX_TOKENS:
+        fail(f"input exceeds the size cap of {MAX_TOKENS} tokens")
+    if not all(ref_tokens):
+        fail("the reference has no tokens")
+    if not hyp:
+        fail("the output has no tokens", score=0.0)
+    return sacrebleu_sentence(hyp, ref_tokens)
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:

@@ -37,10 +37,26 @@ def grader_version(grader: Grader) -> str:
             programs[check.checker] = hashlib.sha256(path.read_bytes()).hexdigest()
     spec = {"spec": {**grader.doc, "name": grader.name}, "programs": programs,
             "catalog": checkers.CATALOG_VERSION}
+    revised = revisions(grader)
+    if revised:
+        spec["revised"] = revised
     judged = judge_inputs(grader)
     if judged:
         spec["judge"] = judged
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
+
+
+def revisions(grader: Grader) -> dict[str, str]:
+    """The changed rules this grader relies on (empty for most graders, whose versions
+    stay as they were): a revised built-in checker it calls."""
+    from smevals import checkers
+
+    out = {}
+    for check in grader.checks:
+        name = checkers.canonical_name(check.checker)
+        if checkers.is_builtin(name) and name in checkers.REVISED:
+            out[name] = checkers.REVISED[name]
+    return out
 
 
 JUDGE_CHECKERS = ("llm_judge", "llm_score", "llm_category", "llm_answer_match", "llm_pairwise")

@@ -1,0 +1,140 @@
+"""`bleu` agrees with sacrebleu's `sentence_bleu` (its defaults: 13a tokens, 'exp' smoothing,
+effective order); `variant: caveman` keeps @caveman/evals' figure. End to end: a Grade."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sacrebleu
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smevals
+from smevals.checkers.sentence_bleu import tokens_13a
+from smevals.store.canonical import dumps, sha256_bytes
+from tests.conftest import make_eval
+
+LONG_REF = ("The committee approved the budget for 2025, including 1,250,000 dollars for "
+            "schools, after a debate that lasted three hours and ended at 10.30 p.m.")
+LONG_HYP = ("The committee approved the 2025 budget, with 1,250,000 dollars for schools, "
+            "after a three-hour debate that ended at 10.30 p.m.")
+
+PAIRS: list[tuple[str, str, list[str]]] = [
+    ("the issue's example", "hello world", ["goodbye moon"]),
+    ("identical", "the cat sat on the mat", ["the cat sat on the mat"]),
+    ("one word identical", "yes", ["yes"]),
+    ("short against long", "the cat", ["the cat sat on the mat"]),
+    ("long against short", "the cat sat on the mat and then it slept", ["the cat sat"]),
+    ("unigrams only", "mat the on sat cat", ["the cat sat on the mat"]),
+    ("case kept", "The Cat sat", ["the cat sat"]),
+    ("punctuation", "Hello, world! (Really?) \"Yes\": 3.5, 4,000; a-b 12-3.",
+     ["Hello , world ! ( really ? ) yes : 3.5 , 4,000 ; a-b 12 - 3 ."]),
+    ("html entities and skipped", "a &amp; b &lt;c&gt; &quot;d&quot; <skipped> e",
+     ["a & b <c> \"d\" e"]),
+    ("line breaks", "a line-\nbreak\nhere  \n", ["a linebreak here"]),
+    ("unicode", "Le café coûte 3 € — très cher. 東京は大きい", ["Le café coûte 3 € très cher."]),
+    ("emoji", "ok 👍 done", ["ok 👍 done ."]),
+    ("long", LONG_HYP, [LONG_REF]),
+    ("two references", "the cat was on the mat", ["the cat sat on the mat", "a cat was on a mat"]),
+    ("closest reference length tie", "a b c", ["a b", "a b c d"]),
+    ("three references", "it is a guide to action",
+     ["it is a guide to action that ensures", "it is the guiding principle",
+      "it is the practical guide for the army always to heed the directions"]),
+]
+
+
+def ours(hyp: str, refs: list[str]) -> dict:
+    reference: str | list[str] = refs[0] if len(refs) == 1 else refs
+    return smevals.check({"checker": "bleu", "reference": reference, "threshold": 0}, hyp)
+
+
+@pytest.mark.parametrize(("hyp", "refs"), [p[1:] for p in PAIRS], ids=[p[0] for p in PAIRS])
+def test_agrees_with_sacrebleu(hyp: str, refs: list[str]) -> None:
+    result = ours(hyp, refs)
+    assert result["ok"] is True, result
+    assert result["score"] == pytest.approx(sacrebleu.sentence_bleu(hyp, refs).score / 100,
+                                            abs=1e-9)
+    assert result["metrics"] == {"bleu": result["score"]}
+
+
+def test_the_issues_example_now_fails_its_threshold() -> None:
+    result = smevals.check({"checker": "bleu", "reference": "goodbye moon", "threshold": 0.3},
+                           "hello world")
+    assert result == {"ok": False, "score": 0.0, "metrics": {"bleu": 0.0},
+                      "notes": "BLEU 0.0000 is below the threshold 0.3"}
+
+
+def test_empty_hypothesis_scores_zero_like_sacrebleu() -> None:
+    assert sacrebleu.sentence_bleu("", ["the cat"]).score == 0.0
+    for hyp in ("", "   \n"):
+        result = ours(hyp, ["the cat"])
+        assert (result["ok"], result["score"], result["notes"]) == (
+            False, 0.0, "the output has no tokens")
+
+
+def test_empty_reference_fails_closed_where_sacrebleu_scores_zero() -> None:
+    assert sacrebleu.sentence_bleu("the cat", [""]).score == 0.0
+    for refs, where in ((["  "], "reference"), (["the cat", " "], "reference.1")):
+        result = ours("the cat", refs)
+        assert result == {"ok": False, "notes": f"option '{where}': must not be blank"}
+    assert ours("the cat", ["<skipped>"]) == {"ok": False, "notes": "the reference has no tokens"}
+
+
+ALPHABET = "ab 1 2.,-'!\"&;<>/\n\té日€:_^`~{}Z"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(ALPHABET, max_size=16), st.lists(st.text(ALPHABET, max_size=16), min_size=1,
+                                                 max_size=3))
+def test_tokens_and_scores_agree_on_any_text(hyp: str, refs: list[str]) -> None:
+    assert tokens_13a(hyp) == sacrebleu.tokenizers.tokenizer_13a.Tokenizer13a()(
+        hyp.rstrip()).split()
+    if tokens_13a(hyp) and all(tokens_13a(r) for r in refs):
+        assert ours(hyp, refs)["score"] == pytest.approx(
+            sacrebleu.sentence_bleu(hyp, refs).score / 100, abs=1e-9)
+
+
+GRADER = """\
+checks:
+  - checker: bleu
+    reference: goodbye moon
+    threshold: 0.3
+"""
+
+
+@pytest.mark.parametrize(("variant", "outcome", "score"),
+                         [("", "fail", 0.0), ("    variant: caveman\n", "pass", 0.353553)])
+def test_grade_end_to_end(cli, tmp_path: Path, variant: str, outcome: str, score: float) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hi\n"},
+                   configs={"default": "runner: ./say.sh\nmodel: m\n"},
+                   files={"configs/say.sh": "#!/bin/sh\necho hello world\n"},
+                   graders={"default": GRADER + variant})
+    res = cli("run", str(ev), "-g")
+    assert res.code == (1 if outcome == "fail" else 0), res.both
+    (path,) = (ev / "results" / "grades").rglob("grade.json")
+    grade = json.loads(path.read_text())
+    assert (grade["outcome"], round(grade["score"], 6)) == (outcome, score)
+
+
+def _version_before_this_change(name: str, doc: dict) -> str:
+    """How a grader version was computed when `bleu` gave @caveman/evals' figure."""
+    return sha256_bytes(dumps({"spec": {**doc, "name": name}, "programs": {},
+                               "catalog": "1"}))[:12]
+
+
+@pytest.mark.parametrize(("checks", "changed"), [
+    ([{"checker": "bleu", "reference": "goodbye moon"}], True),
+    ([{"checker": "bleu_score", "reference": "x", "variant": "caveman"}], True),
+    ([{"checker": "contains", "value": "says"}], False),
+])
+def test_grades_of_the_old_bleu_are_of_another_grader_version(
+        cli, tmp_path: Path, checks: list[dict], changed: bool) -> None:
+    doc = {"checks": checks}
+    ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hi\n"},
+                   graders={"default": json.dumps(doc)})
+    cli("run", str(ev), "-g")
+    (path,) = (ev / "results" / "grades").rglob("grade.json")
+    version = json.loads(path.read_text())["grader"]["version"]
+    assert (version != _version_before_this_change("default", doc)) is changed
