@@ -3,7 +3,7 @@
 A spec names its checker with `checker` (grader files) or `type` (@caveman/evals,
 ai-eval-forge) and carries the options beside it. Reserved keys are not options:
 `name` and `timeout` reach the checker as in a Grade; `min` (a number from 0 to
-1) fails a passing check whose score is below it or absent, as the grader does.
+1) is the check's pass mark, as in a Grade: it passes iff its score reaches `min`.
 """
 
 from __future__ import annotations
@@ -11,11 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smevals.checkers import RESERVED_KEYS, get_checker, option_problems, run_check
+from smevals.checkers import (
+    RESERVED_KEYS,
+    get_checker,
+    is_builtin,
+    option_problems,
+    run_check,
+)
 from smevals.checkers.base import CheckInput, CheckResult, is_number
 from smevals.errors import SmevalsError
 
-__all__ = ["apply_min", "check", "task_view"]
+__all__ = ["apply_min", "check", "min_conflicts", "min_verdict", "task_view"]
 
 
 def check(
@@ -30,6 +36,8 @@ def check(
     name = _checker_name(spec)
     options = {k: v for k, v in spec.items() if k not in RESERVED_KEYS}
     problems = option_problems(name, options)
+    if "min" in spec:
+        problems += min_conflicts(name, options)
     if problems:
         listing = "; ".join(f"{path}: {msg}" if path else msg for path, msg in problems)
         raise SmevalsError(f"invalid check {name!r}: {listing}")
@@ -85,14 +93,39 @@ def task_view(task: Mapping[str, Any] | None) -> dict[str, Any]:
     return view
 
 
+PASS_MARKS = ("threshold", "min_score", "file_threshold", "line_threshold")
+
+
+def min_conflicts(name: str, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A built-in Check with `min` that also sets its checker's own pass mark: (option,
+    message) pairs, for `smevals validate` (`min` would make that option meaningless)."""
+    found = [key for key in PASS_MARKS if key in options]
+    if not found or not is_builtin(name):
+        return []
+    return [("min", f"`min` is this Check's pass mark and replaces its `{found[0]}`: "
+                    f"keep one of them")]
+
+
+def min_verdict(ok: bool, score: float | None, notes: str, minimum: float
+                ) -> tuple[bool, str]:
+    """`min` is a Check's pass mark, as in ai-eval-forge: the Check passes iff it produced a
+    score and the score reaches `min`, whatever its checker decided. (ok, notes)."""
+    if score is None:
+        return False, notes if not ok else f"the check sets min {minimum:g} but produced no score"
+    if ok and score >= minimum:
+        return True, notes
+    first = notes.strip().splitlines()[0] if notes.strip() else ""
+    if score >= minimum:
+        return True, f"score {score:g} reaches the check's min {minimum:g}" + (
+            f"; without min: {first}" if first else "")
+    return False, f"score {score:g} is below the check's min {minimum:g}" + (
+        f"; {first}" if first and not ok else "")
+
+
 def apply_min(result: CheckResult, minimum: Any) -> CheckResult:
-    """`min` only tightens, as in a Grade: a passing check fails below it or unscored."""
-    if minimum is None or not result.ok:
+    """The Check's verdict under its `min` (see `min_verdict`); a Check that got no verdict
+    at all (an error) stays an error."""
+    if minimum is None or result.error:
         return result
-    if result.score is None:
-        result.ok = False
-        result.notes = f"the check sets min {minimum} but produced no score"
-    elif result.score < minimum:
-        result.ok = False
-        result.notes = f"score {result.score:g} is below the check's min {minimum:g}"
+    result.ok, result.notes = min_verdict(result.ok, result.score, result.notes, minimum)
     return result

@@ -107,10 +107,15 @@ def check_problems(grader: Grader, check: Check) -> list[Problem]:
     where = ("checks", check.index)
     line, col = grader.vlocs.get(where + ("checker",), grader.locs.get(where, (1, 1)))
     if checkers.is_builtin(check.checker):
+        from smevals.checkers.api import min_conflicts
+
+        found = checkers.option_problems(check.checker, check.options)
+        if check.min_score is not None:
+            found += min_conflicts(check.checker, check.options)
         return [Problem(shown, *grader.locs.get(where + (opt.split(".")[0],),
                                                 grader.locs.get(where, (line, col))),
                         msg, f"checks[{check.index}].{opt}")
-                for opt, msg in checkers.option_problems(check.checker, check.options)]
+                for opt, msg in found]
     try:
         resolve_program(check.checker, grader.path.parent)
     except ProgramError as exc:

@@ -103,8 +103,9 @@ def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> dict[str, Any]:
         result: dict[str, Any] = {"ok": False, "notes": f"checker {exc}"}
     else:
         result = run_program(program, check, ctx) if program else _builtin(check, ctx)
+    if not result.pop("_broken", False):
+        _minimum(check, result)
     _promises(check, ctx.workspace, result)
-    _minimum(check, result)
     result["_weight"] = check.weight
     result["seconds"] = round(time.monotonic() - start, 4)
     return {"checker": check.checker, **_label(check), **result}
@@ -158,15 +159,15 @@ def _promises(check: Check, workspace: Path, result: dict[str, Any]) -> None:
 
 
 def _minimum(check: Check, result: dict[str, Any]) -> None:
-    if check.min_score is None or not result["ok"]:
+    """`min` is the Check's pass mark (as in ai-eval-forge); an errored Check stays one."""
+    if check.min_score is None or result.get("error"):
         return
-    score = result.get("score")
-    if score is None:
-        result["ok"] = False
-        result["notes"] = f"the check sets min {check.min_score} but produced no score"
-    elif score < check.min_score:
-        result["ok"] = False
-        result["notes"] = f"score {score:g} is below the check's min {check.min_score:g}"
+    from smevals.checkers.api import min_verdict
+
+    result["ok"], notes = min_verdict(result["ok"], result.get("score"),
+                                      str(result.get("notes") or ""), check.min_score)
+    if notes:
+        result["notes"] = notes
 
 
 def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any],

@@ -60,6 +60,7 @@ def run_program(program: Path, check: Check, ctx: CheckerContext) -> dict[str, A
     result["ok"] = fin.exit_code == 0 and problem is None
     if problem:
         result["notes"] = problem + (f" ({result['notes']})" if result.get("notes") else "")
+        result["_broken"] = True        # fails closed: a `min` cannot pass it (grade.apply)
     elif fin.exit_code != 0 and "notes" not in result:
         err = fin.stderr.decode("utf-8", "replace").strip()
         result["notes"] = err[-2000:] if err else f"checker exited with status {fin.exit_code}"

@@ -46,9 +46,13 @@ def grader_version(grader: Grader) -> str:
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
 
 
+# A Check's `min` used to only tighten its checker's verdict; now it is the pass mark.
+MIN_RULE = "2: pass iff score >= min"
+
+
 def revisions(grader: Grader) -> dict[str, str]:
     """The changed rules this grader relies on (empty for most graders, whose versions
-    stay as they were): a revised built-in checker it calls."""
+    stay as they were): a revised built-in checker it calls, a Check's `min`."""
     from smevals import checkers
 
     out = {}
@@ -56,6 +60,8 @@ def revisions(grader: Grader) -> dict[str, str]:
         name = checkers.canonical_name(check.checker)
         if checkers.is_builtin(name) and name in checkers.REVISED:
             out[name] = checkers.REVISED[name]
+        if check.min_score is not None:
+            out["min"] = MIN_RULE
     return out
 
 
