@@ -138,6 +138,7 @@ EXTRA: dict[str, tuple[str, dict[str, Any], str]] = {
         {"schema": {"type": "object", "required": ["answer", "items"]}},
         json_doc(),
     ),
+    "bleu (variant: caveman)": ("bleu", {"reference": REFERENCE, "variant": "caveman"}, TEXT),
     "regex (1 KB output)": ("regex", {"pattern": r"graded\s+by\s+zebra"}, prose(1024)),
     "localization_f1 (20 lines)": (
         "localization_f1",

@@ -41,11 +41,10 @@ def tokens_13a(text: str) -> list[str]:
 
 def all_ngrams(tokens: Sequence[str]) -> Counter[tuple[str, ...]]:
     """Every n-gram of order 1 to MAX_ORDER, counted."""
-    return Counter(
-        tuple(tokens[i : i + n])
-        for n in range(1, MAX_ORDER + 1)
-        for i in range(len(tokens) - n + 1)
-    )
+    counts: Counter[tuple[str, ...]] = Counter()
+    for n in range(1, MAX_ORDER + 1):
+        counts.update(_order(tokens, n))
+    return counts
 
 
 def closest_length(length: int, lengths: Sequence[int]) -> int:
@@ -90,4 +89,5 @@ def caveman_sentence(cand: Sequence[str], ref: Sequence[str]) -> float:
 
 
 def _order(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    """The n-grams of `tokens`, counted."""
+    return Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
