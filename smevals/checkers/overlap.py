@@ -196,6 +196,19 @@ _REFERENCES = {
 }
 
 
+def _bleu_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
+    """Blank references; more than one with `variant: caveman` (static, and at grade time)."""
+    refs = opts.get("reference")
+    if isinstance(refs, str):
+        return [] if refs.strip() else [("reference", "must not be blank")]
+    if not isinstance(refs, list):
+        return []
+    if opts.get("variant") == "caveman" and len(refs) > 1:
+        return [("reference", f"variant caveman takes one reference, not {len(refs)}")]
+    return [(f"reference.{i}", "must not be blank") for i, ref in enumerate(refs)
+            if isinstance(ref, str) and not ref.strip()]
+
+
 @checker(
     CHECKERS,
     "bleu",
@@ -208,13 +221,12 @@ _REFERENCES = {
     },
     required=("reference",),
     task_keys={"reference": ("reference", "expected")},
+    problems=_bleu_problems,
 )
 def bleu(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     refs = opts["reference"]
     refs = [refs] if isinstance(refs, str) else list(refs)
     if opts.get("variant", "sacrebleu") == "caveman":
-        if len(refs) > 1:
-            fail(f"option 'reference': variant caveman takes one reference, not {len(refs)}")
         score = caveman_sentence(*_two_sides({**opts, "reference": refs[0]}, inp))
     else:
         score = _sacrebleu(refs, opts, inp)
@@ -222,10 +234,6 @@ def bleu(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
 
 
 def _sacrebleu(refs: list[str], opts: dict[str, Any], inp: CheckInput) -> float:
-    for i, ref in enumerate(refs):
-        where = f"reference.{i}" if len(refs) > 1 else "reference"
-        if not ref.strip():
-            fail(f"option '{where}': must not be blank")
     ref_tokens = [tokens_13a(ref) for ref in refs]
     _label, text = input_text(opts, inp)
     hyp = tokens_13a(text)

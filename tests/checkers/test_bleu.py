@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import smevals
 from smevals.checkers.sentence_bleu import tokens_13a
+from smevals.errors import SmevalsError
 from smevals.store.canonical import dumps, sha256_bytes
 from tests.conftest import make_eval
 
@@ -74,9 +75,32 @@ def test_empty_sides() -> None:
             False, 0.0, "the output has no tokens")
     assert sacrebleu.sentence_bleu("the cat", [""]).score == 0.0   # smevals fails closed
     for refs, where in ((["  "], "reference"), (["the cat", " "], "reference.1")):
-        result = ours("the cat", refs)
-        assert result == {"ok": False, "notes": f"option '{where}': must not be blank"}
+        with pytest.raises(SmevalsError, match=f"invalid check 'bleu': {where}: must not be blank"):
+            ours("the cat", refs)
+    spec = {"checker": "bleu", "reference": {"task": "answer"}}
+    assert smevals.check(spec, "the cat", task={"answer": " "}) == {
+        "ok": False, "notes": "option 'reference': must not be blank"}
     assert ours("the cat", ["<skipped>"]) == {"ok": False, "notes": "the reference has no tokens"}
+
+
+def test_validate_names_bad_bleu_options(cli, tmp_path: Path) -> None:
+    grader = ("checks:\n"
+              "  - checker: bleu\n    reference: [a, b]\n    variant: caveman\n"
+              "  - checker: bleu\n    reference: [a, ' ']\n"
+              "  - checker: bleu\n    reference: []\n"
+              "  - checker: bleu\n    reference: a\n    variant: nltk\n")
+    ev = make_eval(tmp_path / "ev", graders={"default": grader})
+    res = cli("validate", str(ev))
+    where = f"{ev}/graders/default.yaml"
+    assert (res.code, res.out) == (2, "")
+    assert res.err.splitlines() == [
+        f"{where}:3:5: checks[0].reference: variant caveman takes one reference, not 2",
+        f"{where}:6:5: checks[1].reference.1: must not be blank",
+        f"{where}:8:5: checks[2].reference: expected a non-empty reference text or a "
+        "non-empty list of them, got []",
+        f"{where}:11:5: checks[3].variant: expected one of 'sacrebleu', 'caveman', got \"nltk\"",
+        "4 problems found",
+    ]
 
 
 ALPHABET = "ab 1 2.,-'!\"&;<>/\n\té日€:_^`~{}Z"
