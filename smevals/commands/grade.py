@@ -15,8 +15,8 @@ from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
+from smevals.proc.launch import ProcessGroups
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.execute import ProcessGroups
 from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
 from smevals.store.claims import claims_for

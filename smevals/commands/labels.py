@@ -70,7 +70,7 @@ def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: st
 
 def label_record(run: Obj, verdict: str, note: str, by: dict[str, str | None]
                  ) -> dict[str, Any]:
-    from smevals import __version__
+    from smevals.version import __version__
 
     rec = run.record
     check: dict[str, Any] = {"checker": HUMAN, "name": "label", "ok": verdict == "pass",

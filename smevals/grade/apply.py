@@ -12,7 +12,7 @@ from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
-from smevals.run.execute import ProcessGroups
+from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.programs import ProgramError
 from smevals.store.store import Obj, Store
@@ -208,6 +208,6 @@ def judge_usage(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _version() -> str:
-    from smevals import __version__
+    from smevals.version import __version__
 
     return __version__

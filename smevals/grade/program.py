@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from smevals.grade.normalise import parse_stdout
-from smevals.run.env import clean_base, scalar_vars, to_json
-from smevals.run.execute import ProcessGroups, launch
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import ProcessGroups, launch
 from smevals.spec.model import Check
 
 DEFAULT_TIMEOUT = 300.0

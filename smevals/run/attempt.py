@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smevals.run.env import clean_base, scalar_vars, to_json
-from smevals.run.execute import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval

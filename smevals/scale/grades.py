@@ -56,7 +56,7 @@ def cached_for(plan: Any, run: Obj) -> Entries:
     from smevals.grade.apply import GradeJob
     from smevals.grade.dry import dry_judge, judge_checks
     from smevals.judges.engine import DryCount
-    from smevals.run.execute import ProcessGroups
+    from smevals.proc.launch import ProcessGroups
     from smevals.store import judgecache
 
     judged = judge_checks(plan.grader)

@@ -78,8 +78,8 @@ Shipped = tuple[Bundle, dict[str, bytes]]      # the Eval's files: a bundle and 
 
 def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
     """Attempt one Job (and grade it with -g) in a temporary store; send the objects back."""
+    from smevals.proc.launch import ProcessGroups
     from smevals.run.attempt import Session, attempt
-    from smevals.run.execute import ProcessGroups
 
     ev = _eval(shipped, task.eval_name)
     runner = task.runner
@@ -106,7 +106,7 @@ def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
 
 def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
     """Grade one Run (sent whole, verified on arrival) in a temporary store."""
-    from smevals.run.execute import ProcessGroups
+    from smevals.proc.launch import ProcessGroups
     from smevals.scale.unpack import unpack
 
     ev = _eval(shipped, task.eval_name)

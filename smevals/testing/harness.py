@@ -15,7 +15,7 @@ from smevals.checkers.base import normalize_tag
 from smevals.grade.apply import GradeJob, run_checks
 from smevals.grade.apply import _record as grade_record  # the Grade `smevals grade` writes
 from smevals.grade.score import failure_reason
-from smevals.run.execute import ProcessGroups
+from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Obj, Store
 from smevals.testing.cases import Case
