@@ -15,6 +15,7 @@ from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
 from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
 from smevals.spec.model import Eval
+from smevals.store.records import Inputs
 from smevals.store.store import Obj
 
 TASK_DELETED = "task deleted"
@@ -28,7 +29,7 @@ def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
     """A function giving the reason a Run of `cell` is stale against `ev`."""
     tasks = {t.name: t for t in ev.tasks}
     runners: dict[str, Runner | None] = {}
-    wants: dict[Cell, dict[str, str]] = {}
+    wants: dict[Cell, Inputs] = {}
 
     def runner(config_name: str) -> Runner | None:
         if config_name not in runners:

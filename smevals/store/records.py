@@ -50,7 +50,7 @@ class Inputs(TypedDict):
 
 
 class Failure(TypedDict):
-    kind: Literal["exit", "timeout", "signal", "launch", "artifact"]
+    kind: str                   # exit, timeout, signal, launch or artifact
     detail: str
 
 
