@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from smevals.store import damage, gitindex, index
 from smevals.store.base import Entry, Source
@@ -14,6 +14,9 @@ from smevals.store.gitsource import GitSource
 from smevals.store.layout import KINDS, RECORD_NAMES, slug
 from smevals.store.objects import Staging
 from smevals.store.records import GradeBrief, GradeRecord, RunBrief, RunRecord
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 MIN_PREFIX = 6
 MAX_CANDIDATES = 20
@@ -34,6 +37,12 @@ class Obj(NamedTuple, Generic[R]):
 
 
 AnyObj = Obj[RunRecord] | Obj[GradeRecord]
+
+
+def is_run(obj: AnyObj) -> TypeIs[Obj[RunRecord]]:
+    """Whether `obj` (of either kind) is a Run (for the type checker, which cannot tell
+    from `obj.kind`)."""
+    return obj.kind == "run"
 
 
 class AmbiguousId(Exception):
