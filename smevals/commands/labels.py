@@ -75,7 +75,7 @@ def label_record(run: Obj[RunRecord], verdict: str, note: str, by: dict[str, str
 
     rec = run.record
     check: CheckRecord = {"checker": HUMAN, "name": "label", "ok": verdict == "pass",
-                             "score": 1.0 if verdict == "pass" else 0.0}
+                          "score": 1.0 if verdict == "pass" else 0.0}
     if note:
         check["notes"] = note
     return cast(GradeFields, {
