@@ -21,6 +21,7 @@ from smevals.scale.bundle import Bundle, materialize
 from smevals.spec.model import Eval
 from smevals.store.canonical import loads
 from smevals.store.layout import RECORD_NAMES
+from smevals.store.records import RunFields
 from smevals.store.store import Obj, Store
 
 _EVALS: dict[tuple[str, str], Eval] = {}
@@ -119,7 +120,7 @@ def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
         shutil.rmtree(written.path, ignore_errors=True)
 
 
-def _grade(ev: Eval, task: GradeTask, run: Obj, store: Store, groups: Any) -> Made:
+def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store, groups: Any) -> Made:
     """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
     and the judge cache entries made meanwhile."""
     from smevals.grade.apply import GradeJob, grade_run
