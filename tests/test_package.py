@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,51 +72,62 @@ def test_schemas_are_valid_2020_12_with_help() -> None:
         assert doc["title"] and doc["description"], path
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-    return names
+def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` with the project's contracts on the package found under `root`."""
+    return subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache",
+                           str(ROOT / "pyproject.toml")],
+                          capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(root)})
 
 
-LAYERS = ["cli", "commands", "report|diff|site|run|grade|imports|testing", "checkers|runners",
-          "spec", "store", "proc"]
+def test_the_import_contracts_hold() -> None:
+    res = _lint_imports(ROOT)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "Contracts: 4 kept, 0 broken." in res.stdout
 
 
-def _layer(module: str) -> int | None:
-    parts = module.split(".")
-    if parts[0] != "smevals" or len(parts) < 2:
-        return None
-    for index, group in enumerate(LAYERS):
-        if parts[1] in group.split("|"):
-            return index
-    return None
-
-
-def test_only_the_cli_imports_click() -> None:
-    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "smevals").rglob("*.py")
-                 if "click" in _imports(p) and "cli" not in p.relative_to(ROOT).parts]
-    assert offenders == []
-
-
-def test_layers_depend_only_downwards() -> None:
-    """DESIGN.md: cli > commands > run/grade/report/diff > checkers/runners > spec > store >
-    proc."""
-    wrong = []
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package's Python files, copied, for breaking one contract at a time."""
+    root = tmp_path_factory.mktemp("pkg")
     for path in (ROOT / "smevals").rglob("*.py"):
-        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        mine = _layer(module)
-        if mine is None:
-            continue
-        for imported in _imports(path):
-            theirs = _layer(imported)
-            if theirs is not None and theirs < mine:
-                wrong.append(f"{module} imports {imported}")
-    assert wrong == []
+        target = root / path.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    return root
+
+
+@pytest.mark.parametrize(("file", "line", "message"), [
+    # The hole the old ast test had: the `from smevals import X` form.
+    ("store/canonical.py", "from smevals import commands",
+     "smevals.store is not allowed to import smevals.commands"),
+    ("spec/load.py", "import smevals.report.rows",
+     "smevals.spec is not allowed to import smevals.report"),
+    ("proc/tree.py", "from smevals.store import layout",
+     "smevals.proc is not allowed to import smevals.store"),
+    ("checkers/text.py", "from smevals.runners import replay",
+     "smevals.checkers is not allowed to import smevals.runners"),
+    ("store/layout.py", "import click", "smevals.store is not allowed to import click"),
+    ("cli/run_cmd.py", "from smevals.cli import grade_cmd",
+     "smevals.cli.run_cmd is not allowed to import smevals.cli.grade_cmd"),
+    ("new/__init__.py", "", "not listed as layers:\n\n- smevals.new\n"),
+])
+def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
+                                         message: str) -> None:
+    path = copy / "smevals" / file
+    existed = path.exists()
+    before = path.read_text() if existed else None
+    path.parent.mkdir(exist_ok=True)
+    path.write_text((before or "") + f"\n{line}\n")
+    try:
+        res = _lint_imports(copy)
+    finally:
+        if before is None:
+            shutil.rmtree(path.parent)
+        else:
+            path.write_text(before)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert message in res.stdout, res.stdout
 
 
 def test_unexpected_bug_shows_no_traceback_but_debug_does(tmp_path: Path) -> None:

@@ -75,11 +75,11 @@ _FAMILY: dict[str, str] = {
     "token_threshold": "measures",
     "xml_valid": "xml_valid",
     "match_output": "program",
-    "llm_judge": "judge",
-    "llm_score": "judge",
-    "llm_category": "judge",
-    "llm_answer_match": "judge",
-    "llm_pairwise": "judge",
+    "llm_judge": "smevals.judges.checks",
+    "llm_score": "smevals.judges.checks",
+    "llm_category": "smevals.judges.checks",
+    "llm_answer_match": "smevals.judges.checks",
+    "llm_pairwise": "smevals.judges.checks",
     "custom_webhook": "webhook",
 }
 
@@ -107,6 +107,12 @@ def checker_names() -> list[str]:
     return sorted(_FAMILY)
 
 
+def family_module(family: str) -> str:
+    """The module of a family: a module of this package, or a dotted path (the judge
+    checkers live in `smevals.judges`, a layer above this package)."""
+    return family if "." in family else f"smevals.checkers.{family}"
+
+
 def _load(name: str) -> Checker:
     """The declaration of `name` (built-in, else an entry point); CheckFailure if none."""
     if not isinstance(name, str):
@@ -116,7 +122,7 @@ def _load(name: str) -> Checker:
     if family is not None:
         from importlib import import_module
 
-        table: dict[str, Checker] = import_module(f"smevals.checkers.{family}").CHECKERS
+        table: dict[str, Checker] = import_module(family_module(family)).CHECKERS
         return table[key]
     from smevals.checkers.plugins import load_plugin
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from smevals import __version__
+from smevals.version import __version__
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from smevals.cli.base import cli
-from smevals.cli.report_cmd import side_options, write_output
+from smevals.cli.options import side_options, write_output
 from smevals.errors import EvidenceFailed
 
 

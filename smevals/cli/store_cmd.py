@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 import orjson
 
 from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed
+
+if TYPE_CHECKING:
+    from smevals.store.records import GradeRecord, RunRecord
 
 
 @cli.command("verify", short_help="Recompute every hash of the stores and list every problem.")
@@ -72,7 +75,8 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
             click.echo("\nlabels (newest first):\n" + "\n".join(lines))
 
 
-def render_object(kind: str, oid: str, where: str, record: dict[str, Any], raw: bytes) -> str:
+def render_object(kind: str, oid: str, where: str, record: RunRecord | GradeRecord,
+                  raw: bytes) -> str:
     """The header, the file list of the record's manifest, then the record as stored."""
     from smevals.store.layout import RECORD_NAMES
 

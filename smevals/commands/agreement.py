@@ -18,6 +18,7 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.report import agreement
 from smevals.report.rows import Filters
 from smevals.spec.model import Eval
+from smevals.store.records import GradeRecord
 from smevals.store.store import Obj, Store, store_root
 
 
@@ -53,9 +54,10 @@ def side(ev: Eval, spec: str) -> tuple[str, Choice]:
     return f"{name}@{current}", Choice(name, current, grading)
 
 
-def _chosen(grades: list[Obj], choice: Choice, filters: Filters) -> dict[str, Obj]:
+def _chosen(grades: list[Obj[GradeRecord]], choice: Choice,
+            filters: Filters) -> dict[str, Obj[GradeRecord]]:
     counted, _newest = choose(grades, choice)
-    out = {}
+    out: dict[str, Obj[GradeRecord]] = {}
     for rel, grade in counted.items():
         run = grade.record.get("run") or {}
         if filters.match(str(run.get("task")), str(run.get("config")), str(run.get("model"))):

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from smevals.commands.common import load_evals, pick_grader, writing_to
 from smevals.commands.validate import grader_problems, task_key_warnings
@@ -15,12 +15,13 @@ from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
+from smevals.proc.launch import ProcessGroups
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.execute import ProcessGroups
 from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
+from smevals.store.records import GradeRecord, RunRecord
 from smevals.store.store import Obj, Store, id_matches, store_root
 
 
@@ -76,8 +77,8 @@ class Plan:
     grader: Grader
     version: str
     store: Store
-    todo: list[Obj]
-    previous: dict[str, Obj | None]
+    todo: list[Obj[RunRecord]]
+    previous: dict[str, Obj[GradeRecord] | None]
     why: dict[str, str]             # Run rel -> VERSION or GRADING, when graded again
     regrade: bool = False
     known: frozenset[str] = frozenset()     # ids of the Grades the plan was made from
@@ -157,7 +158,8 @@ GRADING = "grading"        # graded by this version, but with older grading data
 ERROR = "error"            # its current Grade is an error (no verdict): tried again
 
 
-def _select(store: Store, ev: Eval, opts: GradeOptions, history: dict[str, list[Obj]]) -> list[Obj]:
+def _select(store: Store, ev: Eval, opts: GradeOptions,
+            history: dict[str, list[Obj[GradeRecord]]]) -> list[Obj[RunRecord]]:
     since = _since(opts.since)
     out = []
     for run in sorted(store.runs(), key=lambda r: r.rel):
@@ -202,7 +204,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
     environ = dict(os.environ)
     since = Since(plan.known)
 
-    def work(run: Obj) -> GradeResult | None:
+    def work(run: Obj[RunRecord]) -> GradeResult | None:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups,
                        opts.judge_cache)
         return claimed_grade(job, since, plan.regrade)
@@ -224,7 +226,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
             run_pool(plan.todo, work, opts.jobs, done, groups.cancel)
 
 
-def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> None:
+def _count(summary: GradeSummary, result: GradeResult, before: Obj[GradeRecord] | None) -> None:
     summary.graded += 1
     summary.passed += result.outcome == "pass"
     summary.failed += result.outcome == "fail"
@@ -235,7 +237,7 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj | None) -> No
     summary.flips_to_fail += old.get("outcome") == "pass" and result.outcome == "fail"
     summary.flips_to_pass += old.get("outcome") == "fail" and result.outcome == "pass"
     if old.get("score") is not None and result.score is not None:
-        summary.score_changes.append(result.score - float(old["score"]))
+        summary.score_changes.append(result.score - float(cast(float, old["score"])))
 
 
 def grade_leftovers(ev: Eval, grader: Grader, store: Store, selection: GradeOptions,
@@ -270,10 +272,10 @@ class Since:
 
     def __init__(self, known: frozenset[str] = frozenset()):
         self.seen = set(known)
-        self.found: dict[str, list[Obj]] = {}
+        self.found: dict[str, list[Obj[GradeRecord]]] = {}
         self.lock = threading.Lock()
 
-    def grades(self, store: Store, parent: str) -> list[Obj]:
+    def grades(self, store: Store, parent: str) -> list[Obj[GradeRecord]]:
         with self.lock:
             new = store.fresh("grade", parent, self.seen)
             self.seen.update(g.id for g in new)

@@ -9,7 +9,7 @@ import os
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN, VERSION, who
@@ -18,7 +18,8 @@ from smevals.grade.version import grading_hash
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval
 from smevals.store.objects import Written
-from smevals.store.store import Obj, Store
+from smevals.store.records import CheckRecord, GradeFields, GradeRecord, RunRecord
+from smevals.store.store import Obj, Store, is_run
 from smevals.testing.cases import fixtures_dir, safe_name
 
 
@@ -47,13 +48,13 @@ def _git_config(where: Path, key: str) -> str | None:
 
 
 def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: str, note: str,
-              by: str | None) -> tuple[Written, Obj]:
+              by: str | None) -> tuple[Written, Obj[RunRecord]]:
     from smevals.commands.maintain import find_object
 
     if verdict not in ("pass", "fail"):
         raise SmevalsError(f"a label is pass or fail, not '{verdict}'")
     st, run = find_object(paths, store, ident)
-    if run.kind != "run":
+    if not is_run(run):
         raise SmevalsError(f"{ident} is a Grade ({run.id}); label the Run it grades: "
                            f"{run.record.get('run', {}).get('id')}")
     record = label_record(run, verdict, note, labeller(st.root, by))
@@ -68,16 +69,16 @@ def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: st
     return written, run
 
 
-def label_record(run: Obj, verdict: str, note: str, by: dict[str, str | None]
-                 ) -> dict[str, Any]:
-    from smevals import __version__
+def label_record(run: Obj[RunRecord], verdict: str, note: str, by: dict[str, str | None]
+                 ) -> GradeFields:
+    from smevals.version import __version__
 
     rec = run.record
-    check: dict[str, Any] = {"checker": HUMAN, "name": "label", "ok": verdict == "pass",
-                             "score": 1.0 if verdict == "pass" else 0.0}
+    check: CheckRecord = {"checker": HUMAN, "name": "label", "ok": verdict == "pass",
+                          "score": 1.0 if verdict == "pass" else 0.0}
     if note:
         check["notes"] = note
-    return {
+    return cast(GradeFields, {
         "eval": rec.get("eval"),
         "run": {"id": run.id, "rel": run.rel, "task": rec["task"]["name"],
                 "config": rec["config"]["name"], "model": rec["model"]},
@@ -87,15 +88,15 @@ def label_record(run: Obj, verdict: str, note: str, by: dict[str, str | None]
         "duration_seconds": 0.0, "outcome": verdict, "score": check["score"],
         "tags": [], "metrics": {}, "checks": [check],
         "label": {"by": by, "note": note}, "smevals": __version__,
-    }
+    })
 
 
-def labels_of(store: Store, run: Obj) -> list[Obj]:
+def labels_of(store: Store, run: Obj[Any]) -> list[Obj[GradeRecord]]:
     """The labels of `run`, oldest first (the last one counts)."""
     return grades_by_run(store.grades(), HUMAN).get(run.rel, [])
 
 
-def label_lines(labels: list[Obj]) -> list[str]:
+def label_lines(labels: list[Obj[GradeRecord]]) -> list[str]:
     """One line per label, newest first, for `smevals show`."""
     out = []
     for index, grade in enumerate(reversed(labels)):
@@ -128,7 +129,8 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
     return lines
 
 
-def _write_fixture(ev: Eval, st: Store, folder: Path, run: Obj, label: Obj) -> Path | None:
+def _write_fixture(ev: Eval, st: Store, folder: Path, run: Obj[RunRecord],
+                   label: Obj[GradeRecord]) -> Path | None:
     import yaml
 
     case = folder / f"label-{run.id}.yaml"
@@ -161,7 +163,8 @@ def _write_fixture(ev: Eval, st: Store, folder: Path, run: Obj, label: Obj) -> P
     return case
 
 
-def _fixture_doc(ev: Eval, run: Obj, label: Obj, files: dict[str, str]) -> dict[str, Any]:
+def _fixture_doc(ev: Eval, run: Obj[RunRecord], label: Obj[GradeRecord],
+                 files: dict[str, str]) -> dict[str, Any]:
     rec, lab = run.record, label.record
     name = rec["task"]["name"]
     task: Any = name

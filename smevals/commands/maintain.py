@@ -11,7 +11,8 @@ from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
 from smevals.store.base import SourceError
 from smevals.store.layout import RECORD_NAMES, STAGING
-from smevals.store.store import MIN_PREFIX, AmbiguousId, Obj, Store, UnknownId, store_root
+from smevals.store.records import GradeRecord, RunRecord
+from smevals.store.store import MIN_PREFIX, AmbiguousId, AnyObj, Obj, Store, UnknownId, store_root
 from smevals.store.verify import Damage, verify_store
 
 
@@ -67,11 +68,11 @@ def verify_command(paths: tuple[str, ...], store: str | None, rev: str | None) -
 
 
 def find_object(paths: tuple[str, ...], store: str | None, ident: str,
-                rev: str | None = None) -> tuple[Store, Obj]:
+                rev: str | None = None) -> tuple[Store, AnyObj]:
     """The one Run or Grade `ident` names in the stores of `paths` (exit 2 otherwise)."""
     if len(ident.strip()) < MIN_PREFIX:
         raise SmevalsError(f"an id prefix needs at least {MIN_PREFIX} characters: '{ident}'")
-    found: list[tuple[Store, Obj]] = []
+    found: list[tuple[Store, AnyObj]] = []
     damaged = ""
     for root in store_roots(paths, store):
         try:
@@ -96,14 +97,15 @@ def find_object(paths: tuple[str, ...], store: str | None, ident: str,
     return found[0]
 
 
-def _ambiguous(st: Store, prefix: str, candidates: list[Obj]) -> str:
+def _ambiguous(st: Store, prefix: str, candidates: list[AnyObj]) -> str:
     shown = [f"  {o.kind} {o.id}  {display_path(st.path_of(o))}" for o in candidates[:20]]
     if len(candidates) > 20:
         shown.append(f"  ... and {len(candidates) - 20} more")
     return f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(shown)
 
 
-def show_object(st: Store, obj: Obj, name: str | None) -> tuple[dict[str, Any] | None, bytes]:
+def show_object(st: Store, obj: AnyObj,
+                name: str | None) -> tuple[RunRecord | GradeRecord | None, bytes]:
     """(record, record bytes) to show an object, or (None, content) of one of its files."""
     record_name = RECORD_NAMES[obj.kind]
     if name is None:
@@ -115,14 +117,14 @@ def show_object(st: Store, obj: Obj, name: str | None) -> tuple[dict[str, Any] |
     return None, _read(st, obj, name)
 
 
-def _read(st: Store, obj: Obj, name: str) -> bytes:
+def _read(st: Store, obj: Obj[Any], name: str) -> bytes:
     try:
         return st.read_file(obj, name)
     except (OSError, SourceError) as exc:
         raise SmevalsError(f"cannot read {name} of {obj.kind} {obj.id}: {exc}") from None
 
 
-def object_location(st: Store, obj: Obj) -> str:
+def object_location(st: Store, obj: Obj[Any]) -> str:
     where = display_path(st.path_of(obj))
     return f"{st.rev}:{where}" if st.rev else where
 

@@ -26,6 +26,7 @@ from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
 from smevals.store import index
 from smevals.store.index import gc_paused
+from smevals.store.records import GradeBrief
 from smevals.store.sources import GitSource, SourceError
 from smevals.store.store import Obj, Store, store_root
 
@@ -272,7 +273,7 @@ def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
     return Choice(spec.grader, current, grading), CURRENT, current
 
 
-def _notes(store: Store, report: EvalReport, grades: list[Obj]) -> list[str]:
+def _notes(store: Store, report: EvalReport, grades: list[Obj[GradeBrief]]) -> list[str]:
     notes = []
     if store.broken:
         notes.append(f"{len(store.broken)} damaged object(s) left out, nothing in them counted "

@@ -16,9 +16,9 @@ from smevals.commands.common import (
 )
 from smevals.commands.validate import config_problems, grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.execute import ProcessGroups
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 
 from smevals.commands.diff import DiffOptions, diff_command
-from smevals.commands.report import SideSpec, gc_paused, load_side
+from smevals.commands.report import SideSpec, load_side
 from smevals.errors import SmevalsError
 from smevals.report.document import generated_at
 from smevals.site.build import build_site
@@ -20,6 +20,7 @@ from smevals.site.data import FORMAT, Loaded
 from smevals.site.live import MIN_INTERVAL, Live
 from smevals.site.serve import LOOPBACK_NAMES, POLL_SECONDS, SiteServer
 from smevals.spec.discover import find_evals
+from smevals.store.index import gc_paused
 from smevals.store.layout import slug
 
 

@@ -15,6 +15,7 @@ from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
 from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
 from smevals.spec.model import Eval
+from smevals.store.records import Inputs, RunBrief
 from smevals.store.store import Obj
 
 TASK_DELETED = "task deleted"
@@ -24,11 +25,11 @@ REASONS = (TASK_DELETED, CONFIG_DELETED, *CHANGES)    # task edited, config/runn
 Cell = tuple[str, str, str]          # (task, config, model)
 
 
-def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
+def classifier(ev: Eval) -> Callable[[Cell, Obj[RunBrief]], str]:
     """A function giving the reason a Run of `cell` is stale against `ev`."""
     tasks = {t.name: t for t in ev.tasks}
     runners: dict[str, Runner | None] = {}
-    wants: dict[Cell, dict[str, str]] = {}
+    wants: dict[Cell, Inputs] = {}
 
     def runner(config_name: str) -> Runner | None:
         if config_name not in runners:
@@ -38,7 +39,7 @@ def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
                 runners[config_name] = None
         return runners[config_name]
 
-    def reason(cell: Cell, run: Obj) -> str:
+    def reason(cell: Cell, run: Obj[RunBrief]) -> str:
         task, config = tasks.get(cell[0]), ev.configs.get(cell[1])
         if task is None:
             return TASK_DELETED
@@ -54,7 +55,7 @@ def classifier(ev: Eval) -> Callable[[Cell, Obj], str]:
     return reason
 
 
-def count(ev: Eval, stale: Iterable[tuple[Cell, Obj]]) -> dict[str, int]:
+def count(ev: Eval, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, int]:
     """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""
     why = classifier(ev)
     found = Counter(why(cell, run) for cell, run in stale)

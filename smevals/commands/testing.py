@@ -14,7 +14,7 @@ from smevals.commands.common import load_evals
 from smevals.commands.grade import checked_grader
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.version import grader_version
-from smevals.run.execute import ProcessGroups
+from smevals.proc.launch import ProcessGroups
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval, Grader
 from smevals.testing.cases import Case, load_cases

@@ -6,15 +6,16 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
-from smevals.run.execute import ProcessGroups
+from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.programs import ProgramError
+from smevals.store.records import CheckRecord, GradeFields, RunFields
 from smevals.store.store import Obj, Store
 
 GRADER_COPY = "grader.yaml"
@@ -25,7 +26,7 @@ class GradeJob:
     ev: Eval
     grader: Grader
     version: str
-    run: Obj
+    run: Obj[RunFields]
     store: Store
     environ: dict[str, str]
     groups: ProcessGroups
@@ -34,16 +35,16 @@ class GradeJob:
 
 @dataclass(frozen=True)
 class GradeResult:
-    run: Obj
+    run: Obj[RunFields]
     id: str
     rel: str
     outcome: str
     score: float | None
-    record: dict[str, Any]
+    record: GradeFields
     why: str = ""                # for a failed Grade: the first failing Check, in one line
 
 
-def grading_data(ev: Eval, run: Obj) -> dict[str, Any]:
+def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
     """The Task's current grading data while the Task exists, else the Run's copy."""
     task = ev.task(str(run.record.get("task", {}).get("name")))
     if task is not None:
@@ -75,11 +76,11 @@ def grade_run(job: GradeJob) -> GradeResult | None:
                        record, why)
 
 
-def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[dict[str, Any]]:
+def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[CheckRecord]:
     run_dir = job.store.path_of(job.run)
     ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
                          job.groups, job)
-    results: list[dict[str, Any]] = []
+    results: list[CheckRecord] = []
     halted = False
     for check in job.grader.checks:
         if halted:
@@ -91,11 +92,15 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[dic
     return results
 
 
-def _label(check: Check) -> dict[str, Any]:
+class _Named(TypedDict, total=False):
+    name: str
+
+
+def _label(check: Check) -> _Named:
     return {"name": check.spec["name"]} if "name" in check.spec else {}
 
 
-def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> dict[str, Any]:
+def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> CheckRecord:
     start = time.monotonic()
     try:
         program = checker_program(job.grader, check)
@@ -108,7 +113,7 @@ def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> dict[str, Any]:
     _promises(check, ctx.workspace, result)
     result["_weight"] = check.weight
     result["seconds"] = round(time.monotonic() - start, 4)
-    return {"checker": check.checker, **_label(check), **result}
+    return cast(CheckRecord, {"checker": check.checker, **_label(check), **result})
 
 
 def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
@@ -170,8 +175,8 @@ def _minimum(check: Check, result: dict[str, Any]) -> None:
         result["notes"] = notes
 
 
-def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any],
-            started: datetime, seconds: float) -> dict[str, Any]:
+def _record(job: GradeJob, results: list[CheckRecord], grading: dict[str, Any],
+            started: datetime, seconds: float) -> GradeFields:
     score = grade_score(job.grader, results)
     outcome = grade_outcome(job.grader, results, score)
     metrics: dict[str, Any] = {}
@@ -182,7 +187,7 @@ def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any
         result.pop("_weight", None)
     rec = job.run.record
     judged = judge_usage(results)
-    return ({"judge": judged} if judged else {}) | {
+    return cast(GradeFields, ({"judge": judged} if judged else {}) | {
         "eval": job.ev.name,
         "run": {"id": job.run.id, "rel": job.run.rel, "task": rec["task"]["name"],
                 "config": rec["config"]["name"], "model": rec["model"]},
@@ -192,10 +197,10 @@ def _record(job: GradeJob, results: list[dict[str, Any]], grading: dict[str, Any
         "duration_seconds": round(seconds, 4), "outcome": outcome, "score": score,
         "tags": normalize_tags(tags), "metrics": metrics, "checks": results,
         "smevals": _version(),
-    }
+    })
 
 
-def judge_usage(results: list[dict[str, Any]]) -> dict[str, Any]:
+def judge_usage(results: list[CheckRecord]) -> dict[str, Any]:
     """The judge calls of all Checks summed: calls made, served by the cache, tokens, cost."""
     total: dict[str, Any] = {}
     for result in results:
@@ -209,6 +214,6 @@ def judge_usage(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _version() -> str:
-    from smevals import __version__
+    from smevals.version import __version__
 
     return __version__

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from smevals.spec.load import RESERVED_GRADER
+from smevals.store.records import GradeRecord
 
 HUMAN = RESERVED_GRADER
 VERSION = "label"
 
 
-def who(record: dict[str, Any]) -> str:
+def who(record: GradeRecord) -> str:
     """`Name <email>` of a label's record."""
     label = record.get("label")
     by = label.get("by") if isinstance(label, dict) else None

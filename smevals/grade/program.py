@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from smevals.grade.normalise import parse_stdout
-from smevals.run.env import clean_base, scalar_vars, to_json
-from smevals.run.execute import ProcessGroups, launch
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import ProcessGroups, launch
 from smevals.spec.model import Check
+from smevals.store.records import RunFields
 
 DEFAULT_TIMEOUT = 300.0
 OUTPUT_CAP = 1 << 20
@@ -20,7 +21,7 @@ OUTPUT_CAP = 1 << 20
 class CheckerContext:
     run_dir: Path
     workspace: Path
-    run: dict[str, Any]          # the Run record
+    run: RunFields               # the Run record
     task: dict[str, Any]         # the Task's keys with grading keys on top
     eval_dir: Path
     environ: dict[str, str]

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from smevals.spec.model import Grader
+from smevals.store.records import CheckRecord
 
 
-def grade_score(grader: Grader, results: list[dict[str, Any]]) -> float | None:
+def grade_score(grader: Grader, results: list[CheckRecord]) -> float | None:
     """The original rule by default (`last`): the last score any Check produced. A failed
     Check that produced no score leaves the Grade unscored, whatever the method."""
     ran = [r for r in results if not r.get("skipped")]
     if any(not r["ok"] and r.get("score") is None for r in ran):
         return None                 # (an errored Check never has a score)
-    scored = [(r["score"], r.get("_weight", 1.0)) for r in ran if r.get("score") is not None]
+    scored = cast(list[tuple[float, float]],
+                  [(r["score"], r.get("_weight", 1.0)) for r in ran if r.get("score") is not None])
     if not scored:
         return None
     if grader.method == "mean":
@@ -26,7 +28,7 @@ def grade_score(grader: Grader, results: list[dict[str, Any]]) -> float | None:
     return float(scored[-1][0])
 
 
-def grade_outcome(grader: Grader, results: list[dict[str, Any]], score: float | None) -> str:
+def grade_outcome(grader: Grader, results: list[CheckRecord], score: float | None) -> str:
     """pass, fail, or error: a Check had no verdict (a judge error) and no other Check
     failed. An errored Grade is neither pass nor fail; `smevals grade` retries it."""
     failed = [r for r in results if not r.get("skipped") and not r["ok"]]
@@ -44,7 +46,7 @@ def grade_outcome(grader: Grader, results: list[dict[str, Any]], score: float | 
 NOTES_ROOM = 100    # characters of a failing Check's notes shown on the console
 
 
-def failure_reason(grader: Grader, results: list[dict[str, Any]], score: float | None) -> str:
+def failure_reason(grader: Grader, results: list[CheckRecord], score: float | None) -> str:
     """One line saying why a Grade failed: the first failing Check's name and the first line
     of its notes (truncated), else the score under the pass threshold."""
     for result in results:

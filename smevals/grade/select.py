@@ -4,9 +4,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
+from smevals.store.records import GradeBrief
 from smevals.store.store import Obj
+
+G = TypeVar("G", bound=Obj[GradeBrief])     # a Grade, full or brief: what goes in comes out
 
 
 @dataclass(frozen=True)
@@ -19,9 +24,9 @@ class Choice:
     any_version: bool = False
 
 
-def grades_by_run(grades: list[Obj], grader: str) -> dict[str, list[Obj]]:
+def grades_by_run(grades: Sequence[G], grader: str) -> dict[str, list[G]]:
     """The grades of `grader` for each Run rel, oldest first."""
-    out: dict[str, list[Obj]] = defaultdict(list)
+    out: dict[str, list[G]] = defaultdict(list)
     for grade in grades:
         rec = grade.record
         if rec.get("grader", {}).get("name") == grader:
@@ -31,7 +36,7 @@ def grades_by_run(grades: list[Obj], grader: str) -> dict[str, list[Obj]]:
     return out
 
 
-def counts(grade: Obj, choice: Choice) -> bool:
+def counts(grade: Obj[GradeBrief], choice: Choice) -> bool:
     """Whether `grade` is of the chosen version (and, by default, current grading data)."""
     if choice.any_version:
         return True
@@ -45,15 +50,15 @@ def counts(grade: Obj, choice: Choice) -> bool:
     return want is None or grade.record.get("grading_hash") == want
 
 
-def choose(grades: list[Obj], choice: Choice) -> tuple[dict[str, Obj], dict[str, Obj]]:
+def choose(grades: Sequence[G], choice: Choice) -> tuple[dict[str, G], dict[str, G]]:
     """For each Run rel: the newest Grade of `choice.grader` that counts under `choice`, and
     the newest one of any version ("newest" orders by the time graded, then the id).
 
     Most Runs have one Grade of a grader, so Grades are first grouped by Run cheaply and
     only Runs with several are sorted; whether a Grade counts is worked out once for each
     (version, task, grading hash)."""
-    first: dict[str, Obj] = {}
-    more: dict[str, list[Obj]] = {}
+    first: dict[str, G] = {}
+    more: dict[str, list[G]] = {}
     for grade in grades:
         rec = grade.record
         grader = rec.get("grader")
@@ -78,7 +83,7 @@ def choose(grades: list[Obj], choice: Choice) -> tuple[dict[str, Obj], dict[str,
     return chosen, first
 
 
-def _newness(grade: Obj) -> tuple[str, str]:
+def _newness(grade: Obj[GradeBrief]) -> tuple[str, str]:
     return (str(grade.record.get("graded")), grade.id)
 
 
@@ -89,7 +94,7 @@ class _Verdicts:
         self.choice = choice
         self.known: dict[tuple[str, str, object], bool] = {}
 
-    def __call__(self, grade: Obj) -> bool:
+    def __call__(self, grade: Obj[GradeBrief]) -> bool:
         rec = grade.record
         grader, run, ghash = rec["grader"], rec.get("run"), rec.get("grading_hash")
         facts = (str(grader.get("version", "")),

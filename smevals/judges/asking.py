@@ -63,7 +63,7 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
 
     artifact = None
     if inp.workspace is not None:
-        from smevals.checkers.judge import artifact_name
+        from smevals.judges.checks import artifact_name
 
         artifact = inp.workspace / artifact_name(ctx.index, label)
     return ask(ctx, settings, calls, parse, artifact)

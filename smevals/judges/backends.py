@@ -224,7 +224,7 @@ def via_llm(settings: Settings, call: Call, environ: Mapping[str, str]) -> Answe
     except ImportError:
         raise CallError("the llm judge backend needs the `llm` package: pip install "
                         "'smevals[llm]'") from None
-    from smevals.judges.llmlib import prompt_model
+    from smevals.runners.llmlib import prompt_model
 
     messages = call.request["messages"]
     system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")

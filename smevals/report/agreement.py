@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smevals.stats import Z95
+from smevals.store.records import GradeRecord
 from smevals.store.store import Obj
 
 ORDER = ("pass", "fail", "error")
@@ -79,7 +80,7 @@ def cohen_kappa(matrix: dict[tuple[str, str], int]) -> tuple[float, float, float
     return kappa, max(-1.0, kappa - half), min(1.0, kappa + half)
 
 
-def first_failing(record: dict[str, Any]) -> str:
+def first_failing(record: GradeRecord) -> str:
     """The first failing Check of a Grade and the first line of its notes."""
     for check in record.get("checks") or []:
         if isinstance(check, dict) and not check.get("skipped") and not check.get("ok"):
@@ -89,7 +90,8 @@ def first_failing(record: dict[str, Any]) -> str:
     return ""
 
 
-def compare(a: str, b: str, a_grades: dict[str, Obj], b_grades: dict[str, Obj]) -> Agreement:
+def compare(a: str, b: str, a_grades: dict[str, Obj[GradeRecord]],
+            b_grades: dict[str, Obj[GradeRecord]]) -> Agreement:
     """`a_grades`, `b_grades`: the Grade that counts for each Run rel, of each grader."""
     out = Agreement(a, b, only_a=len(a_grades.keys() - b_grades.keys()),
                     only_b=len(b_grades.keys() - a_grades.keys()))

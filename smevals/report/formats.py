@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -219,7 +220,7 @@ def _row_detail(row: Row) -> str:
 
 
 def _failure_detail(item: Excluded) -> str:
-    failure = item.run.record.get("failure") or {}
+    failure: Mapping[str, object] = item.run.record.get("failure") or {}
     return f"run {item.run.id}: {failure.get('kind', 'failed')}: {failure.get('detail', '')}"
 
 

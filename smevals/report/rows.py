@@ -7,11 +7,12 @@ entry with the reason, so the header counts and the JSON can say what was left o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from smevals.grade.select import Choice, choose
+from smevals.store.records import GradeBrief, RunBrief
 from smevals.store.store import Obj
 
 FAILED = "failed"          # the runner failed: never graded, never counted
@@ -45,8 +46,8 @@ class Row:
     task: str
     config: str
     model: str
-    run: Obj
-    grade: Obj
+    run: Obj[RunBrief]
+    grade: Obj[GradeBrief]
     stale: bool = False
     passed: bool = False              # the Grade's outcome is "pass"
     score: float | None = None        # the Grade's score
@@ -74,9 +75,9 @@ class Excluded:
     task: str
     config: str
     model: str
-    run: Obj
+    run: Obj[RunBrief]
     reason: str
-    grade: Obj | None = None      # for OLDER: the newest Grade of another version; for
+    grade: Obj[GradeBrief] | None = None      # for OLDER: the newest Grade of another version; for
                                   # ERRORED: the errored Grade
 
 
@@ -84,7 +85,7 @@ class Excluded:
 class Collected:
     rows: list[Row] = field(default_factory=list)
     excluded: list[Excluded] = field(default_factory=list)
-    runs: list[Obj] = field(default_factory=list)    # every Run matching the filters
+    runs: list[Obj[RunBrief]] = field(default_factory=list)    # every Run matching the filters
     stale_included: int = 0
 
     def count(self, reason: str) -> int:
@@ -110,7 +111,7 @@ class Collected:
         return total
 
 
-def cell_of(run: Obj) -> tuple[str, str, str]:
+def cell_of(run: Obj[RunBrief]) -> tuple[str, str, str]:
     """(task, config, model) of a Run record."""
     rec = run.record
     try:
@@ -127,7 +128,8 @@ Want = tuple[tuple[str, str], ...]      # (inputs key, expected value) pairs
 Expected = Callable[[tuple[str, str, str]], "Want | None"]
 
 
-def collect(runs: list[Obj], grades: list[Obj], choice: Choice, filters: Filters = Filters(),
+def collect(runs: Sequence[Obj[RunBrief]], grades: Sequence[Obj[GradeBrief]], choice: Choice,
+            filters: Filters = Filters(),
             expected: Expected | None = None, include_stale: bool = False) -> Collected:
     """Rows and exclusions for `runs` (in store path order), choosing Grades by `choice`.
 
@@ -172,7 +174,7 @@ def collect(runs: list[Obj], grades: list[Obj], choice: Choice, filters: Filters
     return out
 
 
-def _differs(rec: dict[str, Any], want: Want) -> bool:
+def _differs(rec: RunBrief, want: Want) -> bool:
     inputs = rec.get("inputs")
     if inputs.__class__ is not dict:
         return True
@@ -182,9 +184,10 @@ def _differs(rec: dict[str, Any], want: Want) -> bool:
     return False
 
 
-def _ungraded(out: Collected, cell: tuple[str, str, str], run: Obj, last: Obj | None) -> None:
+def _ungraded(out: Collected, cell: tuple[str, str, str], run: Obj[RunBrief],
+              last: Obj[GradeBrief] | None) -> None:
     out.excluded.append(Excluded(*cell, run, OLDER if last else UNGRADED, last))
 
 
-def _rel(obj: Obj) -> str:
+def _rel(obj: Obj[Any]) -> str:
     return obj.rel

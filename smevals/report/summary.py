@@ -163,7 +163,7 @@ def metrics(rows: list[Row]) -> list[Metric]:
     """
     found: dict[str, list[Any]] = {}
     for row in rows:
-        values = row.grade.record.get("metrics")
+        values: Any = row.grade.record.get("metrics")
         if values and values.__class__ is dict:
             for key, value in values.items():
                 if key in found:

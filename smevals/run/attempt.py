@@ -9,13 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smevals.run.env import clean_base, scalar_vars, to_json
-from smevals.run.execute import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.objects import RECORD_NAMES, Written
+from smevals.store.records import Failure, RunFields, Truncation
 from smevals.store.store import Store
 
 USAGE_FILE = "smevals-usage.json"
@@ -39,7 +40,7 @@ class Session:
 class Attempt:
     job: Job
     written: Written
-    record: dict[str, Any]
+    record: RunFields
 
     @property
     def ok(self) -> bool:
@@ -125,16 +126,16 @@ def _event(session: Session) -> threading.Event:
 
 
 def _record(session: Session, job: Job, workspace: Path, fin: Finished,
-            started: datetime) -> dict[str, Any]:
+            started: datetime) -> RunFields:
     out_text, out_bad = normalise(_whole_chars(fin.stdout, "stdout" in fin.written))
     err_text, err_bad = normalise(_whole_chars(fin.stderr, "stderr" in fin.written))
     (workspace / "output.txt").write_text(out_text, encoding="utf-8", newline="\n")
     if err_text:
         (workspace / "stderr.txt").write_text(err_text, encoding="utf-8", newline="\n")
     usage, usage_error = _usage(workspace)
-    failure = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
+    failure: Failure | None = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
     failure = _refuse_undecodable(workspace) or _refuse_reserved(workspace) or failure
-    record: dict[str, Any] = {
+    record: RunFields = {
         "eval": session.ev.name, "task": job.task.doc, "grading": job.task.grading,
         "config": job.config, "model": job.model, "inputs": job.inputs, "sample": job.sample,
         "started": started.isoformat().replace("+00:00", "Z"),
@@ -151,7 +152,7 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
     return record
 
 
-def _truncated(fin: Finished) -> dict[str, dict[str, int]]:
+def _truncated(fin: Finished) -> dict[str, Truncation]:
     """For each capped file: the bytes kept (the cap) and the bytes the runner wrote."""
     kept = {"stdout": len(fin.stdout), "stderr": len(fin.stderr)}
     files = {"stdout": "output.txt", "stderr": "stderr.txt"}
@@ -173,7 +174,7 @@ def _whole_chars(data: bytes, cut: bool) -> bytes:
     return data
 
 
-def _refuse_undecodable(workspace: Path) -> dict[str, str] | None:
+def _refuse_undecodable(workspace: Path) -> Failure | None:
     """Remove what the runner wrote under a name that is not UTF-8 (a Run's file names are
     text in its record); the Run then counts as failed, saying which."""
     bad = []
@@ -208,7 +209,7 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def _refuse_reserved(workspace: Path) -> dict[str, str] | None:
+def _refuse_reserved(workspace: Path) -> Failure | None:
     name = RECORD_NAMES["run"]
     path = workspace / name
     if not (path.exists() or path.is_symlink()):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from smevals.errors import SmevalsError
 from smevals.spec.model import Config, Eval, Task
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
+from smevals.store.records import Inputs
 from smevals.store.store import Store
 
 BUILTIN_PREFIX = "smevals:"
@@ -30,7 +32,7 @@ class Job:
     task: Task
     model: str
     config: dict[str, Any]     # the resolved config
-    inputs: dict[str, str]
+    inputs: Inputs
     sample: int                # index among the pair's Runs with these inputs
 
 
@@ -75,7 +77,7 @@ def resolved_config(config: Config, runner: Runner, model: str) -> dict[str, Any
     return {**config.doc, "name": config.name, "runner": runner.display, "model": model}
 
 
-def inputs_of(task: Task, config: Config, runner: Runner, model: str) -> dict[str, str]:
+def inputs_of(task: Task, config: Config, runner: Runner, model: str) -> Inputs:
     """Hashes of what determines a Run: the task (without grading), the config as written
     (with its model), and the runner's content. Paths on this machine are left out."""
     parts = {
@@ -83,7 +85,7 @@ def inputs_of(task: Task, config: Config, runner: Runner, model: str) -> dict[st
         "config": sha256_bytes(dumps({**config.doc, "name": config.name, "model": model})),
         "runner": runner.digest,
     }
-    return {"hash": sha256_bytes(dumps(parts)), **parts}
+    return cast(Inputs, {"hash": sha256_bytes(dumps(parts)), **parts})
 
 
 def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], models: list[str],
@@ -111,9 +113,9 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     return jobs, pairs
 
 
-def _ok_inputs(store: Store) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+def _ok_inputs(store: Store) -> dict[tuple[str, str, str], list[Mapping[str, object]]]:
     """The inputs of every successful Run, by (task, config, model) name."""
-    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    out: dict[tuple[str, str, str], list[Mapping[str, object]]] = {}
     for obj in store.runs(brief=True):
         rec = obj.record
         if rec.get("status") != "ok":
@@ -128,7 +130,7 @@ def _name(part: Any) -> str:
     return str(part.get("name")) if isinstance(part, dict) else ""
 
 
-def _stale(earlier: list[dict[str, Any]], now: dict[str, str]) -> tuple[int, tuple[str, ...]]:
+def _stale(earlier: list[Mapping[str, object]], now: Inputs) -> tuple[int, tuple[str, ...]]:
     """How many earlier Runs of a pair were made from other inputs, and what differs."""
     found: set[str] = set()
     count = 0
@@ -140,7 +142,7 @@ def _stale(earlier: list[dict[str, Any]], now: dict[str, str]) -> tuple[int, tup
     return count, tuple(reason for reason in REASONS if reason in found)
 
 
-def differences(had: Any, now: dict[str, str]) -> list[str]:
+def differences(had: Any, now: Mapping[str, object]) -> list[str]:
     """What differs between a Run's recorded inputs and `now` (REASONS, in order)."""
     had = had if isinstance(had, dict) else {}
     return [reason for reason, part in zip(REASONS, ("task", "config", "runner"), strict=True)

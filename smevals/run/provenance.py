@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smevals import __version__
+from smevals.version import __version__
 
 
 def provenance(eval_dir: Path, store_root: Path) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def run(ctx: BuiltinContext) -> BuiltinOutcome:
     box: dict[str, Any] = {}
 
     def work() -> None:
-        from smevals.judges.llmlib import prompt_model
+        from smevals.runners.llmlib import prompt_model
 
         try:
             box["done"] = prompt_model(llm, ctx.model, prompt, ctx.config.get("system"), {},

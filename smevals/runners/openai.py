@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from smevals import __version__
 from smevals.runners.base import (
     BuiltinContext,
     BuiltinOutcome,
@@ -38,6 +37,7 @@ from smevals.runners.base import (
     string,
     type_name,
 )
+from smevals.version import __version__
 
 NAME = "openai"
 PREFIX = "smevals:openai"

@@ -14,6 +14,7 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
+from smevals.store.records import RunFields, RunRecord
 from smevals.store.store import Obj
 
 
@@ -24,21 +25,21 @@ def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None],
     with connect(spec) as client:
         _bundle, shipped = ship(client, plan.ev.path, root)
 
-        def submit(key: str, run: Obj) -> Any:
+        def submit(key: str, run: Obj[RunRecord]) -> Any:
             task = GradeTask(plan.ev.name, plan.grader.name, plan.version,
                              pack(root, "run", run.rel), judge_cache,
                              cached_for(plan, run) if judge_cache else ())
             return client.submit(grade_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def write(run: Obj, made: Made) -> Any:
+        def write(run: Obj[RunRecord], made: Made) -> Any:
             keep_judged(root, made.judged)
             return None if made.grade is None else result_of(root, run, made)
 
         drive(client, plan.todo, submit, write, done)
 
 
-def result_of(root: Path, run: Obj, made: Made) -> Any:
+def result_of(root: Path, run: Obj[RunFields], made: Made) -> Any:
     """Write the Grade a worker made; the GradeResult the console shows."""
     from smevals.grade.apply import GradeResult
     from smevals.store.canonical import loads
@@ -50,13 +51,13 @@ def result_of(root: Path, run: Obj, made: Made) -> Any:
                        record, made.why)
 
 
-def cached_for(plan: Any, run: Obj) -> Entries:
+def cached_for(plan: Any, run: Obj[RunRecord]) -> Entries:
     """The store's judge cache entries of the requests grading `run` makes (as built with
     this process's environment: a worker whose environment makes other requests asks)."""
     from smevals.grade.apply import GradeJob
     from smevals.grade.dry import dry_judge, judge_checks
     from smevals.judges.engine import DryCount
-    from smevals.run.execute import ProcessGroups
+    from smevals.proc.launch import ProcessGroups
     from smevals.store import judgecache
 
     judged = judge_checks(plan.grader)

@@ -14,6 +14,7 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
+from smevals.store.records import RunRecord
 from smevals.store.store import Obj
 
 
@@ -75,7 +76,7 @@ def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
 
     store = prep.session.store
     plan = _Plan(prep.ev, prep.grader, version, store)
-    earlier: dict[str, list[Obj]] = {}
+    earlier: dict[str, list[Obj[RunRecord]]] = {}
     for run in store.runs():
         inputs = run.record.get("inputs")
         if run.record.get("status") == "ok" and isinstance(inputs, dict):

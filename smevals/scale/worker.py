@@ -21,6 +21,7 @@ from smevals.scale.bundle import Bundle, materialize
 from smevals.spec.model import Eval
 from smevals.store.canonical import loads
 from smevals.store.layout import RECORD_NAMES
+from smevals.store.records import RunFields
 from smevals.store.store import Obj, Store
 
 _EVALS: dict[tuple[str, str], Eval] = {}
@@ -78,8 +79,8 @@ Shipped = tuple[Bundle, dict[str, bytes]]      # the Eval's files: a bundle and 
 
 def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
     """Attempt one Job (and grade it with -g) in a temporary store; send the objects back."""
+    from smevals.proc.launch import ProcessGroups
     from smevals.run.attempt import Session, attempt
-    from smevals.run.execute import ProcessGroups
 
     ev = _eval(shipped, task.eval_name)
     runner = task.runner
@@ -106,7 +107,7 @@ def attempt_remote(task: RunTask, shipped: Shipped) -> Made:
 
 def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
     """Grade one Run (sent whole, verified on arrival) in a temporary store."""
-    from smevals.run.execute import ProcessGroups
+    from smevals.proc.launch import ProcessGroups
     from smevals.scale.unpack import unpack
 
     ev = _eval(shipped, task.eval_name)
@@ -119,7 +120,7 @@ def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
         shutil.rmtree(written.path, ignore_errors=True)
 
 
-def _grade(ev: Eval, task: GradeTask, run: Obj, store: Store, groups: Any) -> Made:
+def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store, groups: Any) -> Made:
     """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
     and the judge cache entries made meanwhile."""
     from smevals.grade.apply import GradeJob, grade_run

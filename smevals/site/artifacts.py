@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from smevals.store.base import SourceError
 from smevals.store.fssource import FsSource
+from smevals.store.records import FileEntry
 from smevals.store.store import Obj, Store
 
 IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
@@ -64,7 +65,7 @@ def looks_text(head: bytes) -> bool:
     return True
 
 
-def kind_of(entry: dict[str, Any], head: bytes | None) -> str:
+def kind_of(entry: FileEntry, head: bytes | None) -> str:
     """text, image, svg, binary, link, special or missing (unreadable)."""
     if "symlink" in entry:
         return "link"
@@ -125,7 +126,7 @@ def _open_below(root: str, parts: list[str]) -> int:
         os.close(fd)
 
 
-def open_file(store: Store, obj: Obj, path: str) -> IO[bytes] | None:
+def open_file(store: Store, obj: Obj[Any], path: str) -> IO[bytes] | None:
     """A working-tree file of `obj` opened for reading, or None when it is not a regular
     file reached without a symlink from the store's root (or `path` is not plain)."""
     if not safe_inner(path) or not isinstance(store.source, FsSource):
@@ -142,7 +143,7 @@ def open_file(store: Store, obj: Obj, path: str) -> IO[bytes] | None:
     return os.fdopen(fd, "rb")
 
 
-def read_bytes(store: Store, obj: Obj, path: str, limit: int | None = None) -> bytes | None:
+def read_bytes(store: Store, obj: Obj[Any], path: str, limit: int | None = None) -> bytes | None:
     """The bytes of a file of `obj` (at most `limit`), or None when absent or unsafe."""
     if not safe_inner(path):
         return None
@@ -177,7 +178,7 @@ def _git_read(store: Store, rel: str) -> bytes | None:
     return data
 
 
-def open_any(store: Store, obj: Obj, path: str) -> IO[bytes] | None:
+def open_any(store: Store, obj: Obj[Any], path: str) -> IO[bytes] | None:
     """A file of `obj` to read from: the working-tree file, or its bytes at a revision."""
     if isinstance(store.source, FsSource):
         return open_file(store, obj, path)

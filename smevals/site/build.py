@@ -50,7 +50,7 @@ class StaticLinker:
         self.staging = staging
         self.incoming = staging / ".incoming"
 
-    def _copy(self, obj: Obj, path: str) -> str | None:
+    def _copy(self, obj: Obj[Any], path: str) -> str | None:
         """Copy the file to `incoming`; its sha256, or None when it cannot be read."""
         source = artifacts.open_any(self.loaded.store, obj, path)
         if source is None:
@@ -63,7 +63,7 @@ class StaticLinker:
                 out.write(chunk)
         return digest.hexdigest()
 
-    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
         digest = self._copy(obj, path)
         if digest is None:
             return {}
@@ -134,7 +134,7 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
         _write(folder, f"{slug}/tasks/{task_slug}", f"tasks/{task_slug}.js",
                task_page(loaded, task))
     count = 0
-    for run in loaded.report.collected.runs:
+    for run in loaded.runs:
         if SAFE_ID.match(run.id):
             _write(folder, f"{slug}/runs/{run.id}", f"runs/{run.id}.js",
                    run_page(loaded, run, linker))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from smevals import stats
 from smevals.grade.select import grades_by_run
@@ -21,6 +21,7 @@ from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranks, tag_counts
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
+from smevals.store.records import GradeRecord, RunRecord
 from smevals.store.store import Obj, Store
 
 FORMAT = 1
@@ -37,12 +38,17 @@ class Loaded:
     generated: str
     diff: dict[str, Any] | None = None      # `smevals diff --format json` of this Eval
 
-    @cached_property
-    def runs_by_id(self) -> dict[str, Obj]:
-        return {run.id: run for run in self.report.collected.runs}
+    @property
+    def runs(self) -> list[Obj[RunRecord]]:
+        """The report's Runs, in full: the site reports with `full_records`."""
+        return cast(list[Obj[RunRecord]], self.report.collected.runs)
 
     @cached_property
-    def grades_by_id(self) -> dict[str, Obj]:
+    def runs_by_id(self) -> dict[str, Obj[RunRecord]]:
+        return {run.id: run for run in self.runs}
+
+    @cached_property
+    def grades_by_id(self) -> dict[str, Obj[GradeRecord]]:
         return {grade.id: grade for grade in self.store.grades()}
 
     @cached_property
@@ -54,20 +60,20 @@ class Loaded:
         return {item.run.rel: item for item in self.report.collected.excluded}
 
     @cached_property
-    def history(self) -> dict[str, list[Obj]]:
+    def history(self) -> dict[str, list[Obj[GradeRecord]]]:
         """Run rel -> every Grade of it (any grader, any version), oldest first."""
         grades = self.store.grades()
         names = sorted({str(g.record.get("grader", {}).get("name")) for g in grades})
-        out: dict[str, list[Obj]] = {}
+        out: dict[str, list[Obj[GradeRecord]]] = {}
         for name in names:
             for rel, items in grades_by_run(grades, name).items():
                 out.setdefault(rel, []).extend(items)
         return out
 
     @cached_property
-    def runs_by_task(self) -> dict[str, list[Obj]]:
-        out: dict[str, list[Obj]] = {}
-        for run in self.report.collected.runs:
+    def runs_by_task(self) -> dict[str, list[Obj[RunRecord]]]:
+        out: dict[str, list[Obj[RunRecord]]] = {}
+        for run in self.runs:
             out.setdefault(cell_of(run)[0], []).append(run)
         return out
 
@@ -83,7 +89,7 @@ class Loaded:
     def task_slugs(self) -> dict[str, str]:
         return {name: slug(name) for name in self.task_names}
 
-    def status(self, run: Obj) -> str:
+    def status(self, run: Obj[Any]) -> str:
         """pass or fail (the Grade that counts), else why the Run is not counted."""
         row = self.rows_by_rel.get(run.rel)
         if row is not None:

@@ -11,7 +11,8 @@ import orjson
 from smevals.report.rows import cell_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
-from smevals.store.store import Obj
+from smevals.store.records import CheckRecord, FileEntry, GradeRecord, RunBrief, RunRecord
+from smevals.store.store import AnyObj, Obj
 
 OUTPUT_LIMIT = 256 * 1024       # characters of output.txt on a Run page
 STDERR_LIMIT = 64 * 1024
@@ -25,7 +26,7 @@ RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "
 
 
 class Linker(Protocol):
-    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
         """`href` (and `src` for an image or SVG, `download` for a binary) of one file."""
         ...
 
@@ -42,7 +43,7 @@ def capped(value: Any, limit: int = FIELD_LIMIT) -> Any:
     return value if len(text) <= limit else {"cut": True, "json": text[:limit]}
 
 
-def read_text(loaded: Loaded, obj: Obj, path: str, limit: int) -> dict[str, Any] | None:
+def read_text(loaded: Loaded, obj: Obj[Any], path: str, limit: int) -> dict[str, Any] | None:
     """{"text", "truncated"} of a text file, at most `limit` characters."""
     return text_of(artifacts.read_bytes(loaded.store, obj, path, 4 * limit), limit)
 
@@ -66,7 +67,7 @@ def column_order(loaded: Loaded, cells: set[tuple[str, str]]) -> list[tuple[str,
 def task_page(loaded: Loaded, task: str) -> dict[str, Any]:
     """`data/<eval>/tasks/<task>.js`."""
     runs = loaded.runs_by_task.get(task, [])
-    split: dict[tuple[str, str], list[Obj]] = {}
+    split: dict[tuple[str, str], list[Obj[RunRecord]]] = {}
     for run in runs:
         split.setdefault(cell_of(run)[1:], []).append(run)
     counted = {(g.config, g.model): t for g in loaded.report.groups for t in g.tasks
@@ -89,12 +90,12 @@ def task_page(loaded: Loaded, task: str) -> dict[str, Any]:
             "doc": capped(doc), "columns": columns}
 
 
-def _sample_order(run: Obj) -> tuple[int, str]:
+def _sample_order(run: Obj[RunBrief]) -> tuple[int, str]:
     sample = run.record.get("sample")
     return (sample if isinstance(sample, int) else 0, run.id)
 
 
-def run_brief(loaded: Loaded, run: Obj, with_output: bool) -> dict[str, Any]:
+def run_brief(loaded: Loaded, run: Obj[RunRecord], with_output: bool) -> dict[str, Any]:
     rec = run.record
     row = loaded.rows_by_rel.get(run.rel)
     failure = rec.get("failure") if isinstance(rec.get("failure"), dict) else None
@@ -109,7 +110,7 @@ def run_brief(loaded: Loaded, run: Obj, with_output: bool) -> dict[str, Any]:
 # --- Run page --------------------------------------------------------------------------
 
 
-def run_page(loaded: Loaded, run: Obj, linker: Linker) -> dict[str, Any]:
+def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, Any]:
     """`data/<eval>/runs/<id>.js`."""
     rec = run.record
     task, config, model = cell_of(run)
@@ -133,7 +134,7 @@ def run_page(loaded: Loaded, run: Obj, linker: Linker) -> dict[str, Any]:
     }
 
 
-def labels_json(history: list[Obj]) -> list[dict[str, Any]]:
+def labels_json(history: list[Obj[GradeRecord]]) -> list[dict[str, Any]]:
     """The Run's labels (Grades of the grader `human`), newest first; the first counts."""
     from smevals.grade.labels import HUMAN, who
 
@@ -145,7 +146,8 @@ def labels_json(history: list[Obj]) -> list[dict[str, Any]]:
             for i, g in enumerate(labels)]
 
 
-def grade_json(loaded: Loaded, grade: Obj, linker: Linker, counted: str | None) -> dict[str, Any]:
+def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
+               counted: str | None) -> dict[str, Any]:
     rec = grade.record
     grader = _mapping(rec.get("grader"))
     name, version = str(grader.get("name")), str(grader.get("version"))
@@ -165,11 +167,11 @@ def grade_json(loaded: Loaded, grade: Obj, linker: Linker, counted: str | None) 
     }
 
 
-def check_json(check: dict[str, Any]) -> dict[str, Any]:
+def check_json(check: CheckRecord) -> dict[str, Any]:
     return {key: capped(value) for key, value in check.items()}
 
 
-def files_of(loaded: Loaded, obj: Obj, linker: Linker) -> list[dict[str, Any]]:
+def files_of(loaded: Loaded, obj: AnyObj, linker: Linker) -> list[dict[str, Any]]:
     """Every recorded file of `obj`: its kind, links and (small text) a preview."""
     entries = obj.record.get("files")
     out = []
@@ -179,7 +181,7 @@ def files_of(loaded: Loaded, obj: Obj, linker: Linker) -> list[dict[str, Any]]:
     return out
 
 
-def file_json(loaded: Loaded, obj: Obj, entry: dict[str, Any], linker: Linker) -> dict[str, Any]:
+def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> dict[str, Any]:
     path = entry["path"]
     info: dict[str, Any] = {"path": path, "size": entry.get("size")}
     if not artifacts.safe_inner(path):

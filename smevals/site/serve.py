@@ -23,9 +23,10 @@ from __future__ import annotations
 import shutil
 import socket
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import IO, Any
+from typing import IO, Any, cast
 from urllib.parse import quote, unquote
 
 from smevals.site import artifacts, jsdata
@@ -34,7 +35,8 @@ from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
 from smevals.store.layout import slug as slug_of
-from smevals.store.store import Obj
+from smevals.store.records import FileEntry
+from smevals.store.store import AnyObj, Obj
 
 POLL_SECONDS = 3
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -86,7 +88,7 @@ class ServeLinker:
     def __init__(self, slug: str):
         self.slug = slug
 
-    def link(self, obj: Obj, path: str, kind: str) -> dict[str, str]:
+    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
         parts = "/".join(quote(p, safe="") for p in path.split("/"))
         href = f"files/{self.slug}/{obj.kind}s/{quote(obj.id, safe='')}/{parts}"
         out = {"href": href, "download": artifacts.basename(path)}
@@ -147,9 +149,11 @@ def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | 
 
 
 def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
-    table = {"runs": loaded.runs_by_id, "grades": loaded.grades_by_id}.get(kind)
+    table = cast("Mapping[str, AnyObj] | None",
+                 {"runs": loaded.runs_by_id, "grades": loaded.grades_by_id}.get(kind))
     obj = table.get(oid) if table is not None else None
     files = obj.record.get("files") if obj is not None else None
+    entry: FileEntry | None
     entry = next((e for e in files if isinstance(e, dict) and e.get("path") == path), None) \
         if isinstance(files, list) else None
     if obj is None or entry is None or "symlink" in entry or entry.get("special"):

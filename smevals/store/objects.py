@@ -30,6 +30,7 @@ from smevals.store.layout import (
     timestamp,
 )
 from smevals.store.locks import lock_folder, unlock
+from smevals.store.records import FileEntry, GradeFields, RunFields
 from smevals.store.regular import read_regular
 
 __all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
@@ -79,19 +80,19 @@ class Staging:
         shutil.rmtree(self.dir, ignore_errors=True)
         self._release()
 
-    def commit(self, record: dict[str, Any], parent_names: list[str]) -> Written:
+    def commit(self, record: RunFields | GradeFields, parent_names: list[str]) -> Written:
         """Hash and seal the files, write the record last and rename the folder into place."""
         try:
             return self._commit(record, parent_names)
         finally:
             self._release()
 
-    def _commit(self, record: dict[str, Any], parent_names: list[str]) -> Written:
+    def _commit(self, record: RunFields | GradeFields, parent_names: list[str]) -> Written:
         record_name = RECORD_NAMES[self.kind]
         if os.path.lexists(self.dir / record_name):
             raise StoreError(f"'{record_name}' is reserved for the {self.kind} record")
         files = manifest(self.dir, seal=True)
-        full = {**record, "format": FORMAT, "kind": self.kind, "files": files}
+        full: dict[str, Any] = {**record, "format": FORMAT, "kind": self.kind, "files": files}
         data = dumps(full)
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
@@ -178,7 +179,7 @@ def neighbour_names(folder: Path, kind: str) -> list[str] | None:
     return None
 
 
-def manifest(folder: Path, seal: bool = False) -> list[dict[str, Any]]:
+def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
     """Every file below `folder` (path, size, sha256; a symlink by its target), sorted by
     path. With `seal`, each regular file is also fsynced and made read-only."""
     entries = [_entry(path, rel, seal) for path, rel in _files(str(folder), "")]
@@ -203,7 +204,7 @@ def _files(folder: str, prefix: str) -> list[tuple[str, str]]:
     return out
 
 
-def _entry(path: str, rel: str, seal: bool) -> dict[str, Any]:
+def _entry(path: str, rel: str, seal: bool) -> FileEntry:
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
         return {"path": rel, "symlink": os.readlink(path)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from smevals.store import damage, gitindex, index
 from smevals.store.base import Entry, Source
@@ -13,22 +13,40 @@ from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
 from smevals.store.layout import KINDS, RECORD_NAMES, slug
 from smevals.store.objects import Staging
+from smevals.store.records import GradeBrief, GradeRecord, RunBrief, RunRecord
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
 
 MIN_PREFIX = 6
 MAX_CANDIDATES = 20
 
 
-class Obj(NamedTuple):
-    """One Run or Grade (immutable; a NamedTuple because 200,000 are made in a blink)."""
+R = TypeVar("R", covariant=True)
+
+
+class Obj(NamedTuple, Generic[R]):
+    """One Run or Grade (immutable; a NamedTuple because 200,000 are made in a blink).
+    `Obj[RunRecord]` is a Run with its full record, `Obj[RunBrief]` one that may be in the
+    brief view (store/records.py)."""
 
     kind: str
     id: str
     rel: str                   # object folder relative to the store root
-    record: dict[str, Any]
+    record: R
+
+
+AnyObj = Obj[RunRecord] | Obj[GradeRecord]
+
+
+def is_run(obj: AnyObj) -> TypeIs[Obj[RunRecord]]:
+    """Whether `obj` (of either kind) is a Run (for the type checker, which cannot tell
+    from `obj.kind`)."""
+    return obj.kind == "run"
 
 
 class AmbiguousId(Exception):
-    def __init__(self, prefix: str, candidates: list[Obj]):
+    def __init__(self, prefix: str, candidates: list[AnyObj]):
         self.prefix = prefix
         self.candidates = candidates
         lines = [f"  {o.kind} {o.id}  {o.rel}" for o in candidates[:MAX_CANDIDATES]]
@@ -63,18 +81,28 @@ class Store:
         self.early = early          # read the cache before it is checked: see settled()
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
         self.broken: list[tuple[str, str]] = []     # (rel, why) of damaged objects (left out)
-        self._objs: dict[tuple[str, bool], list[Obj]] = {}
+        self._objs: dict[tuple[str, bool], list[Obj[Any]]] = {}
 
     def stage(self, kind: str) -> Staging:
         if self.rev:
             raise ValueError("cannot write to a store read at a git revision")
         return Staging(self.root, kind)
 
-    def runs(self, brief: bool = False) -> list[Obj]:
+    @overload
+    def runs(self, brief: Literal[False] = False) -> list[Obj[RunRecord]]: ...
+    @overload
+    def runs(self, brief: bool) -> list[Obj[RunBrief]]: ...
+
+    def runs(self, brief: bool = False) -> list[Obj[Any]]:
         """Every readable Run; with `brief`, records in the brief view (store/brief.py)."""
         return self._all("run", brief)
 
-    def grades(self, brief: bool = False) -> list[Obj]:
+    @overload
+    def grades(self, brief: Literal[False] = False) -> list[Obj[GradeRecord]]: ...
+    @overload
+    def grades(self, brief: bool) -> list[Obj[GradeBrief]]: ...
+
+    def grades(self, brief: bool = False) -> list[Obj[Any]]:
         """Every readable Grade; with `brief`, records in the brief view."""
         return self._all("grade", brief)
 
@@ -94,13 +122,13 @@ class Store:
         self.forget()
         return False
 
-    def _all(self, kind: str, brief: bool = False) -> list[Obj]:
+    def _all(self, kind: str, brief: bool = False) -> list[Obj[Any]]:
         key = (kind, brief)
         if key not in self._objs:
             self._objs[key] = self._load(kind, brief)
         return self._objs[key]
 
-    def _load(self, kind: str, brief: bool) -> list[Obj]:
+    def _load(self, kind: str, brief: bool) -> list[Obj[Any]]:
         if isinstance(self.source, FsSource):
             found = index.read_kind(self.root, kind, brief, self.early)
             rels, ids, records = found.rels, found.ids, found.records
@@ -121,7 +149,15 @@ class Store:
                 damage.note(self.source.label, rel, str(why))
         return out
 
-    def fresh(self, kind: str, parent: str, known: AbstractSet[str] = frozenset()) -> list[Obj]:
+    @overload
+    def fresh(self, kind: Literal["run"], parent: str,
+              known: AbstractSet[str] = frozenset()) -> list[Obj[RunRecord]]: ...
+    @overload
+    def fresh(self, kind: Literal["grade"], parent: str,
+              known: AbstractSet[str] = frozenset()) -> list[Obj[GradeRecord]]: ...
+
+    def fresh(self, kind: str, parent: str,
+              known: AbstractSet[str] = frozenset()) -> list[Obj[Any]]:
         """The sound objects of one folder (`runs/<task>/<config>/<model>`), read from disk
         now, past any cache: what a claim holder counts before it adds to the folder.
         Objects whose id is in `known` are left out (the caller has seen them)."""
@@ -132,7 +168,7 @@ class Store:
                            if n[:1] != "." and n not in known)
         except OSError:
             return []
-        out = []
+        out: list[Obj[Any]] = []
         for name in names:
             path = os.path.join(self.root, parent, name, RECORD_NAMES[kind])
             record = index.parse_record(kind, index.read_one(path)[1], oid=name)
@@ -140,7 +176,7 @@ class Store:
                 out.append(Obj(kind, name, f"{parent}/{name}", record))
         return out
 
-    def resolve(self, prefix: str) -> Obj:
+    def resolve(self, prefix: str) -> AnyObj:
         """The one object whose id (or the hash part of it) starts with `prefix`, git-style:
         at least MIN_PREFIX characters, case-insensitive; ambiguity lists the candidates."""
         want = prefix.strip().lower()
@@ -159,14 +195,14 @@ class Store:
             raise AmbiguousId(prefix, found)
         return found[0]
 
-    def read_file(self, obj: Obj, name: str) -> bytes:
+    def read_file(self, obj: Obj[Any], name: str) -> bytes:
         return self.source.read(f"{obj.rel}/{name}")
 
-    def listing(self, obj: Obj) -> list[Entry]:
+    def listing(self, obj: Obj[Any]) -> list[Entry]:
         """The files of `obj` as they are (not as recorded), record excluded."""
         return self.source.listing(obj.rel)
 
-    def path_of(self, obj: Obj) -> Path:
+    def path_of(self, obj: Obj[Any]) -> Path:
         return self.root / obj.rel
 
 

@@ -9,14 +9,15 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from smevals.checkers.base import normalize_tag
 from smevals.grade.apply import GradeJob, run_checks
 from smevals.grade.apply import _record as grade_record  # the Grade `smevals grade` writes
 from smevals.grade.score import failure_reason
-from smevals.run.execute import ProcessGroups
+from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
+from smevals.store.records import CheckRecord, RunFields
 from smevals.store.store import Obj, Store
 from smevals.testing.cases import Case
 
@@ -75,16 +76,17 @@ def _lay_out(run_dir: Path, case: Case) -> None:
         target.write_bytes(content)
 
 
-def _run_record(ev: Eval, case: Case) -> dict[str, Any]:
+def _run_record(ev: Eval, case: Case) -> RunFields:
+    """A fixture's Run (without inputs: grading never reads them)."""
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    return {"eval": ev.name, "task": case.task, "grading": case.grading,
+    return cast(RunFields, {"eval": ev.name, "task": case.task, "grading": case.grading,
             "config": {"name": "fixture", "runner": "fixture", "model": case.model},
             "model": case.model, "usage": case.usage, "status": "ok", "started": now,
-            "ended": now, "duration_seconds": 0.0, "exit_code": 0}
+            "ended": now, "duration_seconds": 0.0, "exit_code": 0})
 
 
-def mismatches(case: Case, got: Outcome, checks: list[dict[str, Any]],
-               first: dict[str, Any] | None) -> list[str]:
+def mismatches(case: Case, got: Outcome, checks: list[CheckRecord],
+               first: CheckRecord | None) -> list[str]:
     """Every way the grader's conclusion differs from what the case expects."""
     out = []
     if got.outcome != case.expect:
@@ -104,8 +106,8 @@ def mismatches(case: Case, got: Outcome, checks: list[dict[str, Any]],
     return out
 
 
-def _named_check(checks: list[dict[str, Any]], label: str | None
-                 ) -> tuple[dict[str, Any] | None, str | None]:
+def _named_check(checks: list[CheckRecord], label: str | None
+                 ) -> tuple[CheckRecord | None, str | None]:
     """The result of the Check `label` (its name, else its checker as written), and why it
     does not count as failed (missing, skipped or passed)."""
     for check in checks:

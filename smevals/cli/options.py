@@ -1,12 +1,15 @@
-"""Options shared by `run` and `grade` for sharding and scale-out."""
+"""Options shared by several commands: sharding and scale-out (`run`, `grade`), and the
+selection and output of `report` and `diff`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
+from smevals.cli.base import non_empty, store_option
 from smevals.errors import SmevalsError
 
 
@@ -47,3 +50,35 @@ def cluster_spec(address: str | None, resources: tuple[str, ...]) -> Any:
             raise click.UsageError("--dask-resources needs --dask ADDRESS (or SMEVALS_DASK)")
         return None
     return ClusterSpec(address, wanted)
+
+
+def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by report and diff: grader, filters, stale Runs, store."""
+    options: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
+        click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
+                     help="Grader whose Grades count."),
+        click.option("-t", "--task", "tasks", metavar="TASK",
+                     multiple=True, help="Only this task (repeatable)."),
+        click.option("-m", "--model", "models", metavar="MODEL", multiple=True,
+                     callback=non_empty,
+                     help="Only this model (repeatable)."),
+        click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
+                     help="Only this config (repeatable)."),
+        click.option("--include-stale", is_flag=True,
+                     help="Count Runs made from an older task, config or runner too."),
+        store_option,
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def write_output(text: str, output: str | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise SmevalsError(f"--output: cannot write {output}: {exc.strerror}") from None
+    click.echo(f"Wrote {output}", err=True)

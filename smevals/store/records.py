@@ -1,0 +1,219 @@
+"""The shapes of Run and Grade records and of their brief views, for the type checker.
+
+They mirror schemas/run.schema.json and schemas/grade.schema.json (a key the schema does
+not require is `NotRequired`) and the brief views of store/brief.py. At run time they are
+plain dicts: nothing here is checked or converted, and the store reads and writes records
+exactly as before. A record is typed once it has passed its schema (store/store.py gives
+`Obj[RunRecord]` and `Obj[GradeRecord]`); parsing and validating code keeps `dict[str, Any]`.
+
+A brief view keeps only some keys, each with the full record's shape or a part of it, so
+its keys are read-only: then a full record may stand wherever a brief one is read
+(`Obj[RunRecord]` is an `Obj[RunBrief]`), and code that reads both kinds takes the brief
+type. The Task document, the resolved Config, usage, metrics and a Check's details are
+documents of their authors and stay `dict[str, Any]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy reads these
+    from typing_extensions import ReadOnly
+
+__all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "GradeFields",
+           "GradeRecord", "GraderRef", "GraderRefBrief", "Inputs", "JudgeUsage", "Label",
+           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "Truncation"]
+
+Status = Literal["ok", "failed"]
+Outcome = Literal["pass", "fail", "error"]
+
+
+class FileEntry(TypedDict):
+    """One file of an object's manifest: a regular file by size and sha256, a symlink by its
+    target, anything else as special."""
+
+    path: str
+    size: NotRequired[int]
+    sha256: NotRequired[str]
+    symlink: NotRequired[str]
+    special: NotRequired[bool]
+
+
+class Inputs(TypedDict):
+    """Hashes of what determines a Run (run/plan.py `inputs_of`)."""
+
+    hash: str
+    task: str
+    config: str
+    runner: str
+
+
+class Failure(TypedDict):
+    kind: str                   # exit, timeout, signal, launch or artifact
+    detail: str
+
+
+class Truncation(TypedDict):
+    kept_bytes: int
+    written_bytes: int
+
+
+class RunFields(TypedDict):
+    """run.json as its writer gives it to `Staging.commit` (which adds format, kind and
+    the files)."""
+
+    eval: str
+    task: dict[str, Any]                # the Task document given to the runner
+    grading: NotRequired[dict[str, Any]]
+    config: dict[str, Any]              # the resolved Config: name, runner, model, ...
+    model: str
+    inputs: Inputs
+    sample: NotRequired[int]
+    started: str
+    ended: str
+    duration_seconds: float
+    exit_code: NotRequired[int | None]
+    status: Status
+    failure: NotRequired[Failure | None]
+    text: NotRequired[dict[str, Any]]
+    truncated: NotRequired[dict[str, Truncation]]     # by file name: output.txt, stderr.txt
+    usage: NotRequired[dict[str, Any] | None]
+    usage_error: NotRequired[str]
+    provenance: NotRequired[dict[str, Any]]
+
+
+class RunRecord(RunFields):
+    """run.json."""
+
+    format: int
+    kind: Literal["run"]
+    files: list[FileEntry]
+
+
+class RunBrief(TypedDict):
+    """The brief view of run.json: `task` and `config` hold only their `name`."""
+
+    model: ReadOnly[str]
+    status: ReadOnly[Status]
+    sample: ReadOnly[NotRequired[int]]
+    started: ReadOnly[str]
+    duration_seconds: ReadOnly[float]
+    failure: ReadOnly[NotRequired[Failure | None]]
+    truncated: ReadOnly[NotRequired[dict[str, Truncation]]]
+    task: ReadOnly[dict[str, Any]]
+    config: ReadOnly[dict[str, Any]]
+    inputs: ReadOnly[Inputs]
+
+
+class CheckRecord(TypedDict):
+    """One Check's result in grade.json (checker results as normalised by grade/)."""
+
+    checker: str
+    name: NotRequired[str]
+    ok: NotRequired[bool]
+    skipped: NotRequired[bool]
+    score: NotRequired[float | None]
+    metrics: NotRequired[dict[str, Any]]
+    tags: NotRequired[list[str]]
+    notes: NotRequired[str]
+    details: NotRequired[dict[str, Any]]
+    error: NotRequired[bool]
+    seconds: NotRequired[float]
+    _weight: NotRequired[float]         # while grading only: removed before the record
+
+
+class CheckBrief(TypedDict):
+    """A failed Check in the brief view."""
+
+    checker: ReadOnly[str]
+    name: ReadOnly[NotRequired[str]]
+    ok: ReadOnly[NotRequired[bool]]
+    notes: ReadOnly[NotRequired[str]]
+
+
+class RunRef(TypedDict):
+    """The Run a Grade is of."""
+
+    id: str
+    rel: str
+    task: str
+    config: str
+    model: str
+
+
+class RunRefBrief(TypedDict):
+    rel: ReadOnly[str]
+    task: ReadOnly[str]
+
+
+class GraderRef(TypedDict):
+    name: str
+    version: str
+    file: NotRequired[str]
+
+
+class GraderRefBrief(TypedDict):
+    name: ReadOnly[str]
+    version: ReadOnly[str]
+
+
+class JudgeUsage(TypedDict, total=False):
+    """Judge calls of all Checks of a Grade summed."""
+
+    calls: float
+    cached: float
+    input_tokens: float
+    output_tokens: float
+    cost_usd: float
+
+
+class Label(TypedDict, total=False):
+    """A person's verdict (grader human): who and why."""
+
+    by: dict[str, Any]
+    note: str
+
+
+class GradeFields(TypedDict):
+    """grade.json as its writer gives it to `Staging.commit`."""
+
+    eval: str
+    run: RunRef
+    grader: GraderRef
+    grading_hash: str
+    graded: str
+    duration_seconds: NotRequired[float]
+    outcome: Outcome
+    score: float | None
+    method: NotRequired[str]
+    tags: list[str]
+    metrics: dict[str, Any]
+    checks: list[CheckRecord]
+    smevals: NotRequired[str]
+    label: NotRequired[Label]
+    judge: NotRequired[JudgeUsage]
+
+
+class GradeRecord(GradeFields):
+    """grade.json."""
+
+    format: int
+    kind: Literal["grade"]
+    files: list[FileEntry]
+
+
+class GradeBrief(TypedDict):
+    """The brief view of grade.json: `run` holds rel and task, `grader` name and version,
+    `checks` only the failed Checks."""
+
+    grading_hash: ReadOnly[str]
+    graded: ReadOnly[str]
+    outcome: ReadOnly[Outcome]
+    score: ReadOnly[float | None]
+    tags: ReadOnly[list[str]]
+    metrics: ReadOnly[dict[str, Any]]
+    judge: ReadOnly[NotRequired[JudgeUsage]]
+    run: ReadOnly[RunRefBrief]
+    grader: ReadOnly[GraderRefBrief]
+    checks: ReadOnly[Sequence[CheckBrief]]
