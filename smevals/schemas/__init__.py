@@ -102,9 +102,11 @@ class Schema:
         if not isinstance(node, dict) or keyword not in node:  # a false schema
             node, keyword = {}, "falseSchema"
         value = node.get(keyword)
-        context = tuple(self._from_rs(e) for branch in getattr(kind, "context", ()) or ()
-                        for e in branch)
-        details = kind.as_dict() if hasattr(kind, "as_dict") else {}
+        branches = getattr(kind, "context", None) or []
+        context = tuple(self._from_rs(e) for branch in branches for e in branch)
+        details = kind.as_dict()
+        if type(kind).__name__ == "OneOfMultipleValid":
+            details["valid"] = [i for i, branch in enumerate(branches) if not branch]
         message = say(keyword, value, error.instance, details, error.message)
         return Violation(tuple(error.instance_path), keyword, value, node, error.instance,
                          message, context)

@@ -48,8 +48,16 @@ def _few_properties(value: Any, instance: Any, details: dict[str, Any]) -> str:
     return f"{instance!r} does not have enough properties"
 
 
-def _one_of(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _none_of(value: Any, instance: Any, details: dict[str, Any]) -> str:
     return f"{instance!r} is not valid under any of the given schemas"
+
+
+def _one_of(value: Any, instance: Any, details: dict[str, Any]) -> str:
+    valid = [value[i] for i in details.get("valid") or ()]
+    if not valid:
+        return _none_of(value, instance, details)
+    reprs = ", ".join(repr(schema) for schema in valid[1:] + valid[:1])
+    return f"{instance!r} is valid under each of {reprs}"
 
 
 def _bound(text: str) -> Say:
@@ -77,7 +85,7 @@ _WORDS: dict[str, Say] = {
     "multipleOf": lambda value, instance, d: f"{instance!r} is not a multiple of {value}",
     "uniqueItems": lambda value, instance, d: f"{instance!r} has non-unique elements",
     "not": lambda value, instance, d: f"{instance!r} should not be valid under {value!r}",
-    "anyOf": _one_of,
+    "anyOf": _none_of,
     "oneOf": _one_of,
     "falseSchema": lambda value, instance, d: f"False schema does not allow {instance!r}",
 }
