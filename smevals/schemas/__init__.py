@@ -4,8 +4,8 @@ validator of records, authoring files and option mappings.
 Validation runs on jsonschema-rs (Draft 2020-12, Rust; its regex engine is the linear-time
 Rust `regex` crate). Each schema is compiled once per process; jsonschema-rs itself is
 imported on the first validation, not with this module. Data that is not plain JSON (a YAML
-date, a non-string key) cannot cross into Rust: such a document is validated by jsonschema
-instead, with the same result and the same messages.
+date, a non-string key, `.inf`) cannot cross into Rust unchanged: such a document is
+validated by jsonschema instead, with the same result and the same messages.
 
 Every violation comes out as a `Violation` (where in the document, which keyword, the
 schema node holding it), with a message worded as jsonschema words it, so that errors keep
@@ -15,6 +15,7 @@ one shape whichever engine found them.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -75,13 +76,17 @@ class Schema:
 
     def is_valid(self, data: Any) -> bool:
         try:
-            return bool(self._fast.is_valid(data))
+            if self._fast.is_valid(data):
+                return True
         except ValueError:          # not plain JSON
             return bool(self._slow.is_valid(data))
+        return _nonfinite(data) and bool(self._slow.is_valid(data))
 
     def violations(self, data: Any) -> list[Violation]:
         """Every violation, ordered by path (and, at one path, as the schema lists them)."""
         try:
+            if _nonfinite(data):    # jsonschema-rs would see null for .inf and .nan
+                raise ValueError
             found = [self._from_rs(e) for e in self._fast.iter_errors(data)]
         except ValueError:
             found = [_from_py(e) for e in self._slow.iter_errors(data)]
@@ -102,14 +107,28 @@ class Schema:
         if not isinstance(node, dict) or keyword not in node:  # a false schema
             node, keyword = {}, "falseSchema"
         value = node.get(keyword)
+        instance = error.instance
+        if type(kind).__name__ == "PropertyNames":   # as jsonschema: the name at fault
+            instance = kind.error.instance
         branches = getattr(kind, "context", None) or []
         context = tuple(self._from_rs(e) for branch in branches for e in branch)
         details = kind.as_dict()
         if type(kind).__name__ == "OneOfMultipleValid":
             details["valid"] = [i for i, branch in enumerate(branches) if not branch]
-        message = say(keyword, value, error.instance, details, error.message)
-        return Violation(tuple(error.instance_path), keyword, value, node, error.instance,
-                         message, context)
+        message = say(keyword, value, instance, details, error.message)
+        return Violation(tuple(error.instance_path), keyword, value, node, instance, message,
+                         context)
+
+
+def _nonfinite(data: Any) -> bool:
+    """Whether `data` holds an infinite or NaN number (YAML `.inf`, `.nan`)."""
+    if type(data) is float:
+        return not math.isfinite(data)
+    if isinstance(data, dict):
+        return any(_nonfinite(v) for v in data.values())
+    if isinstance(data, list | tuple):
+        return any(_nonfinite(v) for v in data)
+    return False
 
 
 def _walk(node: Any, parts: list[str | int]) -> Any:

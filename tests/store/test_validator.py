@@ -159,6 +159,7 @@ def test_every_keyword_of_2020_12_and_json_numbers():
 
 @pytest.mark.parametrize("doc", [
     {"name": datetime.date(2026, 1, 2)}, {1: "one"}, {"name": "t", "tags": {"a"}},
+    {"name": float("inf")}, {"name": "t", "tags": [float("nan")], "x": 1},
 ])
 def test_data_that_is_not_plain_json_gets_the_same_verdict_and_words(doc: Any):
     """YAML can give dates, sets and integer keys, which cannot cross into Rust."""
@@ -168,6 +169,14 @@ def test_data_that_is_not_plain_json_gets_the_same_verdict_and_words(doc: Any):
     agree(schema, doc)
     assert schema.violations(doc)[0].message == next(reference(schema.schema).iter_errors(
         doc)).message
+
+
+def test_infinite_numbers_are_numbers():
+    """jsonschema-rs reads .inf as null; such a document is left to jsonschema."""
+    config = {"name": "c", "runner": "./r.sh", "timeout": float("inf")}
+    assert packaged("config").is_valid(config) == reference(load_schema("config")).is_valid(
+        config)
+    agree(packaged("config"), {**config, "timeout": float("-inf")})
 
 
 def test_errors_say_where_and_which_keyword():
