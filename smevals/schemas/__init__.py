@@ -132,8 +132,12 @@ def _nonfinite(data: Any) -> bool:
 
 
 def _walk(node: Any, parts: list[str | int]) -> Any:
-    for part in parts:
-        node = node[part]
+    """The schema node at `parts` (None when the path leads nowhere, e.g. a remote $ref)."""
+    try:
+        for part in parts:
+            node = node[part]
+    except (KeyError, IndexError, TypeError):
+        return None
     return node
 
 
