@@ -103,6 +103,49 @@ def report_records(store_root: Path, before: str) -> None:
             for f, w in zip(figures, (12, 12, 15), strict=True)))
 
 
+def report_options() -> None:
+    """A grader's Check options, checked at `smevals validate` and before every Check runs."""
+    import jsonschema
+
+    from smevals import checkers
+    from smevals.schemas import Schema
+
+    for name, opts in (("contains", {"value": ["moon", "sun"], "case_sensitive": False}),
+                       ("regex", {"pattern": "^a+$", "flags": "i"})):
+        schema = {"type": "object", "properties": checkers.get_checker(name).all_properties()}
+        slow = jsonschema.Draft202012Validator(schema).is_valid
+        fast = Schema(schema).is_valid
+        assert slow(opts) and fast(opts)
+        print(f"  {name + ' options':<28}{'n/a':>12}{per_call_us(slow, opts):>12.1f}"
+              f"{per_call_us(fast, opts):>15.1f}")
+
+
+def report_all(store_root: Path, before: str) -> None:
+    """Every record of the store, already parsed, through each validator (one process)."""
+    import jsonschema
+    import orjson
+
+    from smevals.schemas import load_schema, packaged
+
+    old = fastschema(before)
+    records = [(kind, orjson.loads(p.read_bytes())) for kind in ("run", "grade")
+               for p in store_root.glob(f"{kind}s/**/{kind}.json")]
+    sample = records[::max(1, len(records) // 2000)]
+    print(f"all {len(records):,} records of the store, parsed, validated in one process:")
+    ways: dict[str, Any] = {"jsonschema-rs": lambda kind: packaged(kind).is_valid}
+    if old is not None:
+        ways["fastschema"] = lambda kind: old.compile_schema(load_schema(kind))
+    ways["jsonschema"] = lambda kind: jsonschema.Draft202012Validator(load_schema(kind)).is_valid
+    for name, make in ways.items():
+        checks = {kind: make(kind) for kind in ("run", "grade")}
+        subset = sample if name == "jsonschema" else records
+        start = time.perf_counter()
+        assert all(checks[kind](doc) for kind, doc in subset)
+        seconds = (time.perf_counter() - start) * len(records) / len(subset)
+        note = f" (from {len(subset):,} of them)" if subset is sample else ""
+        print(f"  {name}: {seconds:.2f} s{note}")
+
+
 def tree_at(rev: str, into: Path) -> Path | None:
     """The package as it was at `rev` (git archive), for PYTHONPATH; None when unknown."""
     into.mkdir(parents=True)
@@ -165,6 +208,8 @@ def main() -> None:
                          [runs[i % len(runs)] for i in range(records - records // 2)])
         print(f"store of {records:,} records built in {time.perf_counter() - started:.0f} s")
         report_records(store_root, opts.before)
+        report_options()
+        report_all(store_root, opts.before)
         if not opts.skip_commands:
             report_commands(tmp, store_root, opts)
     finally:
