@@ -158,10 +158,13 @@ def tree_at(rev: str, into: Path) -> Path | None:
 
 
 def timed(args: list[str], tree: Path, cache: Path) -> tuple[float, str]:
+    """Seconds and stdout of `python ARGS` with the package of `tree`, no index cache."""
     env = {**os.environ, "PYTHONPATH": str(tree), "SMEVALS_CACHE_DIR": str(cache)}
     shutil.rmtree(cache, ignore_errors=True)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+    # cwd: not the repository, whose smevals/ `python -m` would put before PYTHONPATH
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
+                          cwd=cache.parent)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} failed:\n{proc.stderr}")
