@@ -5,21 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from smevals.errors import Problem
-from smevals.schemas import SCHEMA_NAMES, Violation, packaged, violations
+from smevals.schemas import SCHEMA_NAMES, Violation, violations
 from smevals.schemas import load_schema as _load
 from smevals.spec.yamlio import FieldPath, YamlDoc
 
-__all__ = ["SCHEMA_NAMES", "load_schema", "schema_problems", "validator"]
+__all__ = ["SCHEMA_NAMES", "load_schema", "schema_problems"]
 
 
 def load_schema(kind: str) -> dict[str, Any]:
     """The packaged JSON Schema `<kind>.schema.json` (found through the installed package)."""
     return _load(kind)
-
-
-def validator(kind: str) -> Any:
-    """The compiled `<kind>.schema.json` (smevals.schemas.Schema: `is_valid`, `violations`)."""
-    return packaged(kind)
 
 
 def schema_problems(doc: YamlDoc, kind: str) -> list[Problem]:

@@ -98,7 +98,7 @@ def authoring_docs() -> list[tuple[str, Any]]:
     """Every eval, task, config and grader file of the example suites, parsed."""
     import yaml
 
-    root = Path(__file__).resolve().parents[2] / "suites"
+    root = Path(__file__).resolve().parents[1] / "suites"
     found = [("eval", p) for p in sorted(root.glob("*/eval.yaml"))]
     found += [(kind, p) for kind in ("task", "config", "grader")
               for p in sorted(root.glob(f"*/{kind}s/*.yaml"))]
