@@ -10,14 +10,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-
 from smevals.checkers.base import Checker, CheckFailure
+from smevals.schemas import Schema, Violation
 
 Problem = tuple[str, str]
 
-_VALIDATORS: dict[int, tuple[Checker, Draft202012Validator]] = {}
+_VALIDATORS: dict[int, tuple[Checker, Schema]] = {}
 
 
 def is_task_ref(value: object) -> bool:
@@ -191,40 +189,41 @@ def _type_problems(
     checker: Checker, opts: dict[str, Any], origin: dict[str, str] | None = None
 ) -> list[Problem]:
     validator = _validator(checker)
+    if validator.is_valid(opts):
+        return []
     origin = origin or {}
     problems = []
-    for found in sorted(validator.iter_errors(opts), key=lambda e: list(map(str, e.absolute_path))):
+    for found in validator.violations(opts):
         err = _precise(found)
-        path = ".".join(str(p) for p in err.absolute_path)
+        path = ".".join(str(p) for p in err.path)
         message = _describe(err)
-        top = str(err.absolute_path[0]) if err.absolute_path else ""
+        top = str(err.path[0]) if err.path else ""
         if top in origin:
             message += f" (from Task key {origin[top]!r})"
         problems.append((path, message))
     return problems
 
 
-def _validator(checker: Checker) -> Draft202012Validator:
+def _validator(checker: Checker) -> Schema:
     cached = _VALIDATORS.get(id(checker))
     if cached is not None and cached[0] is checker:
         return cached[1]
-    schema = {"type": "object", "properties": checker.all_properties()}
-    validator = Draft202012Validator(schema)
+    validator = Schema({"type": "object", "properties": checker.all_properties()})
     _VALIDATORS[id(checker)] = (checker, validator)
     return validator
 
 
-def _precise(err: ValidationError) -> ValidationError:
+def _precise(err: Violation) -> Violation:
     """For anyOf/oneOf, the error inside the value when one branch got further."""
-    if err.validator in ("anyOf", "oneOf") and err.context:
-        deepest = max(err.context, key=lambda e: len(e.absolute_path))
-        if len(deepest.absolute_path) > len(err.absolute_path):
+    if err.keyword in ("anyOf", "oneOf") and err.context:
+        deepest = max(err.context, key=lambda e: len(e.path))
+        if len(deepest.path) > len(err.path):
             return _precise(deepest)
     return err
 
 
-def _describe(err: ValidationError) -> str:
-    expect = err.schema.get("x-expect") if isinstance(err.schema, Mapping) else None
+def _describe(err: Violation) -> str:
+    expect = err.schema.get("x-expect")
     if expect:
         return f"expected {expect}, got {short_json(err.instance)}"
     return err.message[:200]

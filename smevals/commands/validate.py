@@ -80,14 +80,24 @@ def config_problems(config: Config) -> list[Problem]:
     line, col = config.vlocs.get(("runner",), (1, 1))
     name = builtin_name(config.runner)
     if name is not None:
-        return [Problem(shown, *(config.vlocs if key == "runner" else config.locs).get(
-                    (key,), (line, col)), msg, key)
+        return [Problem(shown, *_config_pos(config, key, (line, col)), msg, key)
                 for key, msg in builtin_problems(name, config.doc)]
     try:
         resolve_program(config.runner, config.path.parent)
     except ProgramError as exc:
         return [Problem(shown, line, col, f"runner {exc}", "runner")]
     return []
+
+
+def _config_pos(config: Config, key: str, default: tuple[int, int]) -> tuple[int, int]:
+    """Where the config key `key` (`backoff.cap` for a key inside a mapping) is written."""
+    if key == "runner":
+        return config.vlocs.get(("runner",), default)
+    parts = tuple(key.split("."))
+    for cut in range(len(parts), 0, -1):
+        if parts[:cut] in config.locs:
+            return config.locs[parts[:cut]]
+    return default
 
 
 def grader_problems(grader: Grader, tasks: tuple[Task, ...] | list[Task]) -> list[Problem]:

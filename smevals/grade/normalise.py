@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -42,7 +41,8 @@ def normalise_info(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     if "details" in data and not isinstance(data["details"], dict):
         details["details"] = data["details"]
     details.update({k: v for k, v in data.items() if k not in CORE})
-    problem = _score(data, info) or _metrics(data, info) or _tags(data, info)
+    bad, problem = _problem(data)
+    _keep(data, info, CORE[:CORE.index(bad)] if bad else CORE)
     if data.get("notes") not in (None, ""):
         info["notes"] = str(data["notes"])
     if details:
@@ -50,40 +50,40 @@ def normalise_info(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     return info, problem
 
 
-def _score(data: dict[str, Any], info: dict[str, Any]) -> str | None:
-    score = data.get("score")
-    if score is None:
-        return None
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-        return f"score must be a number from 0 to 1, got {score!r}"
-    if not 0 <= score <= 1:
-        return f"score must be from 0 to 1, got {score}"
-    info["score"] = float(score)
-    return None
+def _problem(data: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(key, words) of the first way `data` breaks checker-output.schema.json (score, then
+    metrics, then tags), in words for the Check's notes; (None, None) when it does not."""
+    from smevals.schemas import packaged
+
+    schema = packaged("checker-output")
+    if schema.is_valid(data):
+        return None, None
+    found = {v.path[0]: v for v in reversed(schema.violations(data)) if v.path}
+    for key in ("score", "metrics", "tags"):
+        if key in found:
+            return key, _words(found[key], data[key])
+    return None, None
 
 
-def _metrics(data: dict[str, Any], info: dict[str, Any]) -> str | None:
-    metrics = data.get("metrics")
-    if metrics is None:
-        return None
-    if not isinstance(metrics, dict):
-        return f"metrics must be an object, got {type(metrics).__name__}"
-    for key, value in metrics.items():
-        ok_number = isinstance(value, (int, float)) and math.isfinite(value)
-        if not (isinstance(value, bool) or ok_number):
-            return f"metric '{key}' must be a finite number or a boolean, got {value!r}"
-    if metrics:
-        info["metrics"] = dict(metrics)
-    return None
+def _words(found: Any, value: Any) -> str:
+    if found.path[0] == "score":
+        if found.keyword == "type":
+            return f"score must be a number from 0 to 1, got {value!r}"
+        return f"score must be from 0 to 1, got {value}"
+    if found.path[0] == "metrics":
+        if len(found.path) == 1:
+            return f"metrics must be an object, got {type(value).__name__}"
+        return (f"metric '{found.path[1]}' must be a finite number or a boolean, "
+                f"got {found.instance!r}")
+    return "tags must be a list of strings"
 
 
-def _tags(data: dict[str, Any], info: dict[str, Any]) -> str | None:
-    tags = data.get("tags")
-    if tags is None:
-        return None
-    if not isinstance(tags, list) or any(isinstance(t, (dict, list)) for t in tags):
-        return "tags must be a list of strings"
-    normal = normalize_tags(tags)
+def _keep(data: dict[str, Any], info: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """The valid `keys` (those before the first bad one), normalised into `info`."""
+    if "score" in keys and data.get("score") is not None:
+        info["score"] = float(data["score"])
+    if "metrics" in keys and data.get("metrics"):
+        info["metrics"] = dict(data["metrics"])
+    normal = normalize_tags(data.get("tags") or []) if "tags" in keys else []
     if normal:
         info["tags"] = normal
-    return None

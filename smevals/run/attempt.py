@@ -230,13 +230,12 @@ def _usage(workspace: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"{USAGE_FILE} is not valid JSON: {exc}"
     finally:
         os.unlink(path)
-    from smevals.spec.schema import validator
+    from smevals.schemas import packaged
 
-    errors = list(validator("usage").iter_errors(data))
-    if errors:
-        where = "/".join(map(str, errors[0].absolute_path)) or "(top level)"
-        return None, (f"{USAGE_FILE} does not match usage.schema.json at {where}: "
-                      f"{errors[0].message}")
+    error = packaged("usage").first(data)
+    if error is not None:
+        return None, (f"{USAGE_FILE} does not match usage.schema.json at {error.slashed}: "
+                      f"{error.message}")
     if "total_tokens" not in data and {"input_tokens", "output_tokens"} <= data.keys():
         data["total_tokens"] = data["input_tokens"] + data["output_tokens"]
     return data, None

@@ -1,5 +1,5 @@
 """What the in-process Runners (`runner: smevals:NAME`) share: the context and outcome of a Run,
-config-key checks, a Task's chat messages, and an abortable HTTP request.
+a Task's chat messages, and an abortable HTTP request (config keys: runners/options.py).
 
 Cheap to import: http.client and ssl load on the first request.
 """
@@ -7,13 +7,10 @@ Cheap to import: http.client and ssl load on the first request.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
-import math
-import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,14 +19,7 @@ if TYPE_CHECKING:
     import http.client
     import ssl
 
-# Config keys every Config may carry whatever its runner; a built-in never flags them.
-COMMON_KEYS = frozenset({"name", "runner", "model", "timeout", "description"})
-
-Problems = list[tuple[str, str]]
-Checker = Callable[[Any], str | None]
-
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP header name
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+Problems = list[tuple[str, str]]   # (field path, message)
 
 
 @dataclass(frozen=True)
@@ -105,108 +95,6 @@ def is_number(value: Any) -> bool:
 
 def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-# --- config-key checkers: a message when the value is wrong, else None ---
-
-
-def string(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return None
-    if isinstance(value, str):
-        return "must not be empty"
-    return f"must be a string, not {type_name(value)}"
-
-
-def number(minimum: float | None = None, maximum: float | None = None, *, above: bool = False,
-           integer: bool = False) -> Checker:
-    """A checker for a number in [minimum, maximum] (or > minimum when `above`)."""
-    kind = "an integer" if integer else "a number"
-
-    def check(value: Any) -> str | None:
-        if not (is_int(value) if integer else is_number(value)):
-            return f"must be {kind}, not {type_name(value)}"
-        if not math.isfinite(value):
-            return f"must be finite, not {value!r}"
-        if minimum is not None and (value <= minimum if above else value < minimum):
-            return f"must be {'>' if above else '>='} {minimum:g}, not {value!r}"
-        if maximum is not None and value > maximum:
-            return f"must be <= {maximum:g}, not {value!r}"
-        return None
-
-    return check
-
-
-def mapping(value: Any) -> str | None:
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        return None
-    if isinstance(value, Mapping):
-        return "keys must be strings"
-    return f"must be a mapping, not {type_name(value)}"
-
-
-def http_url(value: Any) -> str | None:
-    if problem := string(value):
-        return problem
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(value)
-    try:
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        return f"has a bad port: {value!r}"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"must be an http:// or https:// URL, not {value!r}"
-    return None
-
-
-def env_name(value: Any) -> str | None:
-    if problem := string(value):
-        return problem
-    return None if _ENV_NAME.fullmatch(value) else f"is not an environment variable name: {value!r}"
-
-
-def header_mapping(value: Any) -> str | None:
-    if problem := mapping(value):
-        return problem
-    for key, item in value.items():
-        if not _TOKEN.fullmatch(key):
-            return f"bad header name {key!r}"
-        if not isinstance(item, str) or "\r" in item or "\n" in item:
-            return f"value of {key!r} must be a one-line string, not {type_name(item)}"
-    return None
-
-
-def check_keys(
-    builtin: str,
-    config: Mapping[str, Any],
-    checkers: Mapping[str, Checker],
-    required: Iterable[str] = (),
-) -> Problems:
-    """Missing, unknown and wrong-typed keys of `config` for the built-in `builtin`.
-
-    A key set to null counts as unset (its default applies).
-    """
-    problems: Problems = []
-    for key in required:
-        if config.get(key) is None:
-            problems.append((key, f"required by smevals:{builtin}"))
-    for key, value in config.items():
-        if key in COMMON_KEYS:
-            continue
-        checker = checkers.get(key)
-        if checker is None:
-            problems.append((str(key), unknown_key_message(builtin, str(key), checkers)))
-        elif value is not None and (message := checker(value)):
-            problems.append((key, message))
-    return problems
-
-
-def unknown_key_message(builtin: str, key: str, known: Iterable[str]) -> str:
-    names = sorted(set(known) | COMMON_KEYS)
-    close = difflib.get_close_matches(key, names, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown key for smevals:{builtin}; {hint}known keys: {', '.join(names)}"
 
 
 # --- a Task as chat messages ---

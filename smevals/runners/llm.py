@@ -17,19 +17,16 @@ from smevals.runners.base import (
     BuiltinOutcome,
     Problems,
     RunFailed,
-    check_keys,
-    env_name,
-    mapping,
-    string,
 )
+from smevals.runners.options import ENV_NAME, MAPPING, TEXT, config_problems_for, options_schema
 
 NAME = "llm"
-CHECKERS = {"system": string, "options": mapping, "api_key_env": env_name}
+SCHEMA = options_schema({"system": TEXT, "options": MAPPING, "api_key_env": ENV_NAME})
 POLL = 0.05
 
 
 def config_problems(config: Mapping[str, Any]) -> Problems:
-    return check_keys(NAME, config, CHECKERS)
+    return config_problems_for(NAME, config, SCHEMA)
 
 
 def run(ctx: BuiltinContext) -> BuiltinOutcome:

@@ -27,15 +27,17 @@ from smevals.runners.base import (
     Reply,
     RunFailed,
     chat_messages,
-    check_keys,
-    env_name,
-    header_mapping,
-    http_url,
     is_int,
-    mapping,
-    number,
-    string,
     type_name,
+)
+from smevals.runners.options import (
+    ENV_NAME,
+    FORMATS,
+    MAPPING,
+    TEXT,
+    config_problems_for,
+    http_url,
+    options_schema,
 )
 from smevals.version import __version__
 
@@ -55,7 +57,7 @@ _RESETS = (ConnectionResetError, ConnectionAbortedError, BrokenPipeError,
            http.client.IncompleteRead)
 
 
-def _base_url(value: Any) -> str | None:
+def _base_url(value: str) -> str | None:
     if problem := http_url(value):
         return problem
     if urlsplit(value).path.rstrip("/").endswith("/chat/completions"):
@@ -63,42 +65,31 @@ def _base_url(value: Any) -> str | None:
     return None
 
 
-def _params(value: Any) -> str | None:
-    if problem := mapping(value):
-        return problem
-    reserved = [key for key in RESERVED_PARAMS if key in value]
-    if reserved:
-        return f"must not set {', '.join(reserved)} (smevals sets them)"
-    return None
-
-
-def _backoff(value: Any) -> str | None:
-    if problem := mapping(value):
-        return problem
-    for key, item in value.items():
-        if key not in ("base", "cap"):
-            return f"unknown key {key!r} (known: base, cap)"
-        if problem := number(0)(item):
-            return f"{key} {problem}"
-    return None
-
-
-CHECKERS = {
-    "base_url": _base_url,
-    "api_key_env": env_name,
-    "system": string,
-    "temperature": number(0),
-    "max_tokens": number(0, above=True, integer=True),
-    "params": _params,
-    "headers": header_mapping,
-    "retries": number(0, 100, integer=True),
-    "request_timeout": number(0, above=True),
-    "backoff": _backoff,
-}
+FORMATS["openai-base-url"] = _base_url
+_TOKEN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"  # an HTTP header name
+_AT_LEAST_0 = {"type": "number", "minimum": 0}
+_SET_BY_SMEVALS = {"not": {}, "x-problem": "must not be set (smevals sets it)"}
+_HEADER_NAME = {"type": "string", "pattern": _TOKEN, "x-problem": {
+    "type": "keys must be strings", "pattern": "bad header name {value!r}"}}
+_ONE_LINE = {"type": "string", "not": {"type": "string", "pattern": r"[\r\n]"},
+             "x-problem": {"not": "must be a one-line string"}}
+SCHEMA = options_schema({
+    "base_url": {"type": "string", "pattern": r"\S", "format": "openai-base-url"},
+    "api_key_env": ENV_NAME,
+    "system": TEXT,
+    "temperature": _AT_LEAST_0,
+    "max_tokens": {"type": "integer", "exclusiveMinimum": 0},
+    "params": {**MAPPING, "properties": dict.fromkeys(RESERVED_PARAMS, _SET_BY_SMEVALS)},
+    "headers": {**MAPPING, "propertyNames": _HEADER_NAME, "additionalProperties": _ONE_LINE},
+    "retries": {"type": "integer", "minimum": 0, "maximum": 100},
+    "request_timeout": {"type": "number", "exclusiveMinimum": 0},
+    "backoff": {"type": "object", "properties": {"base": _AT_LEAST_0, "cap": _AT_LEAST_0},
+                "additionalProperties": False},
+})
 
 
 def config_problems(config: Mapping[str, Any]) -> Problems:
-    return check_keys(NAME, config, CHECKERS)
+    return config_problems_for(NAME, config, SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -125,7 +116,7 @@ def make_plan(ctx: BuiltinContext) -> Plan:
     return Plan(
         Endpoint.parse(config.get("base_url") or DEFAULT_BASE_URL, "/chat/completions"),
         request_body(ctx), request_headers(config, secret), secret,
-        retries=_given(config.get("retries"), DEFAULT_RETRIES),
+        retries=int(_given(config.get("retries"), DEFAULT_RETRIES)),
         request_timeout=_given(config.get("request_timeout"), DEFAULT_REQUEST_TIMEOUT),
         backoff_base=_given(backoff.get("base"), BACKOFF_BASE),
         backoff_cap=_given(backoff.get("cap"), BACKOFF_CAP),
@@ -139,9 +130,10 @@ def request_body(ctx: BuiltinContext) -> bytes:
     config = ctx.config
     chat = chat_messages(ctx.task, config.get("system"))
     body: dict[str, Any] = {"model": ctx.model, "messages": chat}
-    for key in ("temperature", "max_tokens"):
-        if config.get(key) is not None:
-            body[key] = config[key]
+    if config.get("temperature") is not None:
+        body["temperature"] = config["temperature"]
+    if config.get("max_tokens") is not None:   # JSON Schema's integer: 256.0 is one too
+        body["max_tokens"] = int(config["max_tokens"])
     body.update(config.get("params") or {})
     try:
         return orjson.dumps(body)

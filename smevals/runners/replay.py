@@ -21,19 +21,18 @@ from smevals.runners.base import (
     BuiltinOutcome,
     Problems,
     RunFailed,
-    check_keys,
     is_int,
-    string,
     type_name,
 )
+from smevals.runners.options import TEXT, config_problems_for, options_schema
 
 NAME = "replay"
-CHECKERS = {"responses": string}
+SCHEMA = options_schema({"responses": TEXT}, required=["responses"])
 MAX_REPORTED = 5  # malformed lines listed in stderr; the rest are only counted
 
 
 def config_problems(config: Mapping[str, Any]) -> Problems:
-    return check_keys(NAME, config, CHECKERS, required=("responses",))
+    return config_problems_for(NAME, config, SCHEMA)
 
 
 @dataclass(frozen=True)

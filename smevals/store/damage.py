@@ -30,18 +30,14 @@ def problem(kind: str, oid: str, data: bytes, record: dict[str, Any]) -> str | N
 
 
 def schema_problem(kind: str, record: dict[str, Any]) -> str | None:
-    from smevals.store.fastschema import quick_check, record_validator
+    """The first place where the record breaks its JSON Schema, or None."""
+    from smevals.schemas import packaged
 
-    quick = quick_check(kind)
-    if quick is not None and quick(record):
+    found = packaged(kind).first(record)
+    if found is None:
         return None
-    error = next(iter(sorted(record_validator(kind).iter_errors(record),
-                             key=lambda e: list(map(str, e.absolute_path)))), None)
-    if error is None:
-        return None
-    where = "/".join(map(str, error.absolute_path)) or "(top level)"
-    return f"{RECORD_NAMES[kind]} does not match {kind}.schema.json at '{where}': " \
-           f"{error.message}"
+    return f"{RECORD_NAMES[kind]} does not match {kind}.schema.json at '{found.slashed}': " \
+           f"{found.message}"
 
 
 def note(label: str, rel: str, why: str) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 from smevals.store.base import Entry, Scanned, Source
 from smevals.store.canonical import dumps, loads
-from smevals.store.fastschema import quick_check, record_validator
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
 from smevals.store.layout import (
@@ -156,15 +155,13 @@ def _stamp(value: Any) -> str | None:
 
 
 def schema_problems(kind: str, rel: str, record: dict[str, Any]) -> list[Damage]:
-    """Where the record breaks its JSON Schema (a quick check first; jsonschema explains)."""
-    quick = quick_check(kind)
-    if quick is not None and quick(record):
-        return []
+    """Where the record breaks its JSON Schema (the first five places)."""
+    from smevals.schemas import violations
+
     name = RECORD_NAMES[kind]
-    errors = sorted(record_validator(kind).iter_errors(record),
-                    key=lambda e: list(map(str, e.absolute_path)))
     return [Damage(f"{rel}/{name}", f"record does not match {kind}.schema.json at "
-                   f"'{'/'.join(map(str, e.absolute_path))}': {e.message}") for e in errors[:5]]
+                   f"'{'/'.join(map(str, v.path))}': {v.message}")
+            for v in violations(kind, record)[:5]]
 
 
 def file_problems(rel: str, files: Any, found: list[Entry]) -> list[Damage]:

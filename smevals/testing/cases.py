@@ -129,13 +129,12 @@ def _usage(doc: YamlDoc, problems: list[Problem]) -> dict[str, Any] | None:
     usage = doc.data.get("usage")
     if usage is None:
         return None
-    from smevals.spec.schema import validator
+    from smevals.schemas import packaged
 
-    errors = list(validator("usage").iter_errors(usage))
-    if errors:
-        where = ("usage", *errors[0].absolute_path)
-        problems.append(doc.problem(where, f"does not match usage.schema.json: "
-                                    f"{errors[0].message}", at_value=True))
+    error = packaged("usage").first(usage)
+    if error is not None:
+        problems.append(doc.problem(("usage", *error.path), f"does not match "
+                                    f"usage.schema.json: {error.message}", at_value=True))
         return None
     usage = dict(usage)
     if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():

@@ -379,17 +379,46 @@ def test_config_problems_openai() -> None:
         ("api_key_env", "is not an environment variable name: 'MY KEY'"),
         ("temperature", "must be a number, not string"),
         ("max_tokens", "must be > 0, not 0"),
-        ("params", "must not set model, stream (smevals sets them)"),
-        ("headers", "value of 'X' must be a one-line string, not integer"),
+        ("params.model", "must not be set (smevals sets it)"),
+        ("params.stream", "must not be set (smevals sets it)"),
+        ("headers.X", "must be a string, not integer"),
         ("retries", "must be an integer, not number"),
         ("request_timeout", "must be > 0, not 0"),
-        ("backoff", "base must be >= 0, not -1"),
+        ("backoff.base", "must be >= 0, not -1"),
         ("sytem", "unknown key for smevals:openai; did you mean 'system'? known keys: "
                   "api_key_env, backoff, base_url, description, headers, max_tokens, model, "
                   "name, params, request_timeout, retries, runner, system, temperature, "
                   "timeout"),
         ("system", "must be a string, not list"),
     ]
+
+
+def test_config_problems_name_the_field_inside_a_mapping() -> None:
+    """The config keys are a JSON Schema: a problem inside a mapping names its own field."""
+    bad = {"headers": {"A B": "x", "C": "a\nb", 1: "x"},
+           "backoff": {"x": 1, "cap": float("nan")}, "params": {2: 3},
+           "temperature": float("inf"), "retries": float("inf")}
+    assert config_problems("openai", bad) == [
+        ("headers", "keys must be strings"),
+        ("headers", "bad header name 'A B'"),
+        ("headers.C", "must be a one-line string"),
+        ("backoff.x", "unknown key (known: base, cap)"),
+        ("backoff.cap", "must be finite, not nan"),
+        ("params", "keys must be strings"),
+        ("temperature", "must be finite, not inf"),
+        ("retries", "must be an integer, not number"),
+    ]
+    assert config_problems("llm", {"options": [1], "api_key_env": " ", "system": None}) == [
+        ("options", "must be a mapping, not list"), ("api_key_env", "must not be empty")]
+
+
+def test_an_integral_float_is_an_integer(fake_openai, make_ctx) -> None:
+    """As everywhere in the schemas, 64.0 is an integer; the request carries 64."""
+    assert config_problems("openai", {"max_tokens": 64.0, "retries": 1.0}) == []
+    fake_openai.reply("x")
+    assert run(make_ctx, config(fake_openai, max_tokens=64.0, retries=1.0)).exit_code == 0
+    sent = fake_openai.requests[0].body["max_tokens"]
+    assert (sent, type(sent)) == (64, int)
 
 
 def test_config_problems_base_url() -> None:
