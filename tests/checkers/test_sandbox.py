@@ -51,9 +51,12 @@ def test_the_program_cannot_reach_the_network(cli) -> None:
 
 def test_detached_descendants_are_killed_at_the_end(cli, tmp_path: Path) -> None:
     program = f"""
-    import subprocess
+    import os, subprocess, time
     subprocess.Popen(["setsid", "sh", "-c", "echo $$ > {tmp_path}/sleeper.pid; exec sleep 45"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    marker = "{tmp_path}/sleeper.pid"
+    while not (os.path.exists(marker) and os.path.getsize(marker)):
+        time.sleep(0.01)            # the detached child runs before the program ends
     print(42)
     """
     assert check(cli, program, "42") == {"ok": True, "score": 1.0}
