@@ -26,7 +26,6 @@ from smevals.store.brief import VERSION as BRIEF_VERSION
 from smevals.store.brief import brief as brief_view
 from smevals.store.brief import share_strings
 from smevals.store.canonical import loads
-from smevals.store.fssource import walk_objects
 from smevals.store.layout import DEPTH, RECORD_NAMES
 from smevals.store.regular import NotRegular, read_regular
 
@@ -76,21 +75,42 @@ def label(kind: str, brief: bool) -> str:
 
 
 def listing(root: Path, kind: str) -> tuple[list[str], list[Stamp]]:
-    """Every object folder of `kind` (sorted, relative to `root`) and its record's stamp."""
+    """Every object folder of `kind` (sorted, relative to `root`; hidden names and
+    non-folders are not objects) and its record's stamp."""
     rels: list[str] = []
-    walk_objects(os.path.join(root, f"{kind}s"), f"{kind}s", DEPTH[kind], rels, [])
-    suffix = "/" + RECORD_NAMES[kind]
-    base = os.path.join(root, "")
     stamps: list[Stamp] = []
-    add, stat = stamps.append, os.stat
-    for rel in rels:
-        try:
-            st = stat(base + rel + suffix, follow_symlinks=False)
-        except OSError:
-            add(None)
-            continue
-        add((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    _list(os.path.join(root, f"{kind}s"), f"{kind}s", DEPTH[kind], RECORD_NAMES[kind],
+          rels, stamps)
     return rels, stamps
+
+
+def _list(path: str, rel: str, depth: int, record: str, rels: list[str],
+          stamps: list[Stamp]) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        with os.scandir(fd) as it:
+            names = sorted(e.name for e in it
+                           if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+        if depth > 0:
+            for name in names:
+                _list(f"{path}/{name}", f"{rel}/{name}", depth - 1, record, rels, stamps)
+            return
+        stat = os.stat
+        for name in names:                 # stat relative to the open folder: no lookups
+            rels.append(f"{rel}/{name}")
+            try:
+                st = stat(f"{name}/{record}", dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                stamps.append(None)
+                continue
+            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    except OSError:
+        return
+    finally:
+        os.close(fd)
 
 
 def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
