@@ -28,6 +28,7 @@ class Index(NamedTuple):
     stamps: list[Any]       # each record's stat stamp (index.Stamp; None: read it again)
     records: list[Any]      # the record, or a str saying why it cannot be used
     blobs: list[str]        # each record's git blob id ("" when it could not be read)
+    dirs: dict[str, Any]    # folder names as listed, by folder (index.Dirs)
 
 
 def enabled() -> bool:
@@ -50,8 +51,8 @@ def cache_path(root: Path, kind: str = "run") -> Path:
 
 def load(root: Path, kind: str) -> Index | None:
     """The cached index of `kind` for `root`, or None when absent, old or unreadable."""
-    data = _read(root, kind, 4)
-    if data is None or not _same_length(data):
+    data = _read(root, kind, 5)
+    if data is None or not _same_length(data[:4]) or not _folders(data[4]):
         return None
     return Index(*data)
 
@@ -88,6 +89,11 @@ def _read(root: Path, label: str, fields: int) -> tuple[Any, ...] | None:
             and data[1] == os.path.realpath(root) and data[2] == label):
         return None
     return data[3:]
+
+
+def _folders(dirs: Any) -> bool:
+    return isinstance(dirs, dict) and all(
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], list) for v in dirs.values())
 
 
 def _same_length(parts: tuple[Any, ...]) -> bool:

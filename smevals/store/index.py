@@ -60,11 +60,13 @@ def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
     name = label(kind, brief)
     with gc_paused():
         racy_ns = time.time_ns() - RACY_NS
-        rels, stamps = listing(root, kind)
         old = cache.load(root, name)
+        rels, stamps, dirs = listing(root, kind, old.dirs if old else None, racy_ns)
         if old is not None and old.stamps == stamps and old.rels == rels:
+            if dirs != old.dirs:
+                cache.save(root, name, old._replace(dirs=dirs))
             return old
-        fresh = _refresh(root, kind, rels, stamps, old, brief)
+        fresh = _refresh(root, kind, rels, stamps, old, brief)._replace(dirs=dirs)
         cache.save(root, name, _distrust_racy(fresh, racy_ns))
         return fresh
 
@@ -74,43 +76,63 @@ def label(kind: str, brief: bool) -> str:
     return f"{kind}-brief{BRIEF_VERSION}" if brief else kind
 
 
-def listing(root: Path, kind: str) -> tuple[list[str], list[Stamp]]:
+def listing(root: Path, kind: str, dirs: Dirs | None = None,
+            racy_ns: int = 0) -> tuple[list[str], list[Stamp], Dirs]:
     """Every object folder of `kind` (sorted, relative to `root`; hidden names and
-    non-folders are not objects) and its record's stamp."""
-    rels: list[str] = []
-    stamps: list[Stamp] = []
-    _list(os.path.join(root, f"{kind}s"), f"{kind}s", DEPTH[kind], RECORD_NAMES[kind],
-          rels, stamps)
-    return rels, stamps
+    non-folders are not objects), its record's stamp, and the folders' names as listed.
+    With `dirs` (those names from a read before), a folder whose stamp is unchanged is
+    not listed again; folders changed since `racy_ns` are left out of the names kept."""
+    walk = _Walk(str(root), RECORD_NAMES[kind], dirs or {}, racy_ns)
+    walk.folder(f"{kind}s", DEPTH[kind])
+    return walk.rels, walk.stamps, walk.dirs
 
 
-def _list(path: str, rel: str, depth: int, record: str, rels: list[str],
-          stamps: list[Stamp]) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        with os.scandir(fd) as it:
-            names = sorted(e.name for e in it
-                           if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+Dirs = dict[str, tuple[tuple[int, int, int], list[str]]]     # rel: (ino, mtime, ctime), names
+
+
+class _Walk:
+    def __init__(self, root: str, record: str, old: Dirs, racy_ns: int):
+        self.root, self.record, self.old, self.racy_ns = root, record, old, racy_ns
+        self.rels: list[str] = []
+        self.stamps: list[Stamp] = []
+        self.dirs: Dirs = {}
+
+    def folder(self, rel: str, depth: int) -> None:
+        path = f"{self.root}/{rel}"
+        names = self.names(path, rel)
         if depth > 0:
             for name in names:
-                _list(f"{path}/{name}", f"{rel}/{name}", depth - 1, record, rels, stamps)
+                self.folder(f"{rel}/{name}", depth - 1)
             return
-        stat = os.stat
-        for name in names:                 # stat relative to the open folder: no lookups
-            rels.append(f"{rel}/{name}")
+        for name in names:
+            self.rels.append(f"{rel}/{name}")
             try:
-                st = stat(f"{name}/{record}", dir_fd=fd, follow_symlinks=False)
+                st = os.stat(f"{path}/{name}/{self.record}", follow_symlinks=False)
             except OSError:
-                stamps.append(None)
+                self.stamps.append(None)
                 continue
-            stamps.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    except OSError:
-        return
-    finally:
-        os.close(fd)
+            self.stamps.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+
+    def names(self, path: str, rel: str) -> list[str]:
+        """The sub-folders of `rel`, sorted: as listed before while its stamp is the same."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return []
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        hit = self.old.get(rel)
+        if hit is not None and hit[0] == stamp:
+            names = hit[1]
+        else:
+            try:
+                with os.scandir(path) as it:
+                    names = sorted(e.name for e in it
+                                   if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+            except OSError:
+                return []
+        if st.st_mtime_ns < self.racy_ns and st.st_ctime_ns < self.racy_ns:
+            self.dirs[rel] = (stamp, names)
+        return names
 
 
 def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
@@ -133,7 +155,7 @@ def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
         stamps[i], data = _read(os.path.join(root, rel) + suffix)
         records[i] = parse_record(kind, data, brief, memo, rel[rel.rfind("/") + 1:])
         blobs[i] = blob_id(data)
-    return cache.Index(rels, stamps, records, blobs)
+    return cache.Index(rels, stamps, records, blobs, {})
 
 
 def _distrust_racy(index: cache.Index, racy_ns: int) -> cache.Index:

@@ -74,7 +74,7 @@ def test_changes_long_after_the_read_are_seen_through_the_trusted_cache(tmp_path
     time.sleep(index.RACY_NS / 1e9 + 0.1)
     assert ids(root)[0] == sorted([first.id, second.id])     # now cached and trusted
     old = cache.load(root, "run")
-    assert old is not None and None not in old.stamps
+    assert old is not None and None not in old.stamps and "runs" in old.dirs
     edit_in_place(first.path / "run.json", b'"status": "ok"', b'"status": "no"')
     assert left_out(root) == [first.rel]
     third = write_run(root, 2)                                  # into a known folder
