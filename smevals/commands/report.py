@@ -29,7 +29,6 @@ from smevals.store.sources import GitSource, SourceError
 from smevals.store.store import Obj, Store, store_root
 
 FORMATS = ("markdown", "json", "csv", "junit")
-_KEEP: list[object] = []    # the last sides read: freed with the process, not one by one
 
 
 @dataclass(frozen=True)
@@ -89,18 +88,11 @@ def _report(opts: ReportOptions) -> ReportResult:
     except gates.GateError as exc:
         raise SmevalsError(str(exc)) from None
     sides = load_sides(opts.paths, opts.side)
-    keep(sides)
     reports = [side.report for side in sides]
     failures = gates.check(limits, reports)
     settings = Settings(generated_at(), opts.by_task)
     text = _render(opts, reports, settings, limits, failures)
     return ReportResult(text, failures)
-
-
-def keep(value: object) -> None:
-    """Hold what was read until the process ends: the CLI then exits without freeing
-    hundreds of thousands of records one by one (only the last value is held)."""
-    _KEEP[:] = [value]
 
 
 def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
