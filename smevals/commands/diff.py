@@ -15,6 +15,7 @@ from smevals.commands.report import (
     SideSpec,
     absent,
     check_versions,
+    keep,
     open_side,
     report_side,
 )
@@ -80,6 +81,7 @@ def _diff(opts: DiffOptions) -> DiffResult:
     _check(opts, revs)
     with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
         pairs = _pairs(paths, opts, revs, Path(tmp))
+    keep(pairs)
     diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
