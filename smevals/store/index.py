@@ -174,12 +174,6 @@ def blob_id(data: bytes | str | None) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def object_of(path: str) -> str:
-    """The object id in `<...>/<id>/<record name>`."""
-    end = path.rfind("/")
-    return path[path.rfind("/", 0, end) + 1:end]
-
-
 Read = tuple[Stamp, bytes | str | None]
 
 
