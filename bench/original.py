@@ -10,7 +10,7 @@ tasks, outcomes, scores, tags and metrics. Then times `report` of each, alternat
 The original must be installed in a venv of its own, never in this project's:
     python3 -m venv /tmp/orig-venv && /tmp/orig-venv/bin/pip install smevals==0.2.0
 
-Usage: python bench/original.py [--original /tmp/orig-venv/bin/smevals] [--tasks 2000]
+Usage: python bench/original.py [--original /tmp/orig-venv/bin/smevals] [--ours CMD] [--tasks 2000]
                                 [--models 1] [--repeats 5] [--times 5] [--keep DIR]
 """
 
@@ -92,7 +92,7 @@ def timed(exe: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[fl
 
 def side_by_side(base: Path, opts: argparse.Namespace) -> None:
     env = {"SMEVALS_CACHE_DIR": str(base / "cache")}
-    sides = {"original 0.2.0": (opts.original, base / "orig"), "this smevals": (SMEVALS, base)}
+    sides = {"original 0.2.0": (opts.original, base / "orig"), "this smevals": (opts.ours, base)}
     for exe, cwd in sides.values():
         timed(exe, ["report", "ev"], cwd, env)                # fill caches, warm the disk
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
@@ -123,6 +123,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--original", default="/tmp/orig-venv/bin/smevals",
                         help="the original's `smevals` command (in a venv of its own)")
+    parser.add_argument("--ours", default=SMEVALS, help="this smevals' command (default: the "
+                        "venv's; an editable install imports more slowly than a regular one)")
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--models", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
