@@ -5,8 +5,14 @@ included, in --jobs worker processes) in a temporary folder, then times, each in
 process: loading every record cold (no index cache) and warm (cached), `verify_store`, and
 loading every record at a git revision (the store committed in a temporary repository).
 
+Warm loads are timed with records in full and in the brief view that reports read
+(store/brief.py); set against the cold loads, they show what the cache and the brief view
+each earn. `--reuse DIR` times the loads again on a store kept with
+`--keep` (for before/after figures on the same objects).
+
 Usage: python bench/store.py [--runs 100000] [--grades 100000] [--jobs 2] [--no-fsync]
-                             [--dir /tmp] [--keep] [--no-git] [--profile warm|cold|verify|git]
+                             [--dir /tmp] [--keep] [--reuse DIR] [--no-git]
+                             [--profile warm|cold|verify|git]
 
 Targets on a 2-core machine (100k + 100k): warm load <= 1 s, cold <= 15 s,
 verify >= 2,000 objects/s, load at a git revision <= 20 s.
@@ -44,7 +50,8 @@ if what == "verify":
 else:
     start = time.perf_counter()
     store = Store(root, rev)
-    runs, grades = store.runs(), store.grades()
+    brief = what == "brief"
+    runs, grades = store.runs(brief=brief), store.grades(brief=brief)
     seconds = time.perf_counter() - start
     assert all(isinstance(o.record, dict) for o in runs + grades)
     print(json.dumps({"seconds": seconds, "objects": len(runs) + len(grades),
@@ -239,8 +246,12 @@ def main() -> None:
     parser.add_argument("--no-fsync", action="store_true", help="build without fsync")
     parser.add_argument("--no-git", action="store_true")
     parser.add_argument("--keep", action="store_true", help="keep the store afterwards")
+    parser.add_argument("--reuse", metavar="DIR", help="time the loads of a store kept before")
     parser.add_argument("--profile", choices=["warm", "cold", "verify", "git"])
     opts = parser.parse_args()
+    if opts.reuse:
+        reuse(Path(opts.reuse), opts)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="smevals-bench-", dir=opts.dir))
     try:
         run_all(tmp, opts)
@@ -271,6 +282,17 @@ def run_all(tmp: Path, opts: argparse.Namespace) -> None:
         report_git(tmp / "repo", root, env, opts.profile)
 
 
+def reuse(tmp: Path, opts: argparse.Namespace) -> None:
+    """Time the loads again on a store kept with --keep, with a fresh index cache."""
+    root = tmp / "repo" / "results"
+    env = {"SMEVALS_CACHE_DIR": str(tmp / "cache")}
+    report_loads(root, env, opts.profile, opts.runs + opts.grades)
+    if (tmp / "repo" / ".git").is_dir() and not opts.no_git:
+        shutil.rmtree(env["SMEVALS_CACHE_DIR"], ignore_errors=True)
+        result = probe(root, "git", env, rev="HEAD", profile=opts.profile)
+        print(f"list + load every record at HEAD (no cache): {result['seconds']:.2f} s")
+
+
 def report_loads(root: Path, env: dict[str, str], profile: str | None, total: int) -> None:
     shutil.rmtree(env["SMEVALS_CACHE_DIR"], ignore_errors=True)
     dropped = drop_page_cache()
@@ -293,6 +315,9 @@ def report_loads(root: Path, env: dict[str, str], profile: str | None, total: in
         f"list + load every record, warm (index cache): best {min(warm):.2f} s, "
         f"runs {', '.join(f'{w:.2f}' for w in warm)}"
     )
+    brief = [probe(root, "brief", env)["seconds"] for _ in range(3)]
+    print(f"list + load every record in the brief view, warm: best {min(brief):.2f} s, "
+          f"runs {', '.join(f'{w:.2f}' for w in brief)}")
     assert cold["objects"] == total, cold
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import traceback
-from typing import NoReturn
 
 import click
 
@@ -51,27 +49,26 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # an unexpected bug: short message, traceback on request
         _internal(exc, debug)
     code = code if isinstance(code, int) else 0
-    if argv is None:
-        _leave(code)
+    if argv is None and _reader_gone():
+        code = 0
     if code:
         sys.exit(code)
 
 
-def _leave(code: int) -> NoReturn:
-    """End the process without freeing every object one by one (a report holds hundreds of
-    thousands of records; freeing them takes longer than reading them from the cache):
-    flush the output, run the exit hooks, then exit."""
+def _reader_gone() -> bool:
+    """Flush the output now; when its reader has gone (`smevals report | head`), send what is
+    left to /dev/null, so that the exit says nothing of a broken pipe."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        code = 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        return True
     except OSError:
         pass
-    run_hooks = getattr(atexit, "_run_exitfuncs", None)
-    if run_hooks is not None:
-        run_hooks()
-    os._exit(code)
+    return False
 
 
 DAMAGE_SHOWN = 10

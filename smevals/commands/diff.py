@@ -18,7 +18,6 @@ from smevals.commands.report import (
     keep,
     open_side,
     report_side,
-    settled,
 )
 from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
@@ -80,13 +79,10 @@ def diff_command(opts: DiffOptions) -> DiffResult:
 def _diff(opts: DiffOptions) -> DiffResult:
     paths, revs = split_args(opts.args)
     _check(opts, revs)
-    for early in (True, False):
-        with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
-            pairs = _pairs(paths, opts, revs, Path(tmp), early)
-        keep(pairs)
-        diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
-        if settled([side for pair in pairs for side in pair]):
-            break
+    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+        pairs = _pairs(paths, opts, revs, Path(tmp))
+    keep(pairs)
+    diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
     reasons = regression_reasons(diffs, opts.fail_on) if opts.fail_on else []
@@ -99,16 +95,16 @@ def _diff(opts: DiffOptions) -> DiffResult:
     return DiffResult(text, reasons)
 
 
-def _pairs(paths: list[str], opts: DiffOptions, revs: list[str], tmp: Path,
-           early: bool) -> list[tuple[Side, Side]]:
+def _pairs(paths: list[str], opts: DiffOptions, revs: list[str],
+           tmp: Path) -> list[tuple[Side, Side]]:
     if opts.grader_versions:
-        return [_versions(Path(f), opts, revs, tmp, early) for f in find_evals(paths)]
+        return [_versions(Path(f), opts, revs, tmp) for f in find_evals(paths)]
     rev_a = revs[0] if revs else "HEAD"
     rev_b = revs[1] if len(revs) == 2 else None
     pairs = []
     for folder, on_a, on_b in _folders(paths, rev_a, rev_b):
-        side_a = _side(folder, rev_a, opts.side, tmp, early) if on_a else None
-        side_b = _side(folder, rev_b, opts.side, tmp, early) if on_b else None
+        side_a = _side(folder, rev_a, opts.side, tmp) if on_a else None
+        side_b = _side(folder, rev_b, opts.side, tmp) if on_b else None
         if side_a is None and side_b is None:
             raise SmevalsError(f"{folder}: no Runs in {_where(rev_a)} nor in {_where(rev_b)}")
         pairs.append((side_a or absent(side_b, folder, rev_a, on_a),
@@ -140,10 +136,10 @@ def _evals_on(path: Path, rev: str | None) -> list[Path]:
     return evals_at(resolve(path, rev), path)
 
 
-def _versions(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
-              early: bool) -> tuple[Side, Side]:
+def _versions(folder: Path, opts: DiffOptions, revs: list[str],
+              tmp: Path) -> tuple[Side, Side]:
     old, new = opts.grader_versions or ("", "")
-    opened = _open(folder, revs[0] if revs else None, opts.side, tmp, early)
+    opened = _open(folder, revs[0] if revs else None, opts.side, tmp)
     if opened is None:
         raise SmevalsError(f"{folder}: no Runs in {_where(revs[0] if revs else None)}")
     pair = (report_side(opened, replace(opts.side, version=old)),
@@ -152,15 +148,15 @@ def _versions(folder: Path, opts: DiffOptions, revs: list[str], tmp: Path,
     return pair
 
 
-def _side(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Side | None:
-    opened = _open(folder, rev, spec, tmp, early)
+def _side(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Side | None:
+    opened = _open(folder, rev, spec, tmp)
     return None if opened is None else report_side(opened, spec)
 
 
-def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path, early: bool) -> Opened | None:
+def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Opened | None:
     """The Eval and its store on one side; None when that side has no Runs yet."""
     try:
-        opened = open_side(folder, rev, spec.store, tmp, early)
+        opened = open_side(folder, rev, spec.store, tmp)
     except NoStore:
         return None
     try:

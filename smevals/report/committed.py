@@ -83,7 +83,7 @@ def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path
     if not (folder / "eval.yaml").is_file():
         raise SmevalsError(f"{ev_dir}: no eval.yaml at revision {revision.label()}")
     try:
-        ev = load_eval(folder)
+        ev = load_eval(folder, cached=False)      # a folder made for this read
     except SpecError as exc:
         raise SmevalsError(f"{where}: invalid Eval at that revision:\n"
                            + str(exc).replace(str(folder), where)) from None

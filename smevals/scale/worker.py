@@ -168,7 +168,7 @@ def _eval(shipped: Shipped, name: str) -> Eval:
     if key not in _EVALS:
         from smevals.spec.load import load_eval
 
-        _EVALS[key] = replace(load_eval(materialize(bundle, blobs)), name=name)
+        _EVALS[key] = replace(load_eval(materialize(bundle, blobs), cached=False), name=name)
     return _EVALS[key]
 
 

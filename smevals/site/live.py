@@ -19,8 +19,8 @@ from pathlib import Path
 
 from smevals.errors import SmevalsError
 from smevals.site.data import Loaded
-from smevals.store import scan
-from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
+from smevals.store import index
+from smevals.store.layout import KINDS
 
 Loader = Callable[[], Loaded]
 AUTHORING = ("eval.yaml", "tasks", "configs", "graders", "checkers")
@@ -34,7 +34,7 @@ def fingerprint(folder: Path, store_root: Path) -> str:
         for line in _stamps(folder / name):
             digest.update(line.encode("utf-8", "surrogateescape"))
     for kind in KINDS:
-        digest.update(scan.listing(str(store_root), kind, DEPTH[kind], RECORD_NAMES[kind]))
+        digest.update(repr(index.listing(store_root, kind)[:2]).encode("utf-8", "backslashreplace"))
     return digest.hexdigest()[:16]
 
 

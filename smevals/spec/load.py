@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
+from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
 from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
@@ -30,22 +31,26 @@ def display_path(path: Path) -> str:
     return rel if len(rel) < len(str(path)) else str(path)
 
 
-def load_eval(path: Path) -> Eval:
-    """Load and schema-check an Eval; raise SpecError listing every problem."""
-    ev, problems = read_eval(path)
+def load_eval(path: Path, cached: bool = True) -> Eval:
+    """Load and schema-check an Eval; raise SpecError listing every problem. Without
+    `cached`, no definitions cache is used or written (for a folder made for one read)."""
+    ev, problems = read_eval(path, cached)
     if problems:
         raise SpecError(problems)
     return ev
 
 
-def read_eval(path: Path) -> tuple[Eval, list[Problem]]:
-    """The Eval (with whatever loaded cleanly) and every problem found while loading it."""
+def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
+    """The Eval (with whatever loaded cleanly) and every problem found while loading it.
+    Files unchanged since they last loaded cleanly are taken from a cache (spec/defcache.py)."""
     problems: list[Problem] = []
-    head = read_doc(path / "eval.yaml", "eval", problems)
+    defs = Definitions(path, cached)
+    head = read_doc(path / "eval.yaml", "eval", problems, defs)
     data = head.data if head and isinstance(head.data, dict) else {}
-    tasks = [t for t in (_task(p, problems) for p in _files(path, "tasks")) if t]
-    configs = [c for c in (_config(p, problems) for p in _files(path, "configs")) if c]
-    graders = [g for g in (_grader(p, problems) for p in _files(path, "graders")) if g]
+    tasks = [t for t in (_task(p, problems, defs) for p in _files(path, "tasks")) if t]
+    configs = [c for c in (_config(p, problems, defs) for p in _files(path, "configs")) if c]
+    graders = [g for g in (_grader(p, problems, defs) for p in _files(path, "graders")) if g]
+    defs.save()
     ev = Eval(
         name=str(data.get("name") or path.absolute().name),
         path=path,
@@ -68,11 +73,24 @@ def _files(root: Path, sub: str) -> list[Path]:
     return [folder / name for name in names]
 
 
-def read_doc(path: Path, kind: str, problems: list[Problem]) -> YamlDoc | None:
+def read_doc(path: Path, kind: str, problems: list[Problem],
+             defs: Definitions | None = None) -> YamlDoc | None:
     """One authoring file, a mapping that matches the `kind` schema; else None, the
-    problems (file, line, field) added to `problems`."""
+    problems (file, line, field) added to `problems`. With `defs`, taken from there while
+    the file is unchanged, and kept there when it loads cleanly."""
+    shown = display_path(path)
+    stamp, doc = defs.get(path, shown) if defs else (None, None)
+    if doc is not None:
+        return doc
+    doc = _read_doc(path, shown, kind, problems)
+    if doc is not None and defs is not None:
+        defs.put(path, stamp, doc, keep_raw=kind == "grader")
+    return doc
+
+
+def _read_doc(path: Path, shown: str, kind: str, problems: list[Problem]) -> YamlDoc | None:
     try:
-        doc = load_yaml(path, display_path(path))
+        doc = load_yaml(path, shown)
     except YamlProblem as exc:
         problems.append(exc.problem)
         return None
@@ -96,8 +114,8 @@ def _named(doc: YamlDoc, path: Path, problems: list[Problem], kind: str) -> str 
     return str(name)
 
 
-def _task(path: Path, problems: list[Problem]) -> Task | None:
-    doc = read_doc(path, "task", problems)
+def _task(path: Path, problems: list[Problem], defs: Definitions) -> Task | None:
+    doc = read_doc(path, "task", problems, defs)
     if doc is None or (name := _named(doc, path, problems, "task")) is None:
         return None
     data = dict(doc.data)
@@ -106,8 +124,8 @@ def _task(path: Path, problems: list[Problem]) -> Task | None:
     return Task(name=name, path=path, doc=data, grading=dict(grading), locs=doc.locs)
 
 
-def _config(path: Path, problems: list[Problem]) -> Config | None:
-    doc = read_doc(path, "config", problems)
+def _config(path: Path, problems: list[Problem], defs: Definitions) -> Config | None:
+    doc = read_doc(path, "config", problems, defs)
     if doc is None or (name := _named(doc, path, problems, "config")) is None:
         return None
     data: dict[str, Any] = dict(doc.data)
@@ -117,8 +135,8 @@ def _config(path: Path, problems: list[Problem]) -> Config | None:
                   locs=doc.locs, vlocs=doc.vlocs)
 
 
-def _grader(path: Path, problems: list[Problem]) -> Grader | None:
-    doc = read_doc(path, "grader", problems)
+def _grader(path: Path, problems: list[Problem], defs: Definitions) -> Grader | None:
+    doc = read_doc(path, "grader", problems, defs)
     if doc is None or (name := _named(doc, path, problems, "grader")) is None:
         return None
     if name == RESERVED_GRADER:

@@ -2,9 +2,9 @@
 `SMEVALS_CACHE_DIR` overrides it, `SMEVALS_NO_CACHE=1` turns it off).
 
 One file per store and kind holds, in marshal form (fast to decode, and unlike pickle it
-cannot run code): the listing of object folders with their records' stat stamps
-(`scan.listing`), and every parsed record. `index.py` decides what is still valid; this
-module only reads and writes the file. Deleting it at any time only costs time.
+cannot run code): the object folders, their records' stat stamps and every parsed record.
+`index.py` decides what is still valid; this module only reads and writes the file.
+Deleting it at any time only costs time.
 """
 
 from __future__ import annotations
@@ -19,21 +19,16 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 _HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
 
 
 class Index(NamedTuple):
-    listing: bytes          # scan.listing when the records were read
-    untrusted: list[str]    # folders whose record changed too recently to trust its stamp
     rels: list[str]         # object folders, sorted
-    ids: list[str]
+    stamps: list[Any]       # each record's stat stamp (index.Stamp; None: read it again)
     records: list[Any]      # the record, or a str saying why it cannot be used
     blobs: list[str]        # each record's git blob id ("" when it could not be read)
-
-    @property
-    def trusted(self) -> bool:
-        return not self.untrusted
+    dirs: dict[str, Any]    # folder names as listed, by folder (index.Dirs)
 
 
 def enabled() -> bool:
@@ -54,24 +49,10 @@ def cache_path(root: Path, kind: str = "run") -> Path:
     return cache_dir() / f"index-{key.hexdigest()[:20]}-{kind}.marshal"
 
 
-def dirs_path(root: Path, kind: str) -> str:
-    """Where the folder snapshot of walk.py is kept ("" when caching is off)."""
-    return str(cache_path(root, kind).with_suffix(".dirs")) if enabled() else ""
-
-
-def size(root: Path, kind: str) -> int:
-    """Bytes of the cache file (0 when there is none)."""
-    try:
-        return os.stat(cache_path(root, kind)).st_size
-    except OSError:
-        return 0
-
-
 def load(root: Path, kind: str) -> Index | None:
     """The cached index of `kind` for `root`, or None when absent, old or unreadable."""
-    data = _read(root, kind, 6)
-    if data is None or not (isinstance(data[0], bytes) and isinstance(data[1], list)
-                            and _same_length(data[2:])):
+    data = _read(root, kind, 5)
+    if data is None or not _same_length(data[:4]) or not _folders(data[4]):
         return None
     return Index(*data)
 
@@ -108,6 +89,11 @@ def _read(root: Path, label: str, fields: int) -> tuple[Any, ...] | None:
             and data[1] == os.path.realpath(root) and data[2] == label):
         return None
     return data[3:]
+
+
+def _folders(dirs: Any) -> bool:
+    return isinstance(dirs, dict) and all(
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], list) for v in dirs.values())
 
 
 def _same_length(parts: tuple[Any, ...]) -> bool:

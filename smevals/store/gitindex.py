@@ -18,11 +18,9 @@ from typing import Any
 from smevals.store import cache, index
 from smevals.store.gitcat import cat_files
 from smevals.store.gitsource import GitSource
-from smevals.store.halves import in_halves
 from smevals.store.layout import KINDS
 
 KEEP = 3                    # revisions kept in the cache per store and kind
-SPLIT_MIN = 20_000          # blobs to read that make it worth forking a helper
 
 _SEEN: dict[tuple[str, str], cache.GitIndex] = {}             # (root, name): this process
 _KNOWN: dict[tuple[str, str], dict[str, Any]] = {}            # (root, label): blob -> record
@@ -90,13 +88,7 @@ def _key(blob: str, rel: str) -> str:
     return blob + rel[rel.rfind("-"):]
 
 
-def _read(wanted: list[tuple[str, str]], repo: Path, kind: str, brief: bool) -> list[Any]:
-    """The parsed records of (blob, object id) pairs. Parsing costs more than git's reading,
-    so for many blobs a forked helper reads and parses the second half at the same time."""
-    return in_halves(wanted, lambda part: _parse_all(part, repo, kind, brief), SPLIT_MIN)
-
-
-def _parse_all(wanted: list[tuple[str, str]], repo: Path, kind: str,
+def _read(wanted: list[tuple[str, str]], repo: Path, kind: str,
                brief: bool) -> list[Any]:
     """Parsed (and checked against the object's id) as they come from one `git cat-file`,
     while git reads the next ones."""

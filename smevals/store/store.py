@@ -75,10 +75,9 @@ class Store:
 
     With `rev`, the store is read as committed at that git revision (read-only)."""
 
-    def __init__(self, root: Path, rev: str | None = None, early: bool = False):
+    def __init__(self, root: Path, rev: str | None = None):
         self.root = root
         self.rev = rev
-        self.early = early          # read the cache before it is checked: see settled()
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
         self.broken: list[tuple[str, str]] = []     # (rel, why) of damaged objects (left out)
         self._objs: dict[tuple[str, bool], list[Obj[Any]]] = {}
@@ -113,15 +112,6 @@ class Store:
         if isinstance(self.source, FsSource):
             self.source = FsSource(self.root)
 
-    def settled(self) -> bool:
-        """With `early`: whether everything read so far is still what is on disk (waits
-        for the listing made in the background). When it is not, what was read is
-        forgotten, so reading again gives the current records."""
-        if not self.early or not isinstance(self.source, FsSource) or index.confirm(self.root):
-            return True
-        self.forget()
-        return False
-
     def _all(self, kind: str, brief: bool = False) -> list[Obj[Any]]:
         key = (kind, brief)
         if key not in self._objs:
@@ -130,12 +120,12 @@ class Store:
 
     def _load(self, kind: str, brief: bool) -> list[Obj[Any]]:
         if isinstance(self.source, FsSource):
-            found = index.read_kind(self.root, kind, brief, self.early)
-            rels, ids, records = found.rels, found.ids, found.records
+            found = index.read_kind(self.root, kind, brief)
+            rels, records = found.rels, found.records
         else:
             assert isinstance(self.source, GitSource)
             rels, records = gitindex.read_kind(self.source, self.root, kind, brief)
-            ids = [rel[rel.rfind("/") + 1:] for rel in rels]
+        ids = [rel[rel.rfind("/") + 1:] for rel in rels]
         with index.gc_paused():
             new = tuple.__new__
             out = [new(Obj, (kind, oid, rel, rec)) for oid, rel, rec in zip(ids, rels, records,

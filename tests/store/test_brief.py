@@ -1,4 +1,4 @@
-"""The brief view (store/brief.py), reading a store early and checking it later, and the
+"""The brief view (store/brief.py) and the
 git reading that reuses records by blob and tree id (store/gitindex.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from smevals.store import brief, cache, gitindex, index, scan
+from smevals.store import brief, cache, gitindex, index
 from smevals.store.store import Store
 from tests.store.helpers import commit_all, grade_record, run_record, write_grade, write_run
 
@@ -68,38 +68,6 @@ def test_brief_reads_of_a_store_equal_the_brief_view_of_full_reads(tmp_path: Pat
     names = sorted(p.name for p in (tmp_path / "_cache").glob("*.marshal"))
     assert any(f"run-brief{brief.VERSION}.marshal" in n for n in names)
     assert any(n.endswith("-run.marshal") for n in names)
-
-
-def test_an_early_read_is_checked_and_read_again_when_the_store_changed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    root = tmp_path / "st"
-    monkeypatch.setattr(index, "RACY_NS", 0)                  # trust what was just written
-    monkeypatch.setattr(scan, "CHILD_MIN_BYTES", 0)
-    first = write_run(root, 0)
-    Store(root).runs(brief=True)                              # the cache
-    index.prefetch(root)                                      # nothing changed
-    store = Store(root, early=True)
-    assert [o.id for o in store.runs(brief=True)] == [first.id]
-    assert store.settled() is True
-    index._AHEAD.clear()
-    added = write_run(root, 1)
-    index.prefetch(root)                                      # lists the changed store
-    store = Store(root, early=True)
-    assert [o.id for o in store.runs(brief=True)] == [first.id]     # early: the cache as is
-    assert store.settled() is False                           # the check finds `added`
-    assert sorted(o.id for o in store.runs(brief=True)) == sorted([first.id, added.id])
-    assert store.settled() is True
-    index._AHEAD.clear()
-
-
-def test_without_a_listing_under_way_an_early_store_reads_as_usual(tmp_path: Path):
-    root = tmp_path / "st"
-    write_run(root, 0)
-    Store(root).runs()
-    added = write_run(root, 1)
-    store = Store(root, early=True)
-    assert added.id in {o.id for o in store.runs()}
-    assert store.settled() is True
 
 
 @pytest.fixture
@@ -190,51 +158,9 @@ def test_only_the_last_revisions_are_kept(repo: Path, monkeypatch: pytest.Monkey
     assert len(kept) == 2
 
 
-def test_reading_many_blobs_with_a_forked_helper_gives_the_same_records(
-        repo: Path, monkeypatch: pytest.MonkeyPatch):
-    root = repo / "st"
-    want = full_records(Store(root, "HEAD"), "run")
-    gitindex._SEEN.clear()
-    for path in (repo.parent / "_cache").glob("*"):
-        path.unlink()
-    monkeypatch.setattr(gitindex, "SPLIT_MIN", 1)
-    assert full_records(Store(root, "HEAD"), "run") == want
-
-
 def test_a_git_cache_file_for_another_store_or_label_is_not_used(repo: Path):
     root = repo / "st"
     Store(root, "HEAD").runs()
     found = cache.newest_git(root, index.label("run", False) + "-git")
     assert found is not None and len(found.rels) == 4
     assert cache.newest_git(repo / "other", index.label("run", False) + "-git") is None
-
-
-def test_work_in_halves_gives_the_same_list_even_when_the_helper_fails():
-    import os
-
-    from smevals.store.halves import in_halves
-
-    items = list(range(11))
-    assert in_halves(items, lambda part: [i * i for i in part], 1) == [i * i for i in items]
-    parent = os.getpid()
-
-    def fragile(part: list[int]) -> list[int]:
-        if os.getpid() != parent:
-            raise RuntimeError("the helper breaks")
-        return [i + 1 for i in part]
-
-    assert in_halves(items, fragile, 1) == [i + 1 for i in items]
-    assert in_halves(items, fragile, 100) == [i + 1 for i in items]    # too few: no helper
-
-
-@pytest.mark.parametrize("view", [False, True])
-def test_a_cold_read_parsed_in_halves_equals_one_parsed_here(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, view: bool):
-    root = tmp_path / "st"
-    runs = [write_run(root, i) for i in range(5)]
-    write_grade(root, runs[2])
-    monkeypatch.setenv("SMEVALS_NO_CACHE", "1")
-    here = [o for kind in ("run", "grade") for o in Store(root)._all(kind, view)]
-    monkeypatch.setattr(index, "SPLIT_MIN", 1)
-    split = [o for kind in ("run", "grade") for o in Store(root)._all(kind, view)]
-    assert split == here and len(here) == 6
