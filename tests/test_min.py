@@ -10,7 +10,7 @@ import pytest
 
 import smevals
 from smevals.errors import SmevalsError
-from tests.checkers.test_bleu import version_before_issue_18
+from tests.checkers.test_bleu import version_changed
 from tests.conftest import make_eval
 
 PROGRAM = """\
@@ -139,10 +139,4 @@ def test_grades_made_when_min_only_tightened_are_of_another_version(cli, tmp_pat
                                                                    ) -> None:
     for checks, changed in [([{"checker": "contains", "value": ["a", "b"], "min": 0.5}], True),
                             ([{"checker": "contains", "value": ["a", "b"]}], False)]:
-        doc = {"checks": checks}
-        ev = make_eval(tmp_path / str(changed), tasks={"one": "prompt: hi\n"},
-                       graders={"default": json.dumps(doc)})
-        cli("run", str(ev), "-g")
-        (path,) = (ev / "results" / "grades").rglob("grade.json")
-        version = json.loads(path.read_text())["grader"]["version"]
-        assert (version != version_before_issue_18("default", doc)) is changed
+        assert version_changed(cli, tmp_path / str(changed), checks) is changed

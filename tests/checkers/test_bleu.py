@@ -145,16 +145,20 @@ def version_before_issue_18(name: str, doc: dict) -> str:
                                "catalog": "1"}))[:12]
 
 
+def version_changed(cli, folder: Path, checks: list[dict]) -> bool:
+    """Whether a grader of `checks` grades with another version than before issue 18."""
+    doc = {"checks": checks}
+    ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
+    cli("run", str(ev), "-g")
+    (path,) = (ev / "results" / "grades").rglob("grade.json")
+    version = json.loads(path.read_text())["grader"]["version"]
+    return version != version_before_issue_18("default", doc)
+
+
 def test_grades_of_the_old_bleu_are_of_another_grader_version(cli, tmp_path: Path) -> None:
     for number, (checks, changed) in enumerate([
         ([{"checker": "bleu", "reference": "goodbye moon"}], True),
         ([{"checker": "bleu_score", "reference": "x", "variant": "caveman"}], True),
         ([{"checker": "contains", "value": "says"}], False),    # other graders keep theirs
     ]):
-        doc = {"checks": checks}
-        ev = make_eval(tmp_path / str(number), tasks={"one": "prompt: hi\n"},
-                       graders={"default": json.dumps(doc)})
-        cli("run", str(ev), "-g")
-        (path,) = (ev / "results" / "grades").rglob("grade.json")
-        version = json.loads(path.read_text())["grader"]["version"]
-        assert (version != version_before_issue_18("default", doc)) is changed, checks
+        assert version_changed(cli, tmp_path / str(number), checks) is changed, checks
