@@ -89,9 +89,9 @@ def test_validate_names_bad_bleu_options(cli, tmp_path: Path) -> None:
               "  - checker: bleu\n    reference: [a, ' ']\n"
               "  - checker: bleu\n    reference: []\n"
               "  - checker: bleu\n    reference: a\n    variant: nltk\n")
-    ev = make_eval(tmp_path / "ev", graders={"default": grader})
-    res = cli("validate", str(ev))
-    where = f"{ev}/graders/default.yaml"
+    make_eval(tmp_path / "ev", graders={"default": grader})
+    res = cli("validate", "ev", cwd=tmp_path)      # paths are shown as given
+    where = "ev/graders/default.yaml"
     assert (res.code, res.out) == (2, "")
     assert res.err.splitlines() == [
         f"{where}:3:5: checks[0].reference: variant caveman takes one reference, not 2",
