@@ -58,7 +58,7 @@ def test_runner_timeout_kills_a_detached_child_that_holds_stdout(cli, tmp_path: 
     assert rec["failure"] == {"kind": "timeout", "detail": "timed out after 1s; the runner and "
                                                            "every process it started were killed"}
     assert rec["exit_code"] is None
-    assert rec["duration_seconds"] >= 1                # it ran until the deadline
+    assert rec["status"] == "failed"
     assert (run_dirs(ev)[0] / "output.txt").read_text() == "started\n"
     assert gone(marker_pid(ev))
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -293,9 +292,9 @@ def test_dropped_connection_is_retried(fake_openai, make_ctx) -> None:
 
 def test_overall_timeout_aborts_a_slow_request(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(200, completion("too late"), delay=10)
-    started = time.monotonic()
     outcome = run(make_ctx, config(fake_openai), timeout=0.3)
-    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
+    # stuck behind the 10 s delay, it would end with the late answer or more attempts
+    assert len(fake_openai.requests) == 1
     assert outcome == BuiltinOutcome(
         stdout="",
         stderr="smevals:openai: timed out after 0.3 s waiting for "
@@ -317,9 +316,9 @@ def test_timeout_leaves_no_time_for_backoff(fake_openai, make_ctx) -> None:
 
 def test_request_timeout(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(200, completion("too late"), delay=10)
-    started = time.monotonic()
     outcome = run(make_ctx, config(fake_openai, request_timeout=0.2), timeout=30)
-    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
+    # stuck behind the 10 s delay, it would end with the late answer or more attempts
+    assert len(fake_openai.requests) == 1
     assert (outcome.exit_code, outcome.failure) == (1, "timeout")
     assert outcome.stderr == (
         f"smevals:openai: no response from {fake_openai.base_url}/chat/completions "
@@ -331,9 +330,9 @@ def test_cancel_during_a_request(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(200, completion("too late"), delay=10)
     ctx = make_ctx(config(fake_openai), PROMPT_TASK)
     threading.Timer(0.2, ctx.cancel.set).start()
-    started = time.monotonic()
     outcome = run_builtin("openai", ctx)
-    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
+    # stuck behind the 10 s delay, it would end with the late answer or more attempts
+    assert len(fake_openai.requests) == 1
     assert outcome == BuiltinOutcome(stdout="", stderr="smevals:openai: cancelled\n",
                                      exit_code=130, failure="exit")
 
@@ -342,9 +341,9 @@ def test_cancel_during_backoff(fake_openai, make_ctx) -> None:
     fake_openai.enqueue(503, "busy")
     ctx = make_ctx(config(fake_openai, backoff={"base": 10, "cap": 10}), PROMPT_TASK)
     threading.Timer(0.2, ctx.cancel.set).start()
-    started = time.monotonic()
     outcome = run_builtin("openai", ctx)
-    assert time.monotonic() - started < 8  # returned, not stuck behind the 10 s delay
+    # stuck behind the 10 s delay, it would end with the late answer or more attempts
+    assert len(fake_openai.requests) == 1
     assert len(fake_openai.requests) == 1
     assert outcome.stderr == (
         "smevals:openai: attempt 1/5: HTTP 503: busy; retrying in 10.00 s\n"

@@ -7,7 +7,6 @@ import http.client
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,10 +150,9 @@ def test_links_and_fifos_put_in_a_files_place_are_refused(live_qa, tmp_path: Pat
     os.mkfifo(outputs[1])
     for path in outputs[:2]:
         run_id = path.parent.name
-        started = time.monotonic()
+        # a FIFO opened for reading would block: fetch's 5 s socket timeout then fails this
         status, _headers, body = fetch(server, f"/files/qa/runs/{run_id}/output.txt")
         assert (status, body) == (404, b"Not found\n")
-        assert time.monotonic() - started < 8  # a FIFO opened for reading would block
         assert b"do not serve" not in fetch(server, f"/data/qa/runs/{run_id}.js")[2]
 
 
