@@ -50,7 +50,7 @@ def test_schemas_load_from_the_installed_package(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
                     "--quiet", "--target", str(target), str(ROOT)], check=True,
                    capture_output=True)
-    code = ("import smevals, json; from smevals.spec.schema import load_schema, SCHEMA_NAMES;"
+    code = ("import smevals, json; from smevals.schemas import load_schema, SCHEMA_NAMES;"
             "print(json.dumps([smevals.__file__] + [load_schema(k)['$id'] for k in SCHEMA_NAMES]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tmp_path, env={"PYTHONPATH": str(target)})

@@ -189,7 +189,7 @@ def _lacking(tasks: list[Task], keys: tuple[str, ...]) -> str:
 def task_key_warnings(task: Task) -> list[Problem]:
     """A top-level Task key that looks like a misspelling of a known one (`gradng:`). Any key
     is allowed (runners see it), so this is a warning."""
-    from smevals.spec.schema import load_schema
+    from smevals.schemas import load_schema
 
     known = list(load_schema("task").get("properties", {}))
     out = []

@@ -22,7 +22,6 @@ class Reader:
         self.cap = cap
         self.kept = {name: bytearray() for name in streams}
         self.total = dict.fromkeys(streams, 0)
-        self.exited = False
         self._nap = 0.001
         self._sel = selectors.DefaultSelector()
         for name, stream in streams.items():
@@ -50,8 +49,7 @@ class Reader:
             self._nap *= 2
             return
         for key, _ in self._sel.select(max(0.0, seconds)):
-            if key.data is None:
-                self.exited = True
+            if key.data is None:            # the child exited: its pidfd is done
                 self._sel.unregister(key.fileobj)
             else:
                 self._read(key)

@@ -14,7 +14,6 @@ and written again.
 from __future__ import annotations
 
 import marshal
-import mmap
 import os
 import sys
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.spec.yamlio import YamlDoc
-from smevals.store.cache import cache_dir, enabled, write_marshal
+from smevals.store.cache import cache_dir, enabled, folder_key, read_marshal, write_marshal
 from smevals.store.index import RACY_NS
 
 VERSION = 1
@@ -47,7 +46,7 @@ class Definitions:
         if self.on:
             real = os.path.realpath(folder)
             self.header = (b"smevals-defs", VERSION, sys.version_info[:2], real, _code())
-            self.path = str(cache_dir() / f"defs-{_key(real)}.marshal")
+            self.path = str(cache_dir() / f"defs-{folder_key(real)}.marshal")
             self.old = _load(self.path, self.header)
         self.racy_ns = time.time_ns() - RACY_NS
 
@@ -83,12 +82,6 @@ class Definitions:
             write_marshal(self.path, (*self.header, self.new))
 
 
-def _key(real: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:20]
-
-
 def _code() -> tuple[Any, ...]:
     """Stamps of the schemas and readers the cached documents were checked by."""
     base = Path(__file__).resolve().parent.parent
@@ -104,12 +97,7 @@ def _code() -> tuple[Any, ...]:
 
 
 def _load(path: str, header: tuple[Any, ...]) -> dict[str, Entry]:
-    try:
-        with open(path, "rb") as handle, \
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            data = marshal.loads(view)
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
+    data = read_marshal(path)
     if not (isinstance(data, tuple) and len(data) == len(header) + 1
             and data[:-1] == header and isinstance(data[-1], dict)):
         return {}

@@ -5,16 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from smevals.errors import Problem
-from smevals.schemas import SCHEMA_NAMES, Violation, violations
-from smevals.schemas import load_schema as _load
+from smevals.schemas import Violation, violations
 from smevals.spec.yamlio import FieldPath, YamlDoc
 
-__all__ = ["SCHEMA_NAMES", "load_schema", "schema_problems"]
-
-
-def load_schema(kind: str) -> dict[str, Any]:
-    """The packaged JSON Schema `<kind>.schema.json` (found through the installed package)."""
-    return _load(kind)
+__all__ = ["schema_problems"]
 
 
 def schema_problems(doc: YamlDoc, kind: str) -> list[Problem]:

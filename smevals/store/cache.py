@@ -44,9 +44,14 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("smevals"))
 
 
+def folder_key(folder: Path | str) -> str:
+    """A short name for a folder's cache files: a hash of its real path."""
+    real = os.path.realpath(folder).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(real).hexdigest()[:20]
+
+
 def cache_path(root: Path, kind: str = "run") -> Path:
-    key = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape"))
-    return cache_dir() / f"index-{key.hexdigest()[:20]}-{kind}.marshal"
+    return cache_dir() / f"index-{folder_key(root)}-{kind}.marshal"
 
 
 def load(root: Path, kind: str) -> Index | None:
@@ -79,12 +84,7 @@ def _read(root: Path, label: str, fields: int) -> tuple[Any, ...] | None:
     of another version or another store."""
     if not enabled():
         return None
-    try:
-        with open(cache_path(root, label), "rb") as handle, \
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            data = marshal.loads(view)         # straight from the page cache, no copy
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
+    data = read_marshal(str(cache_path(root, label)))
     if not (isinstance(data, tuple) and len(data) == 3 + fields and data[0] == _HEADER
             and data[1] == os.path.realpath(root) and data[2] == label):
         return None
@@ -130,6 +130,16 @@ def save(root: Path, kind: str, index: Index | GitIndex) -> None:
     if enabled():
         write_marshal(str(cache_path(root, kind)),
                       (_HEADER, os.path.realpath(root), kind, *index))
+
+
+def read_marshal(path: str) -> Any:
+    """What `write_marshal` wrote to `path`, or None when it is absent or unreadable."""
+    try:
+        with open(path, "rb") as handle, \
+                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return marshal.loads(view)         # straight from the page cache, no copy
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
 
 
 def write_marshal(path: str, value: Any) -> None:
