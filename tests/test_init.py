@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.conftest import run_cli
@@ -9,6 +10,9 @@ from tests.conftest import run_cli
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, python-stdout, " \
            "rag-citations, safety, support-replies, svg-artifacts"
+SCHEMAS = [f".smevals/schemas/{k}.schema.json"
+           for k in ("config", "eval", "fixture", "grader", "task")]
+SCHEMA = re.compile(rb"^# yaml-language-server: \$schema=\S+\n")
 
 
 def files(root: Path) -> list[str]:
@@ -20,8 +24,9 @@ def test_init_makes_an_eval_that_validates_runs_and_passes(tmp_path: Path) -> No
     res = run_cli("init", "x", cwd=tmp_path)
     assert res.code == 0, res.both
     assert res.out.endswith("Created x. Next: smevals run x -g && smevals report x\n")
-    assert files(tmp_path / "x") == ["configs/default.yaml", "configs/run.sh", "eval.yaml",
-                                     "graders/check.py", "graders/default.fixtures/capital.yaml",
+    assert files(tmp_path / "x") == [*SCHEMAS, "configs/default.yaml", "configs/run.sh",
+                                     "eval.yaml", "graders/check.py",
+                                     "graders/default.fixtures/capital.yaml",
                                      "graders/default.fixtures/sentence.yaml",
                                      "graders/default.fixtures/wrong-city.yaml",
                                      "graders/default.yaml", "tasks/capital.yaml"]
@@ -36,9 +41,11 @@ def test_init_makes_an_eval_that_validates_runs_and_passes(tmp_path: Path) -> No
 def test_init_example_copies_the_suite_without_results(tmp_path: Path) -> None:
     res = run_cli("init", "--example", "haiku", "y", cwd=tmp_path)
     assert res.code == 0, res.both
-    assert files(tmp_path / "y") == files(ROOT / "suites" / "haiku")
-    for rel in files(tmp_path / "y"):
-        assert (tmp_path / "y" / rel).read_bytes() == (ROOT / "suites" / "haiku" / rel).read_bytes()
+    assert files(tmp_path / "y") == [*SCHEMAS, *files(ROOT / "suites" / "haiku")]
+    for rel in files(ROOT / "suites" / "haiku"):     # the same, but for the schema comments
+        copied = (tmp_path / "y" / rel).read_bytes()
+        assert SCHEMA.sub(b"", copied) == SCHEMA.sub(b"", (ROOT / "suites" / "haiku" / rel)
+                                                     .read_bytes())
     assert (tmp_path / "y" / "checkers" / "haiku-structure").stat().st_mode & 0o111
     res = run_cli("run", "y", "-m", "tiny-poet", "-g", cwd=tmp_path)
     assert res.code == 0, res.both          # tiny-poet's first samples all pass

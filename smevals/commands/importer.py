@@ -22,6 +22,7 @@ import yaml
 from smevals.cases.casefile import Case, ForgeInputError, read_cases
 from smevals.cases.program import PROGRAM
 from smevals.cases.scoring import plan_case
+from smevals.commands.editor_schemas import PROJECT_DIR, point_comments, write_schemas
 from smevals.errors import SmevalsError
 from smevals.store.layout import slug
 
@@ -107,6 +108,8 @@ def _files(root: Path, cases: list[Case], names: list[str], model: str, source: 
     program = root / "graders" / PROGRAM_NAME
     program.write_text(PROGRAM, encoding="utf-8")
     program.chmod(0o755)
+    write_schemas(root / PROJECT_DIR)
+    point_comments([root], root / PROJECT_DIR)
 
 
 def task_doc(case: Case) -> dict[str, Any]:
@@ -143,7 +146,7 @@ def response(case: Case, task: str, model: str) -> dict[str, Any]:
 
 def _yaml(path: Path, doc: dict[str, Any], kind: str, note: str = "") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    head = f"# yaml-language-server: $schema=https://smevals.dev/schemas/{kind}.schema.json\n"
+    head = f"# yaml-language-server: $schema={kind}.schema.json\n"    # pointed by _files
     if note:
         head += f"# Imported from {note}.\n"
     body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)

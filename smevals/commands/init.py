@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from importlib import resources
 from pathlib import Path
 
+from smevals.commands.editor_schemas import (
+    PROJECT_DIR,
+    point_comments,
+    schema_line,
+    write_schemas,
+)
 from smevals.errors import SmevalsError
+
+SCHEMA = re.compile(r"\{schema:([a-z]+)\}")   # a template's schema comment, made per file
 
 FILES: dict[str, tuple[str, bool]] = {
     "eval.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/eval.schema.json
+{schema:eval}
 name: {name}
 description: What capability does this Eval measure?
 """, False),
     "tasks/capital.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/task.schema.json
+{schema:task}
 # Every key but `grading` reaches the runner as SMEVALS_TASK_<KEY>.
 prompt: What is the capital of France? Answer with one word.
 grading:
@@ -23,7 +32,7 @@ grading:
   expected: Paris
 """, False),
     "configs/default.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/config.schema.json
+{schema:config}
 # The runner is any program: it gets the task in SMEVALS_* variables and prints its answer.
 runner: ./run.sh
 model: echo-model
@@ -37,7 +46,7 @@ timeout: 120
 echo "Paris"
 """, True),
     "graders/default.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/grader.schema.json
+{schema:grader}
 checks:
   - checker: exact_match
     expected: {task: expected}
@@ -65,7 +74,7 @@ print(json.dumps({
 sys.exit(0 if ok else 1)
 ''', True),
     "graders/default.fixtures/capital.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+{schema:fixture}
 # A fixture: `smevals test` grades this output with graders/default.yaml (no model call,
 # no store) and checks that the grader concludes what `expect` says.
 task: capital
@@ -74,7 +83,7 @@ expect: pass
 score: {min: 1}
 """, False),
     "graders/default.fixtures/wrong-city.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+{schema:fixture}
 # An output that must fail ./check.py, and why.
 task: capital
 output: "Lyon\\n"
@@ -84,7 +93,7 @@ notes: "expected 'Paris', got 'Lyon'"
 tags: [wrong_answer]
 """, False),
     "graders/default.fixtures/sentence.yaml": ("""\
-# yaml-language-server: $schema=https://smevals.dev/schemas/fixture.schema.json
+{schema:fixture}
 # An output that must fail exact_match: the right city, but not the one-word answer asked for.
 task: capital
 output: "The capital of France is Paris.\\n"
@@ -122,14 +131,24 @@ def init_eval(target: Path, example: str | None) -> list[str]:
     if example:
         return _copy_example(target, example)
     written = []
+    schemas = target / PROJECT_DIR
     for rel, (text, executable) in FILES.items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
+        text = SCHEMA.sub(lambda m, at=path: schema_line(m[1], at, schemas), text)
         path.write_text(text.replace("{name}", target.absolute().name))
         if executable:
             path.chmod(0o755)
         written.append(rel)
-    return written
+    return written + _schemas(target)
+
+
+def _schemas(target: Path) -> list[str]:
+    """The editor schemas, in the new Eval, with its YAML files' comments pointed at them."""
+    folder = target / PROJECT_DIR
+    written = write_schemas(folder)
+    point_comments([target], folder)
+    return [p.relative_to(target).as_posix() for p in written]
 
 
 def _copy_example(target: Path, example: str) -> list[str]:
@@ -140,4 +159,5 @@ def _copy_example(target: Path, example: str) -> list[str]:
     with resources.as_file(source) as src:
         shutil.copytree(src, target, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("results", "__pycache__"))
-    return sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
+    return copied + _schemas(target)

@@ -71,7 +71,7 @@ def test_the_eval_validates_and_its_runs_are_current(imported: Path) -> None:
 def test_tasks_configs_and_usage(imported: Path) -> None:
     ev = imported / "ev"
     assert (ev / "tasks" / "meta-case.yaml").read_text() == """\
-# yaml-language-server: $schema=https://smevals.dev/schemas/task.schema.json
+# yaml-language-server: $schema=../.smevals/schemas/task.schema.json
 # Imported from ai-eval-forge case 'meta-case' (cases.jsonl:17).
 case_id: meta-case
 prompt: What is 2+2?
