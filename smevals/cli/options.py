@@ -30,7 +30,7 @@ def scale_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      "together plan what one command plans)."),
         click.option("--dask", "dask", metavar="ADDRESS", envvar="SMEVALS_DASK",
                      help="Send the work to the Dask scheduler at ADDRESS (needs "
-                     "smevals[dask]); this process alone writes the store. Env: SMEVALS_DASK."),
+                     "the dask extra); this process alone writes the store. Env: SMEVALS_DASK."),
         click.option("--dask-resources", "dask_resources", metavar="NAME=AMOUNT", multiple=True,
                      help="Dask worker resources each unit of work needs, e.g. GPU=1 "
                      "(repeatable)."),

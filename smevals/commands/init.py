@@ -131,16 +131,23 @@ def init_eval(target: Path, example: str | None) -> list[str]:
     if example:
         return _copy_example(target, example)
     written = []
-    schemas = target / PROJECT_DIR
     for rel, (text, executable) in FILES.items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = SCHEMA.sub(lambda m, at=path: schema_line(m[1], at, schemas), text)
-        path.write_text(text.replace("{name}", target.absolute().name))
+        path.write_text(_with_schema(text, path, target).replace("{name}", target.absolute().name))
         if executable:
             path.chmod(0o755)
         written.append(rel)
     return written + _schemas(target)
+
+
+def _with_schema(text: str, path: Path, target: Path) -> str:
+    """A template with its `{schema:KIND}` made the comment pointing at the Eval's copy."""
+    match = SCHEMA.search(text)
+    if match is None:
+        return text
+    line = schema_line(match[1], path, target / PROJECT_DIR)
+    return text[:match.start()] + line + text[match.end():]
 
 
 def _schemas(target: Path) -> list[str]:

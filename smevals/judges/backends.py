@@ -216,14 +216,14 @@ def _replay_lines(path: Path) -> list[dict[str, Any]]:
     return lines
 
 
-# --- the llm library (the `smevals[llm]` extra) ------------------------------------------
+# --- the llm library (smevals' `llm` extra) ----------------------------------------------
 
 def via_llm(settings: Settings, call: Call, environ: Mapping[str, str]) -> Answer:
     try:
         import llm
     except ImportError:
-        raise CallError("the llm judge backend needs the `llm` package: pip install "
-                        "'smevals[llm]'") from None
+        raise CallError("the llm judge backend needs the `llm` package (smevals' `llm` "
+                        "extra): pip install 'llm>=0.19' where smevals is installed") from None
     from smevals.runners.llmlib import prompt_model
 
     messages = call.request["messages"]

@@ -1,5 +1,5 @@
 """`runner: smevals:llm`: one prompt per Run through Simon Willison's `llm` library and its
-plugins (the optional extra: pip install 'smevals[llm]'). The model is an `llm` model id
+plugins (smevals' optional `llm` extra: the `llm` package). The model is an `llm` model id
 (`llm models` lists them); keys come from `llm keys` or the variable named by `api_key_env`.
 
 Config keys: `system` (a system prompt), `options` (the model's `llm` options, e.g.
@@ -33,7 +33,8 @@ def run(ctx: BuiltinContext) -> BuiltinOutcome:
     try:
         import llm
     except ImportError:
-        raise RunFailed("the llm runner needs the `llm` package: pip install 'smevals[llm]'",
+        raise RunFailed("the llm runner needs the `llm` package (smevals' `llm` extra): "
+                        "pip install 'llm>=0.19' where smevals is installed",
                         failure="launch") from None
     if not ctx.model:
         raise RunFailed("no model: set `model:` in the config or pass -m", failure="launch")

@@ -1,4 +1,4 @@
-"""Prompting a model of Simon Willison's `llm` library (the optional `smevals[llm]` extra),
+"""Prompting a model of Simon Willison's `llm` library (smevals' optional `llm` extra),
 shared by the `llm` judge backend and the `smevals:llm` runner. `llm` is passed in, so this
 module imports without it."""
 

@@ -1,6 +1,6 @@
 """Scale-out: attempt and grade on a Dask cluster while this process alone writes the store.
 
-Nothing here imports dask at module level; `smevals[dask]` is an optional extra.
+Nothing here imports dask at module level; `dask` is an optional extra of smevals.
 """
 
 from __future__ import annotations

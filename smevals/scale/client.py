@@ -28,8 +28,8 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
     try:
         from distributed import Client
     except ImportError:
-        raise SmevalsError("--dask needs the optional extra: pip install 'smevals[dask]'") \
-            from None
+        raise SmevalsError("--dask needs the optional `dask` extra: pip install "
+                           "'dask[distributed]>=2024.1' where smevals is installed") from None
     logging.getLogger("distributed").setLevel(logging.ERROR)
     try:
         client = Client(spec.address, timeout=_connect_seconds(), set_as_default=False)
