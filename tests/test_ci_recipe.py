@@ -185,3 +185,18 @@ def test_the_workflow_runs_grades_commits_and_gates_a_pull_request(tmp_path: Pat
     assert body.startswith("# Diff: origin/main -> working tree\n")
     assert "- Flips: 1 pass -> fail, 0 fail -> pass" in body
     assert (tmp_path / "gh.log").read_text() == "pr comment 7 --body-file diff.md\n"
+
+
+def test_the_wheel_ships_the_suites_with_schema_comments_that_resolve(tmp_path: Path,
+                                                                      wheel: Path) -> None:
+    """What `init --example` copies from an installed smevals: the suites, as files, whose
+    `$schema` comments name the package's own schemas."""
+    import zipfile
+
+    from tests.test_editor_schemas import resolve_all
+
+    with zipfile.ZipFile(wheel) as whl:
+        whl.extractall(tmp_path)
+    suites = tmp_path / "smevals" / "suites"
+    assert not suites.is_symlink()
+    assert resolve_all(suites) == resolve_all(ROOT / "suites")

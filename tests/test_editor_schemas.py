@@ -48,7 +48,7 @@ def resolve_all(root: Path, base: Path | None = None) -> dict[str, int]:
     """Check every YAML file under `root` and its comment; `base` resolves the comment as
     if the files sat there instead (the package's copy of the suites). The count by kind."""
     kinds: dict[str, int] = {}
-    schemas: dict[Path, dict] = {}
+    validators: dict[Path, jsonschema.Draft202012Validator] = {}
     for path in yaml_files(root):
         text = path.read_text(encoding="utf-8")
         found = COMMENT.findall(text)
@@ -60,11 +60,12 @@ def resolve_all(root: Path, base: Path | None = None) -> dict[str, int]:
         kind = kind_of(path.relative_to(eval_of(path)))
         assert target.name == f"{kind}.schema.json", (path, found[0])
         assert target.is_file(), (path, found[0], target)
-        if target not in schemas:
-            schemas[target] = json.loads(target.read_bytes())
-            jsonschema.Draft202012Validator.check_schema(schemas[target])
+        if target not in validators:
+            schema = json.loads(target.read_bytes())
+            jsonschema.Draft202012Validator.check_schema(schema)
             assert target.read_bytes() == (PACKAGED / target.name).read_bytes()
-        jsonschema.validate(yaml.safe_load(text), schemas[target])
+            validators[target] = jsonschema.Draft202012Validator(schema)
+        validators[target].validate(yaml.safe_load(text))
         kinds[kind] = kinds.get(kind, 0) + 1
     return kinds
 
