@@ -73,8 +73,7 @@ def inspect(head: bytes, limit: int = MAX_PIXELS) -> Picture:
     width, height = size
     if width * height > limit:
         return Picture(fmt, width, height,
-                       refused=f"{width:,} x {height:,} pixels: more than the "
-                               f"{limit:,} a picture may have to be shown")
+                       refused=f"{width:,} × {height:,} pixels, over the limit of {limit:,}")
     return Picture(fmt, width, height)
 
 

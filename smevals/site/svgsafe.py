@@ -12,7 +12,8 @@ its spelling:
 - attributes: no event handler (`on...`), no other namespace; `href` only to a fragment of
   the same SVG (`#id`) or, on `image` and `feImage`, a `data:` PNG, JPEG, GIF or WebP
   within the pixel limit; any value that refers outside (`url(...)` not to `#id`,
-  `image-set(`, `@import`, a CSS escape) is dropped; an animation may not target `href`,
+  `image-set(`, `@import`, a CSS escape) is dropped (`fill` and `stroke` become `none`,
+  as a browser draws an unreachable paint server); an animation may not target `href`,
   an event handler or `style`;
 - `<style>`: kept when its CSS passes the same test, else dropped whole.
 
@@ -45,6 +46,7 @@ ELEMENTS = frozenset([
     "animate", "animateTransform", "animateMotion", "mpath", *(f"fe{n}" for n in _FE)])
 ANIMATIONS = frozenset(["animate", "animateTransform", "animateMotion"])
 WITH_IMAGE = frozenset(["image", "feImage"])
+PAINT = frozenset(["fill", "stroke"])
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _URL = re.compile(r"url\s*\(\s*(['\"]?)\s*([^'\")\s]*)", re.IGNORECASE)
 _FOREIGN_CSS = re.compile(r"@import|image-set\s*\(|\bsrc\s*\(|\\|expression\s*\(",
@@ -137,6 +139,8 @@ class _Writer:
                     (value.lower().startswith("on") or value.split(":")[-1] in ("href", "style")):
                 return None
             if not css_is_local(value):
+                if local in PAINT:            # drawn as an unreachable paint server is
+                    kept.append((local, "none"))
                 continue
             kept.append((local, value))
         return "".join(f' {k}="{escape(v, quote=True)}"' for k, v in kept)

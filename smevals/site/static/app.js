@@ -531,12 +531,12 @@
 
   function fileView(f) {
     const head = h("div", { class: "filehead" }, h("code", null, f.path),
-      h("span", { class: "muted small" }, ` ${f.kind}` + (f.size ? ` · ${bytes(f.size)}` : "")),
+      h("span", { class: "muted small" }, ` ${f.kind}` + (f.size ? ` · ${bytes(f.size)}` : "") +
+        (f.width ? ` · ${f.width} × ${f.height}` : "")),
       f.href ? h("a", { class: "small", href: f.href, download: f.download }, "download") : null);
     let body = null;
     if ((f.kind === "image" || f.kind === "svg") && f.src) {
       body = h("img", { src: f.src, alt: f.path, class: "artifact", decoding: "async" });
-      if (f.width) head.appendChild(h("span", { class: "muted small dims" }, `${f.width} × ${f.height}`));
     } else if (f.not_shown) {
       body = h("p", { class: "muted small notshown" }, `${f.not_shown[0].toUpperCase()}${f.not_shown.slice(1)}.`,
         f.preview ? pre(f.preview.text + (f.preview.truncated ? "\n…" : ""), "text") : null);
