@@ -51,6 +51,7 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 _URL = re.compile(r"url\s*\(\s*(['\"]?)\s*([^'\")\s]*)", re.IGNORECASE)
 _FOREIGN_CSS = re.compile(r"@import|image-set\s*\(|\bsrc\s*\(|\\|expression\s*\(",
                           re.IGNORECASE)
+_SPECIAL = re.compile(r"[&<>\"]")
 _DATA_IMAGE = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/=\s]*)$")
 
 
@@ -61,6 +62,8 @@ class Refused(ValueError):
 def css_is_local(text: str) -> bool:
     """Whether CSS (a `<style>`, a `style=` or a presentation attribute) refers to nothing
     outside the SVG: every url() names a fragment, and no escape can hide one."""
+    if "(" not in text and "@" not in text and "\\" not in text:
+        return True                    # most values: a number, a colour, path data
     if _FOREIGN_CSS.search(text):
         return False
     return all(target.startswith("#") for _quote, target in _URL.findall(text))
@@ -83,6 +86,8 @@ def href_ok(element: str, value: str) -> bool:
 
 
 def escape(text: str, quote: bool = False) -> str:
+    if not _SPECIAL.search(text):
+        return text
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace('"', "&quot;") if quote else text
 
@@ -135,8 +140,9 @@ class _Writer:
                 continue
             if ns or not _NAME.match(local) or local.lower().startswith("on"):
                 continue
+            target = value.strip().lower().split(":")[-1]
             if element in ANIMATIONS and local == "attributeName" and \
-                    (value.lower().startswith("on") or value.split(":")[-1] in ("href", "style")):
+                    (target.startswith("on") or target in ("href", "style")):
                 return None
             if not css_is_local(value):
                 if local in PAINT:            # drawn as an unreachable paint server is

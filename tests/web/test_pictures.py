@@ -88,6 +88,7 @@ def test_scripts_and_handlers_go_and_the_drawing_stays() -> None:
     ('<set attributeName="href" to="javascript:alert(1)"/>', ""),
     ('<animate attributeName="xlink:href" values="javascript:alert(1)"/>', ""),
     ('<animate attributeName="onbegin" values="alert(1)"/>', ""),
+    ('<animate attributeName=" HREF " values="javascript:alert(1)"/>', ""),
     ('<animate attributeName="r" values="1;5;1" dur="2s"/>',
      '<animate attributeName="r" values="1;5;1" dur="2s"></animate>'),
     ('<i:x xmlns:i="http://www.inkscape.org/namespaces/inkscape"><rect/></i:x><!-- c -->'
