@@ -19,7 +19,7 @@ from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.serve import SiteServer
 from tests.conftest import make_eval, run_cli
-from tests.web.conftest import EPOCH, Watched, start
+from tests.web.conftest import EPOCH, Sites, Watched, start
 from tests.web.imagefiles import bomb_png, png
 from tests.web.test_browser import wait_until
 
@@ -231,3 +231,69 @@ def test_the_external_references_are_live(open_page) -> None:
     finally:
         counter.shutdown()
         counter.server_close()
+
+
+# --- the data and the files behind the pages (no browser needed) --------------------------
+
+
+def data(path: Path) -> dict:
+    return jsdata.decode(path.read_bytes())[1]
+
+
+def test_the_pictures_data(gallery: Gallery, sites: Sites) -> None:
+    folder = gallery.site / "data" / "gallery"
+    assert data(folder / "index.js")["pictures"] is True
+    cells = data(folder / "pictures.js")["cells"]
+    assert [(c["task"], c["model"], [p["path"] for p in c["pictures"]],
+             [p["status"] for p in c["pictures"]]) for c in cells] == [
+        ("pelican", "m1", ["render.png"] * 2, ["pass"] * 2),
+        ("pelican", "m2", ["render.png"] * 2, ["fail"] * 2),
+        ("walrus", "m1", ["drawing.png"] * 2, ["pass"] * 2),
+        ("walrus", "m2", ["evil.svg"] * 2, ["fail"] * 2)]
+    assert (cells[2]["pictures"][0]["width"], cells[2]["pictures"][0]["height"]) == (40, 30)
+    # an Eval with no file named like a picture offers no thumbnails
+    assert data(sites.site / "data" / "qa" / "index.js")["pictures"] is False
+    assert not (sites.site / "data" / "qa" / "pictures.js").exists()
+
+
+def test_the_run_data_says_what_is_shown(gallery: Gallery) -> None:
+    run = data(gallery.site / "data" / "gallery" / "runs" /
+               f"{gallery.run_id('walrus', 'm1')}.js")
+    files = {f["path"]: f for f in run["files"]}
+    assert [(p, f["kind"], "src" in f) for p, f in sorted(files.items())] == [
+        ("bomb.png", "binary", False), ("drawing.png", "image", True),
+        ("evil.svg", "svg", True), ("fake.png", "text", False), ("link.png", "link", False),
+        ("output.txt", "text", False), ("remote.svg", "svg", True)]
+    assert files["bomb.png"]["href"].endswith("/bomb.png.bin")
+    assert files["fake.png"]["href"].endswith("/fake.png.txt")
+    assert files["remote.svg"]["href"].endswith("/remote.svg.txt")
+    copy = (gallery.site / files["remote.svg"]["src"]).read_text()
+    assert copy == ('<svg xmlns="http://www.w3.org/2000/svg" width="80" height="80">\n\n\n\n'
+                    '<rect width="80" height="40" fill="none"></rect>\n'
+                    '<circle cx="40" cy="60" r="15" fill="gold"></circle></svg>')
+    assert "127.0.0.1" in (gallery.site / files["remote.svg"]["href"]).read_text()
+
+
+@pytest.mark.parametrize("name, kind, disposition", [
+    ("drawing.png", "image/png", None),
+    ("bomb.png", "application/octet-stream",
+     "attachment; filename=\"bomb.png\"; filename*=UTF-8''bomb.png"),
+    ("fake.png", "text/plain; charset=utf-8", None),
+    ("remote.svg", "text/plain; charset=utf-8", None),
+])
+def test_serve_sends_pictures_by_their_bytes(gallery: Gallery, name: str, kind: str,
+                                             disposition: str | None) -> None:
+    from tests.web.test_serve import fetch
+
+    run = gallery.run_id("walrus", "m1")
+    status, headers, _body = fetch(gallery.served, f"/files/gallery/runs/{run}/{name}")
+    assert (status, headers["content-type"]) == (200, kind)
+    assert headers.get("content-disposition") == disposition
+    status, headers, body = fetch(gallery.served, f"/pictures/gallery/runs/{run}/remote.svg")
+    assert (status, headers["content-type"]) == (200, "image/svg+xml")
+    assert b"127.0.0.1" not in body and b"<circle" in body
+    for other in ("link.png", "drawing.png", "bomb.png"):
+        assert fetch(gallery.served, f"/pictures/gallery/runs/{run}/{other}")[0] == 404
+    served = jsdata.decode(fetch(gallery.served, "/data/gallery/pictures.js")[2])[1]
+    assert [len(c["pictures"]) for c in served["cells"]] == [2, 2, 2, 2]
+    assert served["cells"][3]["pictures"][0]["src"].startswith("pictures/gallery/")
