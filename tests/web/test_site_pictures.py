@@ -6,6 +6,7 @@ server for nothing, hand the bomb to no browser and follow no link."""
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from tests.conftest import make_eval, run_cli
 from tests.web.conftest import EPOCH, Sites, Watched, start
 from tests.web.imagefiles import bomb_png, png
 from tests.web.test_browser import wait_until
+from tests.web.test_serve import fetch
 
 RUNNER = """#!/bin/sh
 printf 'drew a %s\\n' "$SMEVALS_TASK"
@@ -283,8 +285,6 @@ def test_the_run_data_says_what_is_shown(gallery: Gallery) -> None:
 ])
 def test_serve_sends_pictures_by_their_bytes(gallery: Gallery, name: str, kind: str,
                                              disposition: str | None) -> None:
-    from tests.web.test_serve import fetch
-
     run = gallery.run_id("walrus", "m1")
     status, headers, _body = fetch(gallery.served, f"/files/gallery/runs/{run}/{name}")
     assert (status, headers["content-type"]) == (200, kind)
@@ -297,3 +297,21 @@ def test_serve_sends_pictures_by_their_bytes(gallery: Gallery, name: str, kind: 
     served = jsdata.decode(fetch(gallery.served, "/data/gallery/pictures.js")[2])[1]
     assert [len(c["pictures"]) for c in served["cells"]] == [2, 2, 2, 2]
     assert served["cells"][3]["pictures"][0]["src"].startswith("pictures/gallery/")
+
+
+def test_a_site_of_a_revision_shows_the_same_pictures(gallery: Gallery, tmp_path: Path) -> None:
+    root = gallery.ev.parent
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    if not (root / ".git").exists():
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", "gallery"], check=True)
+    built = run_cli("build", "--rev", "HEAD", str(gallery.ev), "-o", str(tmp_path / "site"),
+                    cwd=root, env={"SOURCE_DATE_EPOCH": EPOCH})
+    assert built.code == 0, built.both
+    at_rev = data(tmp_path / "site" / "data" / "gallery" / "pictures.js")
+    assert at_rev == data(gallery.site / "data" / "gallery" / "pictures.js")
+    for cell in at_rev["cells"]:
+        for picture in cell["pictures"]:
+            assert (tmp_path / "site" / picture["src"]).read_bytes() == \
+                (gallery.site / picture["src"]).read_bytes()
