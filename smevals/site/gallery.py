@@ -95,8 +95,9 @@ def first_picture(loaded: Loaded, objs: list[AnyObj], linker: Linker) -> dict[st
             kind = artifacts.kind_of(entry, head)
             if kind not in ("image", "svg"):
                 continue
-            shown = {**linker.link(obj, entry["path"], kind),
-                     **picture_json(loaded, obj, entry, kind, head, linker)}
+            shown = picture_json(loaded, obj, entry, kind, head, linker)
+            if kind == "image":
+                shown.update(linker.link(obj, entry["path"], kind))
             if shown.get("src"):
                 return {"path": entry["path"], "src": shown["src"],
                         "width": shown.get("width"), "height": shown.get("height")}
@@ -106,6 +107,8 @@ def first_picture(loaded: Loaded, objs: list[AnyObj], linker: Linker) -> dict[st
 def pictures_page(loaded: Loaded, linker: Linker) -> dict[str, Any]:
     """`data/<eval>/pictures.js`: per task x config x model, the pictures of its first
     THUMBS_PER_CELL Runs that have one (counted Runs first, then by sample)."""
+    from smevals.site.data import FORMAT  # here: data imports this module
+
     rows = {row.run.rel: row for row in loaded.report.collected.rows}
     cells: dict[tuple[str, str, str], list[Obj[Any]]] = {}
     for run in loaded.runs:
@@ -125,7 +128,7 @@ def pictures_page(loaded: Loaded, linker: Linker) -> dict[str, Any]:
                 break
         if thumbs:
             out.append({"task": task, "config": config, "model": model, "pictures": thumbs})
-    return {"format": 1, "kind": "pictures", "eval": loaded.slug, "cells": out}
+    return {"format": FORMAT, "kind": "pictures", "eval": loaded.slug, "cells": out}
 
 
 def _sample(run: Obj[Any]) -> int:

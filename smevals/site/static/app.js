@@ -2,8 +2,8 @@
  *
  * Safety: every piece of data (model output, task text, notes, file names) reaches the
  * page through textContent or an attribute set by setAttribute; nothing is ever parsed as
- * HTML. Charts are SVG elements made with DOM calls. Images and SVGs are shown only with
- * <img>, so no script inside them runs.
+ * HTML. Charts are SVG elements made with DOM calls. Pictures are shown only with <img>
+ * (an SVG as its sanitised copy), so no script inside them runs.
  *
  * Data: each page's data is a script, data/<key>.js, that assigns to
  * window.SMEVALS_DATA[<key>]; it is loaded on demand with a <script src> element, which
