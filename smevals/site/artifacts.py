@@ -7,18 +7,23 @@ the site read outside the object's folder.
 
 Kinds, and how each is shown:
 
-| kind    | shown as                                     | served as                     |
-| ------- | -------------------------------------------- | ----------------------------- |
-| text    | escaped text, and a link to the raw file     | text/plain; charset=utf-8     |
-| image   | <img>                                        | image/png, image/jpeg, ...    |
-| svg     | <img> only (never inline, so no script runs) | image/svg+xml, sandboxed      |
-| binary  | a download link                              | application/octet-stream, attachment |
-| link    | the symlink's target, as text; never followed | -                            |
+| kind   | shown as                                      | served as                        |
+| ------ | --------------------------------------------- | -------------------------------- |
+| text   | escaped text, and a link to the raw file      | text/plain; charset=utf-8        |
+| image  | <img>                                         | image/png, ... (by its bytes)    |
+| svg    | <img> of its sanitised copy (svgsafe)         | text/plain; the copy as          |
+|        |                                               | image/svg+xml, sandboxed         |
+| binary | a download link                               | application/octet-stream, attachment |
+| link   | the symlink's target, as text; never followed | -                                |
+
+An `image` is a file with an image's extension whose bytes are a PNG, JPEG, GIF, WebP,
+AVIF or BMP within the pixel limit (site.pictures); one that claims more pixels is a
+`binary` (a decompression bomb is never handed to a browser), and one whose bytes are no
+picture is `text` or `binary` by its content.
 """
 
 from __future__ import annotations
 
-import base64
 import io
 import os
 import re
@@ -26,18 +31,17 @@ import stat
 from collections import OrderedDict
 from typing import IO, Any
 
+from smevals.site import pictures
 from smevals.store.base import SourceError
 from smevals.store.fssource import FsSource
 from smevals.store.records import FileEntry
 from smevals.store.store import Obj, Store
 
-IMAGE_TYPES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
-               "gif": "image/gif", "webp": "image/webp", "avif": "image/avif",
-               "bmp": "image/bmp", "ico": "image/x-icon"}
 SVG_TYPE = "image/svg+xml"
 TEXT_TYPE = "text/plain; charset=utf-8"
 BINARY_TYPE = "application/octet-stream"
-SNIFF = 8192
+SNIFF = 8192                      # bytes looked at to tell text from binary
+HEAD = pictures.HEAD_BYTES        # bytes to read to tell a file's kind (a JPEG's size)
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -66,7 +70,8 @@ def looks_text(head: bytes) -> bool:
 
 
 def kind_of(entry: FileEntry, head: bytes | None) -> str:
-    """text, image, svg, binary, link, special or missing (unreadable)."""
+    """text, image, svg, binary, link, special or missing (unreadable), from the entry and
+    the file's first bytes (`HEAD` of them, for an image's size)."""
     if "symlink" in entry:
         return "link"
     if entry.get("special"):
@@ -74,19 +79,32 @@ def kind_of(entry: FileEntry, head: bytes | None) -> str:
     if head is None:
         return "missing"
     ext = extension(str(entry.get("path", "")))
-    if ext == "svg":
+    text = looks_text(head[:SNIFF])
+    if ext == "svg" and text:
         return "svg"
-    if ext in IMAGE_TYPES:
-        return "image"
-    return "text" if looks_text(head) else "binary"
+    if ext in pictures.EXTENSIONS:
+        picture = pictures.inspect(head)
+        if picture.shown:
+            return "image"
+        if picture.format is not None:
+            return "binary"               # too many pixels, or a broken header
+    return "text" if text else "binary"
 
 
-def content_type(kind: str, path: str) -> str:
+def picture_of(entry: FileEntry, head: bytes | None) -> pictures.Picture | None:
+    """The raster picture a file with an image's extension holds (shown or refused)."""
+    if head is None or "symlink" in entry or entry.get("special") or \
+            extension(str(entry.get("path", ""))) not in pictures.EXTENSIONS:
+        return None
+    return pictures.inspect(head)
+
+
+def content_type(kind: str, head: bytes) -> str:
+    """What a file of this kind is served as: an image by its bytes, an SVG as text (the
+    picture is its sanitised copy), anything else as text or a download."""
     if kind == "image":
-        return IMAGE_TYPES[extension(path)]
-    if kind == "svg":
-        return SVG_TYPE
-    return TEXT_TYPE if kind == "text" else BINARY_TYPE
+        return pictures.inspect(head).mime
+    return TEXT_TYPE if kind in ("text", "svg") else BINARY_TYPE
 
 
 def basename(path: str) -> str:
@@ -94,22 +112,21 @@ def basename(path: str) -> str:
 
 
 def static_name(path: str, kind: str) -> str:
-    """A safe file name for a static copy: images keep their extension; anything a browser
-    could run gets one it cannot (`.txt` for text and SVG, `.bin` otherwise)."""
+    """A safe file name for a static copy: images and the sanitised copy of an SVG keep
+    their extension; anything a browser could run gets one it cannot (`.txt` for text and
+    an original SVG, `.bin` otherwise)."""
     name = _UNSAFE_NAME.sub("_", basename(path)).strip("._")[:80] or "file"
     if kind == "image":
         ext = extension(path)
         if not name.lower().endswith("." + ext):
             name += "." + ext
+    elif kind == "picture":           # the sanitised copy of an SVG
+        name += "" if name.lower().endswith(".svg") else ".svg"
     elif kind in ("text", "svg"):
         name += "" if name.lower().endswith(".txt") else ".txt"
     else:
         name += ".bin"
     return name
-
-
-def data_uri(mime: str, data: bytes) -> str:
-    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _open_below(root: str, parts: list[str]) -> int:

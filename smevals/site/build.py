@@ -8,6 +8,7 @@
 <out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
 <out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
 <out>/data/<eval>/diff.js                      with --diff A B
+<out>/data/<eval>/pictures.js                  the grid's thumbnails (when there are pictures)
 <out>/files/<eval>/<sha256>/<name>           the objects' files, once per content
 ```
 
@@ -28,11 +29,11 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
 from smevals.store.store import Obj
 
 ASSETS = ("index.html", "app.js", "app.css")
-SVG_INLINE_LIMIT = 1 << 20       # larger SVGs are offered for download only
 CHUNK = 1 << 20
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -67,20 +68,29 @@ class StaticLinker:
         digest = self._copy(obj, path)
         if digest is None:
             return {}
-        rel = f"{digest[:2]}/{digest[2:16]}/{artifacts.static_name(path, kind)}"
+        href = self._place(digest, artifacts.static_name(path, kind))
+        out = {"href": href, "download": artifacts.basename(path)}
+        if kind == "image":
+            out["src"] = href
+        return out
+
+    def picture(self, obj: Obj[Any], path: str, sanitised: bytes) -> str:
+        """The sanitised copy of an SVG, stored as `<name>.svg` (it runs nothing)."""
+        self.staging.mkdir(parents=True, exist_ok=True)
+        self.incoming.write_bytes(sanitised)
+        return self._place(hashlib.sha256(sanitised).hexdigest(),
+                           artifacts.static_name(path, "picture"))
+
+    def _place(self, digest: str, name: str) -> str:
+        """Move `incoming` to its place by content (or drop it: that content is there)."""
+        rel = f"{digest[:2]}/{digest[2:16]}/{name}"
         target = self.staging / rel
         if target.exists():
             self.incoming.unlink()
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             self.incoming.rename(target)
-        href = f"files/{self.loaded.slug}/{rel}"
-        out = {"href": href, "download": artifacts.basename(path)}
-        if kind == "image":
-            out["src"] = href
-        elif kind == "svg" and target.stat().st_size <= SVG_INLINE_LIMIT:
-            out["src"] = artifacts.data_uri(artifacts.SVG_TYPE, target.read_bytes())
-        return out
+        return f"files/{self.loaded.slug}/{rel}"
 
 
 def check_target(out: Path) -> None:
@@ -141,6 +151,8 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
             count += 1
     if loaded.diff is not None:
         _write(folder, f"{slug}/diff", "diff.js", loaded.diff)
+    if has_pictures(loaded):
+        _write(folder, f"{slug}/pictures", "pictures.js", pictures_page(loaded, linker))
     return count
 
 

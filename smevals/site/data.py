@@ -19,6 +19,7 @@ from smevals.report.formats import group_json, summary_json
 from smevals.report.repeats import repeats
 from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranks, tag_counts
+from smevals.site.gallery import has_pictures
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
 from smevals.store.records import GradeRecord, RunRecord
@@ -175,6 +176,7 @@ def eval_index(loaded: Loaded) -> dict[str, Any]:
                    "runs": len(loaded.runs_by_task.get(t, []))}
                   for t in loaded.task_names],
         "tags": tag_facets(c.rows), "diff": loaded.diff is not None,
+        "pictures": has_pictures(loaded),
         **view(c.rows, loaded.task_names, c.excluded),
     }
 

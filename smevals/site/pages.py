@@ -4,13 +4,14 @@ build copies them under safe names, `serve` links them by their recorded path.""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
 from smevals.report.rows import cell_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
+from smevals.site.gallery import Linker, picture_json, read_head
 from smevals.store.records import CheckRecord, FileEntry, GradeRecord, RunBrief, RunRecord
 from smevals.store.store import AnyObj, Obj
 
@@ -23,12 +24,6 @@ FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
 SHOWN_APART = ("output.txt", "stderr.txt")
 RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
                "usage_error", "provenance", "inputs", "text", "truncated")
-
-
-class Linker(Protocol):
-    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
-        """`href` (and `src` for an image or SVG, `download` for a binary) of one file."""
-        ...
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -187,14 +182,15 @@ def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> 
     if not artifacts.safe_inner(path):
         return {**info, "kind": "unsafe"}
     head = None if "symlink" in entry or entry.get("special") else \
-        artifacts.read_bytes(loaded.store, obj, path, 4 * PREVIEW_LIMIT)
-    kind = artifacts.kind_of(entry, None if head is None else head[:artifacts.SNIFF])
+        read_head(loaded, obj, path, 4 * PREVIEW_LIMIT)
+    kind = artifacts.kind_of(entry, head)
     info["kind"] = kind
     if kind == "link":
         return {**info, "target": str(entry.get("symlink"))}
     if kind in ("special", "missing"):
         return info
     info.update(linker.link(obj, path, kind))
+    info.update(picture_json(loaded, obj, entry, kind, head, linker))
     if kind == "text" and not (obj.kind == "run" and path in SHOWN_APART):
         info["preview"] = text_of(head, PREVIEW_LIMIT)
     return info

@@ -8,6 +8,7 @@ Routes (everything else is 404):
 /data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
 /files/<eval>/runs/<run id>/<recorded path>       a file of a Run
 /files/<eval>/grades/<grade id>/<recorded path>   a file of a Grade
+/pictures/<eval>/runs|grades/<id>/<recorded path> the sanitised copy of an SVG file
 ```
 
 A URL never names a filesystem path: each segment is decoded once and must be a plain
@@ -15,7 +16,7 @@ name (an encoded `/`, `\\`, `..`, `.` or NUL gives 404), the Eval, task, tag and
 looked up among those loaded, and a file must be one its object's record lists, opened
 without following symlinks (artifacts.open_file). Every response carries a strict Content
 Security Policy and `X-Content-Type-Options: nosniff`; files of Runs and Grades are also
-sandboxed, so even an SVG opened directly runs no script.
+sandboxed. An SVG file is served as text; its picture is its sanitised copy (svgsafe).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any, cast
 from urllib.parse import quote, unquote
 
-from smevals.site import artifacts, jsdata
+from smevals.site import artifacts, jsdata, svgsafe
 from smevals.site.build import asset
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
 from smevals.store.layout import slug as slug_of
@@ -88,13 +90,19 @@ class ServeLinker:
     def __init__(self, slug: str):
         self.slug = slug
 
-    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
+    def _url(self, root: str, obj: Obj[Any], path: str) -> str:
         parts = "/".join(quote(p, safe="") for p in path.split("/"))
-        href = f"files/{self.slug}/{obj.kind}s/{quote(obj.id, safe='')}/{parts}"
+        return f"{root}/{self.slug}/{obj.kind}s/{quote(obj.id, safe='')}/{parts}"
+
+    def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
+        href = self._url("files", obj, path)
         out = {"href": href, "download": artifacts.basename(path)}
-        if kind in ("image", "svg"):
+        if kind == "image":
             out["src"] = href
         return out
+
+    def picture(self, obj: Obj[Any], path: str, sanitised: bytes) -> str:
+        return self._url("pictures", obj, path)
 
 
 def _js(key: str, doc: Any) -> Response:
@@ -110,9 +118,10 @@ def route(server: SiteServer, parts: list[str]) -> Response:
     with live.lock:
         if parts[0] == "data":
             return data_response(live, parts[1:], server.poll_seconds)
-        if parts[0] == "files" and len(parts) >= 5:
+        if parts[0] in ("files", "pictures") and len(parts) >= 5:
             loaded = live.get(parts[1])
-            return file_response(loaded, parts[2], parts[3], "/".join(parts[4:])) \
+            answer = file_response if parts[0] == "files" else picture_response
+            return answer(loaded, parts[2], parts[3], "/".join(parts[4:])) \
                 if loaded else NOT_FOUND
     return NOT_FOUND
 
@@ -134,6 +143,8 @@ def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response
 def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | None:
     if not folder and name == "diff":
         return loaded.diff
+    if not folder and name == "pictures":
+        return pictures_page(loaded, ServeLinker(loaded.slug)) if has_pictures(loaded) else None
     if not folder:
         return eval_index(loaded) if name == "index" else None
     if folder == ["tags"]:
@@ -148,7 +159,8 @@ def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | 
     return None
 
 
-def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
+def _lookup(loaded: Loaded, kind: str, oid: str, path: str) -> tuple[AnyObj, FileEntry] | None:
+    """The object and the entry of one of its recorded files: never a link or a FIFO."""
     table = cast("Mapping[str, AnyObj] | None",
                  {"runs": loaded.runs_by_id, "grades": loaded.grades_by_id}.get(kind))
     obj = table.get(oid) if table is not None else None
@@ -157,19 +169,39 @@ def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
     entry = next((e for e in files if isinstance(e, dict) and e.get("path") == path), None) \
         if isinstance(files, list) else None
     if obj is None or entry is None or "symlink" in entry or entry.get("special"):
+        return None
+    return obj, entry
+
+
+def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
+    found = _lookup(loaded, kind, oid, path)
+    handle = artifacts.open_file(loaded.store, found[0], path) if found else None
+    if found is None or handle is None:
         return NOT_FOUND
-    handle = artifacts.open_file(loaded.store, obj, path)
-    if handle is None:
-        return NOT_FOUND
-    what = artifacts.kind_of(entry, handle.read(artifacts.SNIFF))
+    head = handle.read(artifacts.HEAD)
+    what = artifacts.kind_of(found[1], head)
     handle.seek(0, 2)
     length = handle.tell()
     handle.seek(0)
     headers = {"Content-Security-Policy": FILE_CSP}
     if what == "binary":
         headers["Content-Disposition"] = disposition(artifacts.basename(path))
-    return Response(200, artifacts.content_type(what, path), stream=handle, length=length,
+    return Response(200, artifacts.content_type(what, head), stream=handle, length=length,
                     headers=headers)
+
+
+def picture_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
+    """The sanitised copy of an SVG file (404 for any other file, or an SVG refused)."""
+    found = _lookup(loaded, kind, oid, path)
+    data = artifacts.read_bytes(loaded.store, found[0], path, svgsafe.MAX_BYTES + 1) \
+        if found else None
+    if found is None or data is None or artifacts.kind_of(found[1], data) != "svg":
+        return NOT_FOUND
+    try:
+        clean = svgsafe.sanitise(data)
+    except svgsafe.Refused:
+        return NOT_FOUND
+    return Response(200, artifacts.SVG_TYPE, clean, headers={"Content-Security-Policy": FILE_CSP})
 
 
 def disposition(name: str) -> str:

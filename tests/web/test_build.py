@@ -55,13 +55,19 @@ def test_hostile_files_are_copied_under_names_no_browser_runs(sites: Sites) -> N
     assert files["page.html"]["href"].endswith("/page.html.txt")
     assert files["blob.bin"]["href"].endswith("/blob.bin.bin")
     assert files["dot.png"]["src"] == files["dot.png"]["href"]
-    assert files["evil.svg"]["href"].endswith("/evil.svg.txt")
-    assert files["evil.svg"]["src"].startswith("data:image/svg+xml;base64,")
+    assert files["evil.svg"]["href"].endswith("/evil.svg.txt")      # the original, as text
+    assert files["evil.svg"]["src"].endswith("/evil.svg")            # its sanitised copy
+    sanitised = (sites.site / files["evil.svg"]["src"]).read_text()
+    assert sanitised == ('<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60">\n\n'
+                         '<rect width="60" height="60" fill="tomato"></rect></svg>')
     assert (files["secret"]["kind"], files["secret"]["target"]) == ("link", "/etc/passwd")
     assert "href" not in files["secret"]
     copied = [p for p in (sites.site / "files").rglob("*") if p.is_file() or p.is_symlink()]
     assert copied and not any(p.is_symlink() for p in copied)
-    assert not any(p.suffix in (".html", ".svg", ".js", ".htm", ".xhtml") for p in copied)
+    assert not any(p.suffix in (".html", ".js", ".htm", ".xhtml") for p in copied)
+    svgs = [p.read_text() for p in copied if p.suffix == ".svg"]
+    assert len(svgs) == 2                                            # evil.svg, made.svg
+    assert not any(word in svg for svg in svgs for word in ("script", "onload", "PWNED"))
 
 
 def test_files_are_stored_once_per_content(sites: Sites) -> None:

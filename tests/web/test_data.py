@@ -15,6 +15,7 @@ from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker, split_path
 from tests.conftest import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state2
+from tests.web.imagefiles import jpeg_head, png
 from tests.web.synthetic import big_eval
 
 
@@ -62,8 +63,14 @@ def test_only_plain_inner_paths_are_opened(path: str, ok: bool) -> None:
     ("output.txt", b"hello", "text", "output.txt"),
     ("page.html", b"<script>alert(1)</script>", "text", "page.html.txt"),
     ("drawing.svg", b"<svg/>", "svg", "drawing.svg.txt"),
-    ("dot.png", b"\x89PNG\r\n", "image", "dot.png"),
-    ("photo.JPG", b"\xff\xd8", "image", "photo.JPG"),
+    ("dot.png", png(1, 1), "image", "dot.png"),
+    ("photo.JPG", jpeg_head(640, 480), "image", "photo.JPG"),
+    ("fake.png", b"<html><script>alert(1)</script>", "text", "fake.png.txt"),
+    ("noise.jpg", b"\x00\x01\x02", "binary", "noise.jpg.bin"),
+    ("bomb.png", png(1, 1)[:16] + bytes.fromhex("00004e2000004e20"), "binary", "bomb.png.bin"),
+    ("cut.png", b"\x89PNG\r\n\x1a\n", "binary", "cut.png.bin"),
+    ("favicon.ico", b"\x00\x00\x01\x00", "binary", "favicon.ico.bin"),
+    ("drawing.svg", b"\x00<svg/>", "binary", "drawing.svg.bin"),
     ("blob", b"\x00\x01\x02", "binary", "blob.bin"),
     ("tool.exe", b"MZ\x90\x00", "binary", "tool.exe.bin"),
     ("../../x y<z>.md", "é".encode()[:1], "text", "x_y_z_.md.txt"),

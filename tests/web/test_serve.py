@@ -98,7 +98,7 @@ def test_no_path_leads_outside_the_evals(served: SiteServer, sites: Sites, path:
 @pytest.mark.parametrize("name, kind, disposition", [
     ("output.txt", "text/plain; charset=utf-8", None),
     ("page.html", "text/plain; charset=utf-8", None),
-    ("evil.svg", "image/svg+xml", None),
+    ("evil.svg", "text/plain; charset=utf-8", None),
     ("dot.png", "image/png", None),
     ("blob.bin", "application/octet-stream",
      "attachment; filename=\"blob.bin\"; filename*=UTF-8''blob.bin"),
@@ -118,8 +118,22 @@ def test_artifacts_are_served_with_safe_types(served: SiteServer, sites: Sites, 
 def test_a_grade_file_is_served_too(served: SiteServer, sites: Sites) -> None:
     _run, grade = hostile_ids(sites)
     status, headers, body = fetch(served, f"/files/hostile/grades/{grade}/made.svg")
-    assert status == 200 and headers["content-type"] == "image/svg+xml"
+    assert status == 200 and headers["content-type"] == "text/plain; charset=utf-8"
     assert b"onload" in body
+
+
+def test_an_svg_is_shown_as_its_sanitised_copy(served: SiteServer, sites: Sites) -> None:
+    run, grade = hostile_ids(sites)
+    status, headers, body = fetch(served, f"/pictures/hostile/runs/{run}/evil.svg")
+    assert status == 200 and headers["content-type"] == "image/svg+xml"
+    assert headers["content-security-policy"] == FILE_CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    assert body == (b'<svg xmlns="http://www.w3.org/2000/svg" width="60" height="60">\n\n'
+                    b'<rect width="60" height="60" fill="tomato"></rect></svg>')
+    status, _headers, body = fetch(served, f"/pictures/hostile/grades/{grade}/made.svg")
+    assert status == 200 and b"onload" not in body and b"<circle" in body
+    for path in ("dot.png", "page.html", "secret", "output.txt", "nope.svg", "..%2fevil.svg"):
+        assert fetch(served, f"/pictures/hostile/runs/{run}/{path}")[0] == 404, path
 
 
 def test_a_foreign_host_name_is_refused(served: SiteServer) -> None:

@@ -2,8 +2,8 @@
  *
  * Safety: every piece of data (model output, task text, notes, file names) reaches the
  * page through textContent or an attribute set by setAttribute; nothing is ever parsed as
- * HTML. Charts are SVG elements made with DOM calls. Images and SVGs are shown only with
- * <img>, so no script inside them runs.
+ * HTML. Charts are SVG elements made with DOM calls. Pictures are shown only with <img>
+ * (an SVG as its sanitised copy), so no script inside them runs.
  *
  * Data: each page's data is a script, data/<key>.js, that assigns to
  * window.SMEVALS_DATA[<key>]; it is loaded on demand with a <script src> element, which
@@ -31,7 +31,7 @@
 
   function safeHref(url) {
     const text = String(url);
-    if (/^(#|files\/)/.test(text)) return text;
+    if (/^(#|files\/|pictures\/)/.test(text)) return text;
     if (/^data:image\/(png|jpeg|gif|webp|avif|bmp|x-icon|svg\+xml);base64,/.test(text)) return text;
     return "#/";
   }
@@ -185,16 +185,20 @@
 
   // --- router -------------------------------------------------------------------------
 
-  /* #/  #/<eval>  #/<eval>/tag/<tag>  #/<eval>/task/<task>  #/<eval>/run/<id>  #/<eval>/diff */
+  /* #/  #/<eval>  #/<eval>/tag/<tag>  #/<eval>/task/<task>  #/<eval>/run/<id>  #/<eval>/diff;
+   * `/pictures` after an Eval or a tag page shows the grid with thumbnails. */
   function parse(hash) {
     const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
       try { return decodeURIComponent(p); } catch (e) { return "/"; }
     });
     if (!parts.length) return { page: "home" };
     if (parts.some((p) => p === "." || p === ".." || /[\/\\]/.test(p))) return { page: "missing" };
+    const pictures = parts.length > 1 && parts[parts.length - 1] === "pictures" && parts.length !== 3;
+    if (pictures) parts.pop();
     const [ev, what, arg] = parts;
-    if (parts.length === 1) return { page: "eval", ev };
-    if (what === "tag" && arg) return { page: "eval", ev, tag: arg };
+    if (parts.length === 1) return { page: "eval", ev, pictures };
+    if (what === "tag" && arg && parts.length === 3) return { page: "eval", ev, tag: arg, pictures };
+    if (pictures) return { page: "missing" };
     if (what === "task" && arg) return { page: "task", ev, task: arg };
     if (what === "run" && arg) return { page: "run", ev, run: arg };
     if (what === "diff" && parts.length === 2) return { page: "diff", ev };
@@ -264,6 +268,7 @@
   async function evalPage(route) {
     const data = await load(`${route.ev}/index`);
     const tag = route.tag ? await load(`${route.ev}/tags/${route.tag}`) : null;
+    const thumbs = route.pictures && data.pictures ? await load(`${route.ev}/pictures`) : null;
     crumbs([{ text: "Evals", href: "#/" }, { text: data.name, href: route.tag ? `#/${enc(data.slug)}` : null },
             tag ? { text: `tag: ${tag.tag}` } : null].filter(Boolean));
     document.title = `${data.name} · smevals`;
@@ -271,7 +276,8 @@
     return h("div", null, evalHeader(data), facets(data, tag),
       tag ? tagSummary(tag) : null,
       section("Leaderboard", leaderboard(data, shown.leaderboard)),
-      section("Tasks × models", grid(data, shown.grid)),
+      section("Tasks × models", data.pictures ? picturesToggle(data, tag, route.pictures) : null,
+        grid(data, shown.grid, thumbs && picturesByCell(thumbs, tag))),
       metricsTable(shown.leaderboard));
   }
 
@@ -352,7 +358,29 @@
       h("p", { class: "muted small" }, "Mean ± standard error over the counted Runs; true/false metrics as the share of true."));
   }
 
-  function grid(data, g) {
+  function picturesToggle(data, tag, on) {
+    const base = `#/${enc(data.slug)}` + (tag ? `/tag/${enc(tag.slug)}` : "");
+    return h("p", { class: "small" }, on ? link(base, "Hide pictures", "button toggle on")
+                                         : link(`${base}/pictures`, "Show pictures", "button toggle"));
+  }
+
+  /* task \n config \n model -> the pictures of that cell (in a tag view, of Runs with the tag) */
+  function picturesByCell(doc, tag) {
+    const out = new Map();
+    for (const c of doc.cells) {
+      const shown = c.pictures.filter((p) => !tag || (p.tags || []).includes(tag.tag));
+      if (shown.length) out.set(`${c.task}\n${c.config}\n${c.model}`, shown);
+    }
+    return out;
+  }
+
+  function thumbsView(data, pics) {
+    return h("div", { class: "thumbs" }, pics.map((p) => h("a", { href: runHref(data.slug, p.run),
+      class: `thumb t-${p.status}`, title: `${p.path} · ${p.status}` },
+      h("img", { src: p.src, alt: p.path, loading: "lazy", decoding: "async" }))));
+  }
+
+  function grid(data, g, pictures) {
     if (!g.columns.length) return h("p", { class: "muted" }, "No Runs yet.");
     const slugs = Object.fromEntries(data.tasks.map((t) => [t.name, t.slug]));
     const head = h("tr", null, h("th", { scope: "col", class: "corner" }, "Task"),
@@ -360,13 +388,15 @@
         h("span", { class: "muted small" }, c.config))));
     const rows = g.tasks.map((task, i) => h("tr", null,
       h("th", { scope: "row" }, link(taskHref(data.slug, slugs[task] || task), task)),
-      g.cells[i].map((cell, j) => gridCell(data, task, slugs[task] || task, g.columns[j], cell))));
+      g.cells[i].map((cell, j) => gridCell(data, task, slugs[task] || task, g.columns[j], cell,
+        pictures && pictures.get(`${task}\n${g.columns[j].config}\n${g.columns[j].model}`)))));
     return h("div", null,
-      h("div", { class: "scroll" }, h("table", { class: "grid" }, h("thead", null, head), h("tbody", null, rows))),
+      h("div", { class: "scroll" }, h("table", { class: pictures ? "grid pictures" : "grid" },
+        h("thead", null, head), h("tbody", null, rows))),
       legend());
   }
 
-  function gridCell(data, task, slug, column, cell) {
+  function gridCell(data, task, slug, column, cell, pics) {
     if (!cell) return h("td", { class: "empty" });
     const flaky = cell.class === "flaky";
     const label = `${column.model} (${column.config}) · ${task}: ` + (cell.runs
@@ -376,7 +406,8 @@
     return h("td", { class: cls },
       h("a", { href: taskHref(data.slug, slug), title: label, "aria-label": label },
         cell.runs ? `${cell.passed}/${cell.runs}` : "–",
-        flaky ? h("span", { class: "flag", "aria-hidden": "true" }, "◐") : null));
+        flaky ? h("span", { class: "flag", "aria-hidden": "true" }, "◐") : null),
+      pics ? thumbsView(data, pics) : null);
   }
 
   function legend() {
@@ -500,11 +531,15 @@
 
   function fileView(f) {
     const head = h("div", { class: "filehead" }, h("code", null, f.path),
-      h("span", { class: "muted small" }, ` ${f.kind}` + (f.size ? ` · ${bytes(f.size)}` : "")),
+      h("span", { class: "muted small" }, ` ${f.kind}` + (f.size ? ` · ${bytes(f.size)}` : "") +
+        (f.width ? ` · ${f.width} × ${f.height}` : "")),
       f.href ? h("a", { class: "small", href: f.href, download: f.download }, "download") : null);
     let body = null;
     if ((f.kind === "image" || f.kind === "svg") && f.src) {
       body = h("img", { src: f.src, alt: f.path, class: "artifact", decoding: "async" });
+    } else if (f.not_shown) {
+      body = h("p", { class: "muted small notshown" }, `${f.not_shown[0].toUpperCase()}${f.not_shown.slice(1)}.`,
+        f.preview ? pre(f.preview.text + (f.preview.truncated ? "\n…" : ""), "text") : null);
     } else if (f.kind === "link") {
       body = h("p", { class: "muted small" }, `symlink → ${f.target} (not followed)`);
     } else if (f.preview) {
