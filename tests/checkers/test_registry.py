@@ -70,6 +70,7 @@ def test_family_tables_hold_only_listed_names() -> None:
         "tools",
         "measures",
         "xml_valid",
+        "svg",
         "program",
         "smevals.judges.checks",
         "webhook",
