@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, python-stdout, " \
+EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, pelican, python-stdout, " \
            "rag-citations, safety, support-replies, svg-artifacts"
 
 
