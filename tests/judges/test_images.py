@@ -134,3 +134,27 @@ def test_validate_refuses_bad_image_names(tmp_path: Path, cli, fake_openai) -> N
     assert res.code == 2
     assert "images: an image may not contain '..' ('../b.png')" in res.both
     assert "expected an image file name, or a list of 1 to 16, got 7" in res.both
+
+
+def test_replay_selects_on_the_image_hash(tmp_path: Path, cli) -> None:
+    digest = hashlib.sha256(PHOTO).hexdigest()
+    lines = [{"image_sha256": "0" * 64, "verdict": {"reason": "another picture", "pass": False}},
+             {"image_sha256": digest, "verdict": {"reason": "this picture", "pass": True}}]
+    ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: draw\n"},
+                   configs={"default": "runner: ./draw.py\nmodel: m1\n"},
+                   graders={"default": "judge: {backend: replay, responses: answers.jsonl}\n"
+                            "checks:\n  - checker: llm_judge\n    rubric: ok?\n"
+                            "    images: photo.png\n"},
+                   files={"configs/draw.py": RUNNER,
+                          "graders/answers.jsonl": "\n".join(map(json.dumps, lines))})
+    cli("run", str(ev))
+    res = cli("grade", str(ev))
+    assert res.code == 0, res.both
+    assert newest(ev, "one")["checks"][0]["details"]["reason"] == "this picture"
+    lines[1]["image_sha256"] = "1" * 64                   # no line names this picture now
+    (ev / "graders" / "answers.jsonl").write_text("\n".join(map(json.dumps, lines)))
+    res = cli("regrade", str(ev))
+    assert res.code == 2, res.both
+    assert newest(ev, "one")["checks"][0]["notes"] == (
+        f"judge error: answers.jsonl has no replayed answer for task 'one', model 'm1', check "
+        f"'llm_judge', image_sha256 '{digest}'")
