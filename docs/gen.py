@@ -67,7 +67,7 @@ READS = {
 FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks": "JSON",
             "json_schema": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
-            "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files",
+            "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files", "svg": "Files",
             "program": "Programs", "smevals.judges.checks": "Model judges", "webhook": "Webhooks"}
 
 

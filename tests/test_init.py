@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, python-stdout, " \
+EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, pelican, python-stdout, " \
            "rag-citations, safety, support-replies, svg-artifacts"
 SCHEMAS = [f".smevals/schemas/{k}.schema.json"
            for k in ("config", "eval", "fixture", "grader", "task")]

@@ -74,6 +74,7 @@ _FAMILY: dict[str, str] = {
     "cost_threshold": "measures",
     "token_threshold": "measures",
     "xml_valid": "xml_valid",
+    "render_svg": "svg",
     "match_output": "program",
     "llm_judge": "smevals.judges.checks",
     "llm_score": "smevals.judges.checks",

@@ -21,7 +21,7 @@ def settings_for(opts: dict[str, Any], ctx: JudgeContext) -> Settings:
 
 def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str, Any],
               output: str, categories: list[str] | None, scale: tuple[float, float],
-              reference: str | None, template: str | None
+              reference: str | None, template: str | None, images: tuple[Any, ...] = ()
               ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     import os
 
@@ -55,8 +55,10 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
             fail(str(error))
         request = {"backend": settings.backend, "endpoint": settings.endpoint,
                    "model": settings.model, "messages": messages, "params": params}
+        if images:                  # by media type and sha256: the cache key names them
+            request["images"] = [image.request() for image in images]
         calls.append(Call(request, str(task.get("name", "")), ctx.run_model, label, order,
-                          output))
+                          output, tuple(images)))
 
     def parse(text: str) -> dict[str, Any]:
         return verdict.parse(kind, text, categories, scale)

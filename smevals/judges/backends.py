@@ -53,6 +53,7 @@ class Call:
     check: str
     order: str | None = None        # "AB" or "BA" for pairwise
     output: str = ""                # the Run's output (replay's `output_contains`)
+    images: tuple[Any, ...] = ()    # smevals.judges.images.Image: sent, named in `request`
 
 
 def answer(settings: Settings, call: Call, environ: Mapping[str, str],
@@ -61,25 +62,28 @@ def answer(settings: Settings, call: Call, environ: Mapping[str, str],
         return replay(settings, call, base)
     if settings.backend == "llm":
         return via_llm(settings, call, environ)
-    return openai(settings, call.request, environ, cancel)
+    return openai(settings, call.request, environ, cancel, call.images)
 
 
 # --- OpenAI-compatible endpoints -------------------------------------------------------
 
-def openai_body(request: dict[str, Any]) -> bytes:
-    body = {"model": request["model"], "messages": request["messages"], **request["params"]}
+def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
+    from smevals.judges.images import with_images
+
+    body = {"model": request["model"], "messages": with_images(request["messages"], images),
+            **request["params"]}
     return orjson.dumps(body)
 
 
 def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, str],
-           cancel: threading.Event | None) -> Answer:
+           cancel: threading.Event | None, images: tuple[Any, ...] = ()) -> Answer:
     from smevals.runners.base import Endpoint
     from smevals.runners.openai import request_headers
 
     secret = environ.get(settings.api_key_env, "").strip()
     endpoint = Endpoint.parse(settings.base_url, "/chat/completions")
     headers = request_headers({}, secret)
-    body = openai_body(request)
+    body = openai_body(request, images)
     total = settings.retries + 1
     for attempt in range(1, total + 1):
         try:
@@ -173,20 +177,24 @@ SELECTORS = ("task", "model", "check", "order")
 
 
 def replay(settings: Settings, call: Call, base: Path | None) -> Answer:
-    """The first line of the responses file whose selectors (task, model, check, order, and
-    `output_contains`, a text the Run's output holds) all match the call: its `answer`
-    (text) or `verdict` (an object, sent as JSON)."""
+    """The first line of the responses file whose selectors (task, model, check, order,
+    `output_contains`, a text the Run's output holds, and `image_sha256`, the hash of one of
+    the images sent) all match the call: its `answer` (text) or `verdict` (an object, sent
+    as JSON)."""
     path = Path(settings.responses or "")
     if base is not None and not path.is_absolute():
         path = base / path
     want = {"task": call.task, "model": call.model, "check": call.check, "order": call.order}
+    hashes = {image.sha256 for image in call.images}
     for line in _replay_lines(path):
         if all(line[key] == want[key] for key in SELECTORS if key in line) and \
-                str(line.get("output_contains", "")) in call.output:
+                str(line.get("output_contains", "")) in call.output and \
+                ("image_sha256" not in line or line["image_sha256"] in hashes):
             text = line["answer"] if "answer" in line else orjson.dumps(line["verdict"]).decode()
             usage = dict(line["usage"]) if isinstance(line.get("usage"), dict) else {}
             return Answer(text, orjson.dumps(line).decode(), None, usage, 0.0)
-    shown = ", ".join(f"{k} {v!r}" for k, v in want.items() if v is not None)
+    shown = ", ".join([f"{k} {v!r}" for k, v in want.items() if v is not None]
+                      + [f"image_sha256 {h!r}" for h in sorted(hashes)])
     raise CallError(f"{path.name} has no replayed answer for {shown}")
 
 
@@ -231,8 +239,11 @@ def via_llm(settings: Settings, call: Call, environ: Mapping[str, str]) -> Answe
     user = "\n\n".join(m["content"] for m in messages if m["role"] != "system")
     started = time.monotonic()
     try:
+        attachments = [llm.Attachment(type=image.media_type, content=image.data)
+                       for image in call.images]
         text, usage = prompt_model(llm, settings.model, user, system or None,
-                                   call.request["params"], environ.get(settings.api_key_env))
+                                   call.request["params"], environ.get(settings.api_key_env),
+                                   attachments=attachments)
     except Exception as error:  # a plugin's failure is the judge's, not ours
         raise CallError(f"llm model {settings.model!r}: {type(error).__name__}: "
                         f"{error}"[:500]) from None

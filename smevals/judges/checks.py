@@ -25,6 +25,7 @@ from smevals.checkers.base import (
     str_list,
 )
 from smevals.checkers.inputs import input_text
+from smevals.judges import images as judge_images
 from smevals.judges.settings import JUDGE_SCHEMA
 
 CHECKERS: dict[str, Checker] = {}
@@ -35,6 +36,7 @@ _COMMON = {
     "template_file": {"type": "string", "minLength": 1,
                       "x-expect": "a template file, relative to the grader file"},
     "system": {"type": "string", "pattern": r"\S", "x-expect": "a non-blank system prompt"},
+    "images": judge_images.OPTION,
 }
 _SCALE = {"type": "array", "minItems": 2, "maxItems": 2,
           "items": {"type": "number", "x-expect": "a number"},
@@ -44,9 +46,10 @@ DEFAULT_CRITERIA = "Which response does the task better: more correct, complete 
 
 
 def _template_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
+    found = judge_images.problems(opts)
     if "template" in opts and "template_file" in opts:
-        return [("template_file", "give only one of 'template', 'template_file'")]
-    return []
+        found.append(("template_file", "give only one of 'template', 'template_file'"))
+    return found
 
 
 def _score_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
@@ -207,8 +210,9 @@ def _ask(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str, Any
     from smevals.judges import asking
 
     _label, output = input_text(opts, inp)
+    images = judge_images.load(opts, inp)
     return asking.ask_check(opts, inp, kind, values, output, categories, scale, reference,
-                            _template_text(opts, inp))
+                            _template_text(opts, inp), images)
 
 
 def _template_text(opts: dict[str, Any], inp: CheckInput) -> str | None:

@@ -105,6 +105,8 @@ def _one(ctx: JudgeContext, settings: Settings, call: Call,
                               "cache_key": judgecache.request_key(call.request)}
     if call.order:
         record["order"] = call.order
+    if call.images:                 # which files the request's image hashes are
+        record["images"] = [image.evidence() for image in call.images]
     got = _cached(ctx, settings, call)
     record["cached"] = got is not None
     if got is None:

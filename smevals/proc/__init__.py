@@ -6,7 +6,8 @@ runs and kept up to a cap (the rest is read and dropped, stream.py); it has a re
 deadline; at the deadline or at its end every process it started is killed, also those
 that left its process group or session (tree.py). This package imports nothing else of
 smevals, and imports its own modules only when first used (the CLI calls `own_process`
-at start-up).
+at start-up). The one other kind, `worker.Worker`, is a long-lived child that answers
+framed requests on stdin, each with its own deadline (`render_svg`'s renderer).
 
 When smevals runs as its own process (the `smevals` command calls `own_process`), it
 also becomes a child subreaper, so finding a child's processes needs no scan of the

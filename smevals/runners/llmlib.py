@@ -12,7 +12,8 @@ PASSED_OPTIONS = ("temperature", "max_tokens", "seed")
 
 def prompt_model(llm: Any, model_id: str, prompt: str, system: str | None,
                  params: Mapping[str, Any], key: str | None,
-                 options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+                 options: Mapping[str, Any] | None = None, attachments: list[Any] | None = None
+                 ) -> tuple[str, dict[str, Any]]:
     """(text, usage) of one prompt. Of `params`, those the model's plugin does not declare
     as options are left out (an echo model has no temperature); `options` are all passed
     (the plugin refuses an unknown one)."""
@@ -26,6 +27,8 @@ def prompt_model(llm: Any, model_id: str, prompt: str, system: str | None,
         kwargs["schema"] = schema
     if key and getattr(model, "needs_key", None):
         model.key = key
+    if attachments:                 # images for a judge (llm.Attachment)
+        kwargs["attachments"] = attachments
     response = model.prompt(prompt, system=system, **kwargs, **options)
     text = response.text()
     usage: dict[str, Any] = {}

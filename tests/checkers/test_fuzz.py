@@ -48,6 +48,7 @@ VALID: dict[str, dict[str, Any]] = {
     "cost_threshold": {"max_usd": 1},
     "token_threshold": {"max_tokens": 100},
     "xml_valid": {},
+    "render_svg": {"width": 64},
     "match_output": {"expected_output": "42", "command": SAFE_COMMAND},
     # Judges and webhooks never reach the network here: a replay file that is not there,
     # an address that is refused before connecting.

@@ -32,7 +32,7 @@ ALL = checker_names()
 
 
 def test_catalog() -> None:
-    assert len(ALL) == 34 and sorted(ALL) == ALL
+    assert len(ALL) == 35 and sorted(ALL) == ALL
     assert isinstance(CATALOG_VERSION, str) and CATALOG_VERSION
     assert {
         "checker",
@@ -70,6 +70,7 @@ def test_family_tables_hold_only_listed_names() -> None:
         "tools",
         "measures",
         "xml_valid",
+        "svg",
         "program",
         "smevals.judges.checks",
         "webhook",

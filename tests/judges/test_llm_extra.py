@@ -57,3 +57,25 @@ def test_llm_runner_refuses_unknown_models_and_options(tmp_path: Path, cli) -> N
     assert res.code == 0, res.both
     res = cli("run", str(ev), "-c", "opts")
     assert res.code == 1
+
+
+def test_llm_judge_gets_images_as_attachments(tmp_path: Path, cli) -> None:
+    from tests.checkers.test_render_svg import png
+
+    picture = png(4, 4)
+    ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"},
+                   configs={"default": "runner: smevals:llm\nmodel: echo\n"},
+                   graders={"default": "judge: {backend: llm, model: echo, "
+                            "allow_same_family: true}\nchecks:\n"
+                            "  - checker: llm_judge\n    rubric: r\n    images: pic.png\n"})
+    assert cli("run", str(ev)).code == 0
+    run = next((ev / "results" / "runs").rglob("run.json")).parent
+    (run / "pic.png").write_bytes(picture)  # as if the runner had made it (verify would say)
+    res = cli("grade", str(ev))
+    assert res.code == 2, res.both          # the echo model's answer is not a verdict
+    kept = json.loads(next(Path(newest(ev, "one")["_dir"]).glob("judge-*.json")).read_text())
+    echoed = json.loads(kept["calls"][0]["content"])
+    import hashlib
+
+    assert [(a["type"], a["id"]) for a in echoed["attachments"]] == [
+        ("image/png", hashlib.sha256(picture).hexdigest())]
