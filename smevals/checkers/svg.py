@@ -1,5 +1,5 @@
 """render_svg: an SVG (the output, a Run file or an earlier Check's file) rendered to a PNG
-kept with the Grade, by resvg (the `smevals[svg]` extra) in a bounded child.
+kept with the Grade, by resvg (smevals' `svg` extra: resvg-py) in a bounded child.
 
 Bounds: the SVG is at most MAX_SVG_BYTES; external references are left out before
 rendering (svg_clean); the PNG fits in width x height, each at most MAX_SIDE; the renderer
@@ -25,7 +25,7 @@ MAX_SVG_BYTES = 1 << 20
 MAX_SIDE = 4096
 DEFAULT_TIMEOUT = 10.0
 WORKER_MEMORY = 2 << 30
-EXTRA = "pip install 'smevals[svg]'"
+EXTRA = "pip install 'resvg-py>=0.5'"
 
 _SIDE = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE,
          "x-expect": f"a whole number of pixels from 1 to {MAX_SIDE}"}
