@@ -75,6 +75,8 @@ _FAMILY: dict[str, str] = {
     "token_threshold": "measures",
     "xml_valid": "xml_valid",
     "match_output": "program",
+    "sql_execution": "sql",
+    "sql_valid": "sql",
     "llm_judge": "smevals.judges.checks",
     "llm_score": "smevals.judges.checks",
     "llm_category": "smevals.judges.checks",
@@ -82,6 +84,10 @@ _FAMILY: dict[str, str] = {
     "llm_pairwise": "smevals.judges.checks",
     "custom_webhook": "webhook",
 }
+
+# Options that name a file relative to the grader's folder: `smevals validate` checks that
+# it is there, and the grader version hashes its content (smevals.grade.version).
+GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database"}
 
 # Other tools' names for the same checker (@caveman/evals, caveman's Go harness).
 _NAME_ALIASES: dict[str, str] = {
