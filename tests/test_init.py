@@ -8,7 +8,7 @@ from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, python-stdout, " \
-           "rag-citations, safety, support-replies, svg-artifacts"
+           "rag-citations, safety, support-replies, svg-artifacts, text-to-sql"
 
 
 def files(root: Path) -> list[str]:

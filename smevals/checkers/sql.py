@@ -156,7 +156,7 @@ def _compare(opts: dict[str, Any], got: Result, want: Result, ordered: bool) -> 
                       columns=got.columns, expected_columns=want.columns)
     difference = first_difference(got.rows, want.rows, ordered, tolerance)
     if difference is None:
-        return CheckResult(ok=True, score=1.0, metrics={"sql_rows": len(got.rows)})
+        return CheckResult(ok=True, score=1.0)
     return binary(False, _notes(difference, ordered), ordered=ordered, **difference)
 
 
@@ -198,7 +198,7 @@ def sql_valid(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         try:
             explain(conn, refused, sql, check_timeout(inp))
         except QueryError as exc:
-            return binary(False, f"the SQL does not compile: {exc}", sql=_clip(sql))
+            return binary(False, f"invalid SQL: {exc}", sql=_clip(sql))
         finally:
             conn.close()
     return CheckResult(ok=True, score=1.0)
