@@ -62,7 +62,8 @@ def _rows_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     rows = opts.get("expected_rows")
     if not isinstance(rows, list) or not rows:
         return []
-    kinds = {type(_shape(r)) for r in rows}
+    kinds = {"list" if isinstance(r, list) else "dict" if isinstance(r, dict) else "value"
+             for r in rows}
     if len(kinds) > 1:
         return [("expected_rows", "give every row in the same form (all lists, all mappings "
                                   "or all single values)")]
