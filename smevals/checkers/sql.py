@@ -106,16 +106,15 @@ def sql_execution(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         fail(f"no SQL found in {label}", score=0.0)
     path = database_path(opts, inp)
     timeout, max_rows = check_timeout(inp), opts.get("max_rows", DEFAULT_MAX_ROWS)
-    with private_copy(path) as copy:
-        conn, refused = open_readonly(copy)
+    conn, refused = open_readonly(private_copy(path))
+    try:
+        want, ordered = _expected(opts, conn, refused, timeout, max_rows)
         try:
-            want, ordered = _expected(opts, conn, refused, timeout, max_rows)
-            try:
-                got = run_query(conn, refused, sql, timeout, max_rows)
-            except QueryError as exc:
-                return binary(False, f"the query failed: {exc}", sql=_clip(sql))
-        finally:
-            conn.close()
+            got = run_query(conn, refused, sql, timeout, max_rows)
+        except QueryError as exc:
+            return binary(False, f"the query failed: {exc}", sql=_clip(sql))
+    finally:
+        conn.close()
     return _compare(opts, got, want, ordered)
 
 
@@ -194,13 +193,12 @@ def sql_valid(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     if not sql:
         fail(f"no SQL found in {label}", score=0.0)
     path = database_path(opts, inp)
-    with private_copy(path) as copy:
-        conn, refused = open_readonly(copy)
-        try:
-            explain(conn, refused, sql, check_timeout(inp))
-        except QueryError as exc:
-            return binary(False, f"invalid SQL: {exc}", sql=_clip(sql))
-        finally:
-            conn.close()
+    conn, refused = open_readonly(private_copy(path))
+    try:
+        explain(conn, refused, sql, check_timeout(inp))
+    except QueryError as exc:
+        return binary(False, f"invalid SQL: {exc}", sql=_clip(sql))
+    finally:
+        conn.close()
     return CheckResult(ok=True, score=1.0)
 

@@ -5,19 +5,21 @@ authorizer that allows reading only.
 A `.sql` script is built into `<cache dir>/sql/<sha256 of the script>.sqlite` (the cache dir
 of smevals.store.cache: platformdirs' user cache dir, or SMEVALS_CACHE_DIR) and reused by
 every later Check; with SMEVALS_NO_CACHE=1, or a cache dir that cannot be written, it is
-built afresh for each Check. Any other file must be an SQLite database.
+built into the process's private folder instead. Any other file must be an SQLite database.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,17 +91,36 @@ def script_cache_dir() -> Path | None:
     return cache.cache_dir() / "sql" if cache.enabled() else None
 
 
-@contextlib.contextmanager
-def private_copy(source: Path) -> Iterator[Path]:
-    """A copy of the database (a `.sql` script built first) in a private temporary folder,
-    removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="smevals-sql-") as tmp:
-        target = Path(tmp) / "db.sqlite"
+_COPIES: dict[tuple[str, int, int], Path] = {}
+_COPY_LOCK = threading.Lock()
+_FOLDER: list[Path] = []
+
+
+def private_copy(source: Path) -> Path:
+    """This process's private copy of the database (a `.sql` script built first), made once
+    per file content seen (path, size, mtime) in a temporary folder removed at exit. Queries
+    never open the Eval's file, nor the cache's built one."""
+    stat = source.stat()
+    key = (os.path.realpath(source), stat.st_size, stat.st_mtime_ns)
+    with _COPY_LOCK:
+        found = _COPIES.get(key)
+        if found is not None and found.is_file():
+            return found
+        target = _process_folder() / f"db-{len(_COPIES)}.sqlite"
         if source.suffix.lower() == ".sql":
             _build_or_copy(source, target)
         else:
             _copy_database(source, target)
-        yield target
+        _COPIES[key] = target
+        return target
+
+
+def _process_folder() -> Path:
+    if not _FOLDER or not _FOLDER[0].is_dir():
+        folder = Path(tempfile.mkdtemp(prefix="smevals-sql-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _FOLDER[:] = [folder]
+    return _FOLDER[0]
 
 
 def _copy_database(source: Path, target: Path) -> None:

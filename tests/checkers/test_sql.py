@@ -307,7 +307,7 @@ def test_a_script_is_built_once_into_the_cache_and_reused(folder: Path, tmp_path
     assert [p.name for p in built.parent.iterdir()] == [built.name]
 
 
-def test_without_the_cache_a_script_is_built_for_each_check(
+def test_without_the_cache_a_script_is_built_in_a_private_folder(
         folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SMEVALS_NO_CACHE", "1")
     assert passes(folder, "SELECT count(*) FROM people", expected_rows=[4])
