@@ -71,6 +71,7 @@ def test_family_tables_hold_only_listed_names() -> None:
         "measures",
         "xml_valid",
         "program",
+        "sql",
         "smevals.judges.checks",
         "webhook",
     }
