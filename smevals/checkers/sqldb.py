@@ -259,6 +259,8 @@ def run_query(conn: sqlite3.Connection, refused: list[str], sql: str, timeout: f
         raise QueryError(_one_statement(exc)) from None
     except sqlite3.Error as exc:
         raise QueryError(_reason(exc, refused, stopped, timeout)) from None
+    except ValueError as exc:              # a NUL character, a lone surrogate
+        raise QueryError(f"the SQL cannot be passed to SQLite: {exc}") from None
     finally:
         conn.set_progress_handler(None, 0)
     if len(rows) > max_rows:
@@ -277,6 +279,8 @@ def explain(conn: sqlite3.Connection, refused: list[str], sql: str, timeout: flo
         raise QueryError(_one_statement(exc)) from None
     except sqlite3.Error as exc:
         raise QueryError(_reason(exc, refused, [], timeout)) from None
+    except ValueError as exc:
+        raise QueryError(f"the SQL cannot be passed to SQLite: {exc}") from None
     finally:
         conn.set_progress_handler(None, 0)
 

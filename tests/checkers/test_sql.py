@@ -231,6 +231,15 @@ def test_refused_statements_fail_with_the_reason(folder: Path, sql: str, reason:
     assert sorted(p.name for p in folder.iterdir()) == ["db.sql"]
 
 
+def test_hostile_text_fails_without_a_crash(folder: Path) -> None:
+    for name, opts in (("sql_execution", {"reference": "SELECT 1"}), ("sql_valid", {})):
+        notes = check(folder, "SELECT 1\0; DROP TABLE people", name=name, **opts)["notes"]
+        assert notes.endswith("SQLite: the query contains a null character")
+        notes = check(folder, "SELECT '\udc80'", name=name, **opts)["notes"]
+        assert "the SQL cannot be passed to SQLite: 'utf-8' codec can't encode character " \
+               "'\\udc80'" in notes and notes.endswith("surrogates not allowed")
+
+
 def test_schema_reading_pragmas_and_the_schema_table_are_allowed(folder: Path) -> None:
     assert passes(folder, "PRAGMA table_info(pets)", expected_rows=[
         [0, "owner", "INTEGER", 0, None, 0], [1, "kind", "TEXT", 0, None, 0]])
