@@ -68,7 +68,8 @@ FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks":
             "json_schema": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
             "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files", "svg": "Files",
-            "program": "Programs", "smevals.judges.checks": "Model judges", "webhook": "Webhooks"}
+            "program": "Programs", "sql": "SQL", "smevals.judges.checks": "Model judges",
+            "webhook": "Webhooks"}
 
 
 def checkers_page() -> str:

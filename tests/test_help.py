@@ -107,7 +107,7 @@ def test_init_help_lists_the_examples(cli) -> None:
     names = [line.split()[0] for line in listing.splitlines() if not line.startswith("    ")]
     assert names == ["agent-tools", "code-localization", "haiku", "json-extraction",
                      "pelican", "python-stdout", "rag-citations", "safety", "support-replies",
-                     "svg-artifacts"]
+                     "svg-artifacts", "text-to-sql"]
     assert ("  haiku              Can the model write a haiku - three lines, on the subject "
             "asked for?\n") in listing
 

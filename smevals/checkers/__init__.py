@@ -76,6 +76,8 @@ _FAMILY: dict[str, str] = {
     "xml_valid": "xml_valid",
     "render_svg": "svg",
     "match_output": "program",
+    "sql_execution": "sql",
+    "sql_valid": "sql",
     "llm_judge": "smevals.judges.checks",
     "llm_score": "smevals.judges.checks",
     "llm_category": "smevals.judges.checks",
@@ -83,6 +85,10 @@ _FAMILY: dict[str, str] = {
     "llm_pairwise": "smevals.judges.checks",
     "custom_webhook": "webhook",
 }
+
+# Options that name a file relative to the grader's folder: `smevals validate` checks that
+# it is there, and the grader version hashes its content (smevals.grade.version).
+GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database"}
 
 # Other tools' names for the same checker (@caveman/evals, caveman's Go harness).
 _NAME_ALIASES: dict[str, str] = {

@@ -35,6 +35,7 @@ class CheckInput:
     timeout: float | None = None
     check_name: str | None = None
     judge: Any = None            # a smevals.judges.engine.JudgeContext, for judge checkers
+    grader_dir: Path | None = None   # the grader's folder: where `database:` paths start
 
 
 @dataclass

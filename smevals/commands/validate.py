@@ -122,6 +122,7 @@ def check_problems(grader: Grader, check: Check) -> list[Problem]:
         found = checkers.option_problems(check.checker, check.options)
         if check.min_score is not None:
             found += min_conflicts(check.checker, check.options)
+        found += _grader_file_problems(grader, check, found)
         return [Problem(shown, *grader.locs.get(where + (opt.split(".")[0],),
                                                 grader.locs.get(where, (line, col))),
                         msg, f"checks[{check.index}].{opt}")
@@ -132,6 +133,21 @@ def check_problems(grader: Grader, check: Check) -> list[Problem]:
         return [Problem(shown, line, col, _unknown_checker(check.checker, exc),
                         f"checks[{check.index}].checker")]
     return []
+
+
+def _grader_file_problems(grader: Grader, check: Check, found: list[tuple[str, str]]
+                          ) -> list[tuple[str, str]]:
+    """A file option (an SQL Check's `database`) that names no file beside the grader."""
+    from smevals import checkers
+
+    option = checkers.GRADER_FILES.get(checkers.canonical_name(check.checker))
+    name = check.options.get(option) if option else None
+    if not option or not isinstance(name, str) or not name or "\0" in name or any(
+            path.split(".")[0] == option for path, _ in found):
+        return []
+    if (grader.path.parent / name).is_file():
+        return []
+    return [(option, f"no such file: {name} (relative to the grader's folder)")]
 
 
 def _unknown_checker(name: str, exc: ProgramError) -> str:

@@ -123,7 +123,8 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
     inp = checkers.CheckInput(output=output, task=ctx.task, usage=ctx.run.get("usage"),
                               run_dir=ctx.run_dir, workspace=ctx.workspace,
                               timeout=check.timeout, check_name=check.spec.get("name"),
-                              judge=judge_context(ctx.job, check) if ctx.job else None)
+                              judge=judge_context(ctx.job, check) if ctx.job else None,
+                              grader_dir=ctx.job.grader.path.parent if ctx.job else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 

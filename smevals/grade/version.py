@@ -43,6 +43,9 @@ def grader_version(grader: Grader) -> str:
     judged = judge_inputs(grader)
     if judged:
         spec["judge"] = judged
+    data = database_inputs(grader)
+    if data:
+        spec["databases"] = data
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
 
 
@@ -87,6 +90,27 @@ def judge_inputs(grader: Grader) -> dict[str, str]:
                 out[name] = hashlib.sha256(path.read_bytes()).hexdigest()
             except OSError as exc:
                 out[name] = f"unreadable: {exc.strerror}"
+    return out
+
+
+def database_inputs(grader: Grader) -> dict[str, str]:
+    """The file each Check names beside the grader (an SQL Check's `database`, a database or
+    a `.sql` script), hashed: editing the data is a new version. Empty for other graders; a
+    `database: {task: KEY}` is not seen here."""
+    from smevals import checkers
+
+    out = {}
+    for check in grader.checks:
+        option = checkers.GRADER_FILES.get(checkers.canonical_name(check.checker))
+        name = check.options.get(option) if option else None
+        if not isinstance(name, str):
+            continue
+        path = grader.path.parent / name
+        try:
+            out[name] = (hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file()
+                         else "missing")
+        except OSError as exc:
+            out[name] = f"unreadable: {exc.strerror}"
     return out
 
 

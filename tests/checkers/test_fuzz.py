@@ -17,6 +17,9 @@ from smevals.checkers import CheckInput, CheckResult, checker_names, get_checker
 from smevals.checkers import run_check as run_check_
 
 SAFE_COMMAND = [sys.executable, "-I", "-S", "-c", "print(42)"]
+# A database for the SQL checkers, built from this script (an absolute path: no grader here).
+SQL_SCRIPT = Path(tempfile.mkdtemp(prefix="smevals-fuzz-")) / "fuzz.sql"
+SQL_SCRIPT.write_text("CREATE TABLE t (a INTEGER, b TEXT);\nINSERT INTO t VALUES (1, 'x');\n")
 NO_JUDGE = {"backend": "replay", "responses": "/nonexistent/answers.jsonl"}
 
 # One valid option set per checker, so fuzzed outputs reach the checkers' own code.
@@ -50,6 +53,8 @@ VALID: dict[str, dict[str, Any]] = {
     "xml_valid": {},
     "render_svg": {"width": 64},
     "match_output": {"expected_output": "42", "command": SAFE_COMMAND},
+    "sql_execution": {"database": str(SQL_SCRIPT), "reference": "SELECT a, b FROM t"},
+    "sql_valid": {"database": str(SQL_SCRIPT)},
     # Judges and webhooks never reach the network here: a replay file that is not there,
     # an address that is refused before connecting.
     "llm_judge": {"rubric": "r", "judge": NO_JUDGE},

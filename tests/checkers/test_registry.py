@@ -32,7 +32,7 @@ ALL = checker_names()
 
 
 def test_catalog() -> None:
-    assert len(ALL) == 35 and sorted(ALL) == ALL
+    assert len(ALL) == 37 and sorted(ALL) == ALL
     assert isinstance(CATALOG_VERSION, str) and CATALOG_VERSION
     assert {
         "checker",
@@ -72,6 +72,7 @@ def test_family_tables_hold_only_listed_names() -> None:
         "xml_valid",
         "svg",
         "program",
+        "sql",
         "smevals.judges.checks",
         "webhook",
     }

@@ -1,0 +1,204 @@
+"""sql_execution and sql_valid: text-to-SQL graded by what the query returns.
+
+sql_execution runs the model's SQL and a reference (a query, or `expected_rows`) on a private
+read-only copy of the Eval's SQLite database and compares the results as Spider's execution
+accuracy does; sql_valid only compiles the SQL against the schema (EXPLAIN). The database
+side (building a `.sql` script, the read-only connection, the limits) is in sqldb.py, the
+comparison in sqlcompare.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smevals.checkers.base import (
+    BOOL,
+    CEILING,
+    NONEMPTY,
+    Checker,
+    CheckInput,
+    CheckResult,
+    binary,
+    checker,
+    fail,
+)
+from smevals.checkers.inputs import input_text
+from smevals.checkers.sqlcompare import (
+    extract_sql,
+    first_difference,
+    has_top_level_order_by,
+    strip_sql,
+)
+from smevals.checkers.sqldb import (
+    QueryError,
+    Result,
+    check_timeout,
+    database_path,
+    explain,
+    open_readonly,
+    private_copy,
+    run_query,
+)
+
+CHECKERS: dict[str, Checker] = {}
+
+DEFAULT_MAX_ROWS = 10_000
+DEFAULT_TOLERANCE = 1e-9
+
+_SCALAR = {"type": ["string", "number", "boolean", "null"]}
+ROWS_OPTION = {
+    "type": "array",
+    "items": {"anyOf": [{"type": "array", "items": _SCALAR}, {"type": "object",
+                                                              "additionalProperties": _SCALAR},
+                        _SCALAR]},
+    "x-expect": "a list of rows (each a list of values, a mapping of column to value, or one "
+                "value)",
+}
+DATABASE_OPTION = {**NONEMPTY, "x-expect": "a path to an SQLite database or a .sql script, "
+                                          "relative to the grader's folder"}
+
+
+def _rows_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = opts.get("expected_rows")
+    if not isinstance(rows, list) or not rows:
+        return []
+    kinds = {"list" if isinstance(r, list) else "dict" if isinstance(r, dict) else "value"
+             for r in rows}
+    if len(kinds) > 1:
+        return [("expected_rows", "give every row in the same form (all lists, all mappings "
+                                  "or all single values)")]
+    widths = {len(_shape(r)) for r in rows}
+    if len(widths) > 1:
+        return [("expected_rows", "every row must have the same number of values")]
+    if isinstance(rows[0], dict) and len({tuple(r) for r in rows}) > 1:
+        return [("expected_rows", "every row mapping must name the same columns, in the same "
+                                  "order")]
+    return []
+
+
+def _shape(row: Any) -> list[Any] | dict[str, Any]:
+    return row if isinstance(row, list | dict) else [row]
+
+
+@checker(
+    CHECKERS,
+    "sql_execution",
+    "Run the SQL (the output, its first ```sql block, or file:) and a reference on the Eval's "
+    "SQLite database; pass when the results match.",
+    properties={
+        "database": DATABASE_OPTION,
+        "reference": {**NONEMPTY, "x-expect": "a non-empty SQL query"},
+        "expected_rows": ROWS_OPTION,
+        "ordered": BOOL,
+        "float_tolerance": CEILING,
+        "match_columns": BOOL,
+        "max_rows": {"type": "integer", "minimum": 1, "x-expect": "a positive integer"},
+    },
+    required=("database", ("reference", "expected_rows")),
+    task_keys={"database": ("database",), "reference": ("reference",),
+               "expected_rows": ("expected_rows",)},
+    problems=_rows_problems,
+)
+def sql_execution(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    sql = extract_sql(text)
+    if not sql:
+        fail(f"no SQL found in {label}", score=0.0)
+    path = database_path(opts, inp)
+    timeout, max_rows = check_timeout(inp), opts.get("max_rows", DEFAULT_MAX_ROWS)
+    conn, refused = open_readonly(private_copy(path))
+    try:
+        want, ordered = _expected(opts, conn, refused, timeout, max_rows)
+        try:
+            got = run_query(conn, refused, sql, timeout, max_rows)
+        except QueryError as exc:
+            return binary(False, f"the query failed: {exc}", sql=_clip(sql))
+    finally:
+        conn.close()
+    return _compare(opts, got, want, ordered)
+
+
+def _expected(opts: dict[str, Any], conn: Any, refused: list[str], timeout: float,
+              max_rows: int) -> tuple[Result, bool]:
+    """The expected result and whether order matters."""
+    if "expected_rows" in opts:
+        return _table(opts["expected_rows"]), bool(opts.get("ordered", False))
+    reference = strip_sql(opts["reference"])
+    refused.clear()
+    try:
+        want = run_query(conn, refused, reference, timeout, max_rows)
+    except QueryError as exc:
+        fail(f"the reference query failed: {exc}")
+    refused.clear()
+    ordered = opts.get("ordered")
+    return want, has_top_level_order_by(reference) if ordered is None else bool(ordered)
+
+
+def _table(rows: list[Any]) -> Result:
+    if rows and isinstance(rows[0], dict):
+        return Result(list(rows[0]), [tuple(_value(v) for v in r.values()) for r in rows])
+    return Result([], [tuple(_value(v) for v in _shape(r)) for r in rows])
+
+
+def _value(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def _compare(opts: dict[str, Any], got: Result, want: Result, ordered: bool) -> CheckResult:
+    tolerance = opts.get("float_tolerance", DEFAULT_TOLERANCE)
+    width = len(got.columns)
+    want_width = len(want.columns) if want.columns else len(want.rows[0]) if want.rows else None
+    if want_width is not None and width != want_width:
+        return binary(False, f"the query returns {width} column(s), expected {want_width}",
+                      columns=got.columns, expected_columns=want.columns)
+    if opts.get("match_columns") and _names(got.columns) != _names(want.columns):
+        return binary(False, "the column names differ (match_columns)",
+                      columns=got.columns, expected_columns=want.columns)
+    difference = first_difference(got.rows, want.rows, ordered, tolerance)
+    if difference is None:
+        return CheckResult(ok=True, score=1.0)
+    return binary(False, _notes(difference, ordered), ordered=ordered, **difference)
+
+
+def _names(columns: list[str]) -> list[str]:
+    return [c.lower() for c in columns]
+
+
+def _notes(difference: dict[str, Any], ordered: bool) -> str:
+    got, want = difference["rows"], difference["expected_rows"]
+    if ordered and got == want:
+        return (f"the rows differ in order or value from row {difference['first_difference_at']}"
+                f" (the reference is ordered)")
+    if got != want:
+        return f"the query returns {got} row(s), expected {want}"
+    return "the rows differ from the expected ones"
+
+
+def _clip(sql: str, limit: int = 500) -> str:
+    return sql if len(sql) <= limit else sql[:limit] + "…"
+
+
+@checker(
+    CHECKERS,
+    "sql_valid",
+    "The SQL (the output, its first ```sql block, or file:) compiles against the Eval's "
+    "database schema (EXPLAIN), without running it.",
+    properties={"database": DATABASE_OPTION},
+    required=("database",),
+    task_keys={"database": ("database",)},
+)
+def sql_valid(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    sql = extract_sql(text)
+    if not sql:
+        fail(f"no SQL found in {label}", score=0.0)
+    path = database_path(opts, inp)
+    conn, refused = open_readonly(private_copy(path))
+    try:
+        explain(conn, refused, sql, check_timeout(inp))
+    except QueryError as exc:
+        return binary(False, f"invalid SQL: {exc}", sql=_clip(sql))
+    finally:
+        conn.close()
+    return CheckResult(ok=True, score=1.0)
+
