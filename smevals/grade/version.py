@@ -1,15 +1,20 @@
-"""A grader's version: a hash of its parsed spec, every checker program it names, and the
-built-in catalog's version. Editing a checker script makes a new version; reformatting the
-YAML does not."""
+"""A grader's version: a hash of its parsed spec, every checker program it names, the files
+those programs import or source and those its Checks' `depends:` name (grade/deps.py), and
+the built-in catalog's version. Editing a checker script or a module it imports makes a new
+version; reformatting the YAML does not."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from smevals.spec.model import Check, Grader
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
+from smevals.store.regular import read_regular
 
 VERSION_CHARS = 12
 
@@ -24,9 +29,21 @@ def checker_program(grader: Grader, check: Check) -> Path | None:
 
 
 def grader_version(grader: Grader) -> str:
+    return versioned(grader).version
+
+
+@dataclass(frozen=True)
+class Versioned:
+    version: str
+    files: dict[str, str]       # what the version covers: path in the Eval -> content hash
+
+
+def versioned(grader: Grader) -> Versioned:
+    """The grader's version, and the files it covers (for `diff` to say which changed)."""
     from smevals import checkers
 
-    programs = {}
+    programs: dict[str, str] = {}
+    paths: list[Path] = []
     for check in grader.checks:
         try:
             path = checker_program(grader, check)
@@ -35,6 +52,7 @@ def grader_version(grader: Grader) -> str:
             continue
         if path is not None:
             programs[check.checker] = hashlib.sha256(path.read_bytes()).hexdigest()
+            paths.append(path)
     spec = {"spec": {**grader.doc, "name": grader.name}, "programs": programs,
             "catalog": checkers.CATALOG_VERSION}
     revised = revisions(grader)
@@ -43,7 +61,57 @@ def grader_version(grader: Grader) -> str:
     judged = judge_inputs(grader)
     if judged:
         spec["judge"] = judged
-    return sha256_bytes(dumps(spec))[:VERSION_CHARS]
+    depends = dependencies(grader, paths)
+    if depends:
+        spec["depends"] = depends
+    version = sha256_bytes(dumps(spec))[:VERSION_CHARS]
+    return Versioned(version, _files(grader, spec))
+
+
+def dependencies(grader: Grader, programs: list[Path]) -> dict[str, str]:
+    """sha256 of every file the grader's programs import or source and its Checks' `depends:`
+    name (grade/deps.py), by path relative to the Eval folder. Empty for most graders, whose
+    versions stay as they were."""
+    from smevals.grade import deps
+
+    root = os.path.realpath(deps.eval_dir(grader))
+    return {os.path.relpath(path, root).replace(os.sep, "/"): _sha256(path)
+            for path in deps.all_dependencies(grader, programs)}
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(read_regular(str(path))[1]).hexdigest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+
+
+def _files(grader: Grader, spec: dict[str, Any]) -> dict[str, str]:
+    """The parts of `spec` by the file each stands for, relative to the Eval folder: the
+    grader file (its parsed spec), each program, each judge template file, each dependency;
+    the rules built into smevals as "(smevals built-ins)"."""
+    from smevals.grade.deps import eval_dir
+
+    root = os.path.realpath(eval_dir(grader))
+
+    def rel(path: Path, written: str) -> str:
+        """In the Eval: relative to it; elsewhere: as the grader names it (the same on
+        both sides of a diff, wherever a revision is extracted)."""
+        inside = os.path.relpath(os.path.realpath(path), root)
+        return written if inside.startswith("..") else inside.replace(os.sep, "/")
+
+    out = {rel(grader.path, grader.path.name): sha256_bytes(dumps(spec["spec"]))}
+    for check in grader.checks:
+        digest = spec["programs"].get(check.checker)
+        if digest is not None:
+            path = None if digest.startswith("missing") else checker_program(grader, check)
+            out[check.checker if path is None else rel(path, check.checker)] = digest
+    judged = dict(spec.get("judge", {}))
+    builtin = [spec["catalog"], spec.get("revised"), judged.pop("templates", None)]
+    out["(smevals built-ins)"] = sha256_bytes(dumps(builtin))
+    out.update({rel(grader.path.parent / name, name): digest for name, digest in judged.items()})
+    out.update(spec.get("depends", {}))
+    return out
 
 
 # A Check's `min` used to only tighten its checker's verdict; now it is the pass mark.
