@@ -14,7 +14,7 @@ from typing import Any
 from smevals.spec.model import Check, Grader
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
-from smevals.store.regular import read_regular
+from smevals.store.regular import open_regular
 
 VERSION_CHARS = 12
 
@@ -80,8 +80,11 @@ def dependencies(grader: Grader, programs: list[Path]) -> dict[str, str]:
 
 
 def _sha256(path: Path) -> str:
+    """A regular file's sha256, read in blocks (a large data file never sits in memory)."""
     try:
-        return hashlib.sha256(read_regular(str(path))[1]).hexdigest()
+        fd, _info = open_regular(str(path))
+        with os.fdopen(fd, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         return f"unreadable: {exc.strerror or exc}"
 
@@ -89,7 +92,7 @@ def _sha256(path: Path) -> str:
 def _files(grader: Grader, spec: dict[str, Any]) -> dict[str, str]:
     """The parts of `spec` by the file each stands for, relative to the Eval folder: the
     grader file (its parsed spec), each program, each judge template file, each dependency;
-    the rules built into smevals as "(smevals built-ins)"."""
+    the rules built into smevals as "smevals built-ins"."""
     from smevals.grade.deps import eval_dir
 
     root = os.path.realpath(eval_dir(grader))
@@ -108,7 +111,7 @@ def _files(grader: Grader, spec: dict[str, Any]) -> dict[str, str]:
             out[check.checker if path is None else rel(path, check.checker)] = digest
     judged = dict(spec.get("judge", {}))
     builtin = [spec["catalog"], spec.get("revised"), judged.pop("templates", None)]
-    out["(smevals built-ins)"] = sha256_bytes(dumps(builtin))
+    out["smevals built-ins"] = sha256_bytes(dumps(builtin))
     out.update({rel(grader.path.parent / name, name): digest for name, digest in judged.items()})
     out.update(spec.get("depends", {}))
     return out
