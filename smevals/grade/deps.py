@@ -95,13 +95,15 @@ def python_imports(path: str, data: bytes, home: str) -> list[str]:
     """The files of the modules `path` imports that exist: absolute imports are looked up in
     `home` (the checker program's folder, the first entry of its sys.path), relative ones in
     the importing module's package. Every package on the way counts (its __init__.py)."""
+    if b"import" not in data:
+        return []
     try:
         tree = ast.parse(data, filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []                       # not Python after all: no Python dependencies
     here = os.path.dirname(path)
     out: list[str] = []
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 out += _module_files(home, alias.name.split("."))
@@ -114,6 +116,23 @@ def python_imports(path: str, data: bytes, home: str) -> list[str]:
                 if alias.name != "*":
                     out += _module_files(folder, [alias.name])
     return out
+
+
+BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the module, inside functions, classes and blocks too (imports
+    are statements: expressions need no visit)."""
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        for block in BLOCKS:
+            inner = getattr(node, block, None)
+            if isinstance(inner, list):
+                stack.extend(reversed(inner))
 
 
 def _up(folder: str, levels: int) -> str:
