@@ -1,7 +1,7 @@
 """Benchmark the grader version with dependency discovery (grade/deps.py).
 
-Prints the time of one `versioned(grader)` (what `grade`, `report` and each side of `diff`
-compute once per grader) for:
+Prints the time of one `version_files(grader)` (which does the work of `grader_version` and
+a little more; `grade`, `report` and each side of `diff` compute them once per grader) for:
   - each shipped suite's grader (no dependencies: the cost of looking for them),
   - a grader whose Python checker imports a chain of --modules modules of --lines lines
     each, and the same with a shell checker sourcing --modules files,
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from smevals.grade.version import versioned  # noqa: E402
+from smevals.grade.version import version_files  # noqa: E402
 from smevals.spec.load import load_eval  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def timed(ev: Path, repeats: int) -> tuple[float, int]:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        files = versioned(grader).files
+        files = version_files(grader)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000, len(files)
 

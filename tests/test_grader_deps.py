@@ -199,14 +199,14 @@ GRADER = """checks:
 def test_what_a_version_covers(tmp_path: Path) -> None:
     import os
 
-    from smevals.grade.version import versioned
+    from smevals.grade.version import version_files
     from smevals.spec.load import load_eval
 
     ev = make_eval(tmp_path / "ev", graders={"default": GRADER}, files=FILES)
     (tmp_path / "elsewhere.py").write_text("")
     (ev / "graders" / "outside.py").symlink_to(tmp_path / "elsewhere.py")
     os.mkfifo(ev / "graders" / "fifo.py")
-    files = versioned(load_eval(ev).graders["default"]).files
+    files = version_files(load_eval(ev).graders["default"])
     assert sorted(files) == [
         "data/a.txt", "data/sub/b.txt", "graders/check.sh", "graders/deeper.sh",
         "graders/default.yaml", "graders/dotted.py", "graders/helpers.py", "graders/lazy.py",

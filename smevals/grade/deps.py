@@ -4,10 +4,11 @@ found in a program's text (Python imports, shell `.`/`source`) or declared by a 
 module a checker imports makes a new version. docs/grading.md states the exact rule.
 
 Nothing is executed or imported: Python programs are parsed with `ast`, shell scripts are
-scanned line by line. Only regular files inside the Eval folder count (never a symbolic
-link, a FIFO or a device; never the results store, a hidden folder or `__pycache__`), so a
-revision's mirror (report/committed.py), which holds the whole Eval folder as committed,
-gives the same files as a checkout of that revision.
+scanned line by line. Only regular files inside the Eval folder count (a symbolic link
+counts as the file it names when that is inside the Eval; never a FIFO or a device, the
+results store, a hidden folder or `__pycache__`), so a revision's mirror
+(report/committed.py), which holds the whole Eval folder as committed, gives the same
+files as a checkout of that revision.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
-"""A grader's version: a hash of its parsed spec, every checker program it names, the files
-those programs import or source and those its Checks' `depends:` name (grade/deps.py), and
-the built-in catalog's version. Editing a checker script or a module it imports makes a new
-version; reformatting the YAML does not."""
+"""A grader's version: a hash of its parsed spec, every checker program it names, the built-in
+catalog's version, and the files those programs import or source or its Checks' `depends:`
+name (grade/deps.py). Editing a checker script or a module it imports makes a new version;
+reformatting the YAML does not."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from smevals.spec.model import Check, Grader
 from smevals.spec.programs import ProgramError, resolve_program
@@ -29,21 +27,10 @@ def checker_program(grader: Grader, check: Check) -> Path | None:
 
 
 def grader_version(grader: Grader) -> str:
-    return versioned(grader).version
-
-
-@dataclass(frozen=True)
-class Versioned:
-    version: str
-    files: dict[str, str]       # what the version covers: path in the Eval -> content hash
-
-
-def versioned(grader: Grader) -> Versioned:
-    """The grader's version, and the files it covers (for `diff` to say which changed)."""
     from smevals import checkers
 
-    programs: dict[str, str] = {}
-    paths: list[Path] = []
+    programs = {}
+    paths = []
     for check in grader.checks:
         try:
             path = checker_program(grader, check)
@@ -64,8 +51,7 @@ def versioned(grader: Grader) -> Versioned:
     depends = dependencies(grader, paths)
     if depends:
         spec["depends"] = depends
-    version = sha256_bytes(dumps(spec))[:VERSION_CHARS]
-    return Versioned(version, _files(grader, spec))
+    return sha256_bytes(dumps(spec))[:VERSION_CHARS]
 
 
 def dependencies(grader: Grader, programs: list[Path]) -> dict[str, str]:
@@ -89,31 +75,37 @@ def _sha256(path: Path) -> str:
         return f"unreadable: {exc.strerror or exc}"
 
 
-def _files(grader: Grader, spec: dict[str, Any]) -> dict[str, str]:
-    """The parts of `spec` by the file each stands for, relative to the Eval folder: the
-    grader file (its parsed spec), each program, each judge template file, each dependency;
-    the rules built into smevals as "smevals built-ins"."""
+def version_files(grader: Grader) -> dict[str, str]:
+    """What the grader version covers, by file, for `diff` to say which file changed: path
+    in the Eval folder (as the grader names it when outside) -> a hash of its content. The
+    grader file stands for its parsed spec; "smevals built-ins" for the rules of smevals'
+    own checkers."""
+    from smevals import checkers
     from smevals.grade.deps import eval_dir
 
     root = os.path.realpath(eval_dir(grader))
 
     def rel(path: Path, written: str) -> str:
-        """In the Eval: relative to it; elsewhere: as the grader names it (the same on
-        both sides of a diff, wherever a revision is extracted)."""
         inside = os.path.relpath(os.path.realpath(path), root)
         return written if inside.startswith("..") else inside.replace(os.sep, "/")
 
-    out = {rel(grader.path, grader.path.name): sha256_bytes(dumps(spec["spec"]))}
+    out = {rel(grader.path, grader.path.name):
+           sha256_bytes(dumps({**grader.doc, "name": grader.name}))}
+    paths: list[Path] = []
     for check in grader.checks:
-        digest = spec["programs"].get(check.checker)
-        if digest is not None:
-            path = None if digest.startswith("missing") else checker_program(grader, check)
-            out[check.checker if path is None else rel(path, check.checker)] = digest
-    judged = dict(spec.get("judge", {}))
-    builtin = [spec["catalog"], spec.get("revised"), judged.pop("templates", None)]
+        try:
+            path = checker_program(grader, check)
+        except ProgramError as exc:
+            out[check.checker] = f"missing: {exc}"
+            continue
+        if path is not None:
+            out[rel(path, check.checker)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            paths.append(path)
+    judged = judge_inputs(grader)
+    builtin = [checkers.CATALOG_VERSION, revisions(grader), judged.pop("templates", None)]
     out["smevals built-ins"] = sha256_bytes(dumps(builtin))
     out.update({rel(grader.path.parent / name, name): digest for name, digest in judged.items()})
-    out.update(spec.get("depends", {}))
+    out.update(dependencies(grader, paths))
     return out
 
 
