@@ -14,7 +14,6 @@ files as a checkout of that revision.
 from __future__ import annotations
 
 import ast
-import glob
 import os
 import re
 from collections.abc import Iterator
@@ -221,16 +220,71 @@ def glob_problem(pattern: str, folder: Path, root: Path) -> str | None:
 def declared(folder: Path, root: Path, pattern: str) -> list[Path]:
     """The files the glob `pattern` names (relative to `folder`, `**` for any depth),
     inside the Eval folder `root`: regular files only, outside the store, hidden folders and
-    __pycache__. A refused glob (glob_problem) names nothing."""
+    __pycache__, which are never walked. A refused glob (glob_problem) names nothing."""
     if glob_problem(pattern, folder, root) is not None:
         return []
     top = _real(root)
-    out = []
-    for match in glob.glob(pattern, root_dir=folder, recursive=True):
-        real = os.path.realpath(os.path.join(folder, match))
-        if _inside(real, top) and _regular(real) and not _skipped(real, top):
-            out.append(Path(real))
+    rel = os.path.normpath(os.path.join(os.path.relpath(folder, root), pattern))
+    parts = rel.replace(os.sep, "/").split("/")
+    fixed = 0
+    while fixed < len(parts) and not any(c in parts[fixed] for c in "*?["):
+        fixed += 1
+    start = os.path.join(top, *parts[:fixed])
+    if fixed == len(parts):
+        found = [start]                                   # no wildcard: one path
+    else:
+        wanted = _glob_regex(parts[fixed:])
+        found = [path for path, below in _walk(start, top) if wanted.fullmatch(below)]
+    out = {Path(real) for real in map(os.path.realpath, found)
+           if _inside(real, top) and _regular(real) and not _skipped(real, top)}
     return sorted(out)
+
+
+def _walk(start: str, top: str) -> Iterator[tuple[str, str]]:
+    """(path, path relative to `start` with / separators) of every file below `start`,
+    leaving out the store, hidden folders and __pycache__ (links to folders not followed)."""
+    for here, dirs, files in os.walk(start):
+        dirs[:] = [d for d in dirs if not (d.startswith(".") or d in SKIP_DIRS
+                                           or (here == top and d == STORE_DIR))]
+        rel = os.path.relpath(here, start)
+        for name in files:
+            below = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
+            yield os.path.join(here, name), below
+
+
+def _glob_regex(parts: list[str]) -> re.Pattern[str]:
+    """The path segments of a glob as one regex: `**` any number of folders (or, last,
+    everything below), `*`, `?` and `[...]` within one name, which they never start with a
+    dot unless the pattern does."""
+    out = []
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == "**":
+            out.append("(?:[^/]+/)*[^/]+" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_segment(part) + ("" if last else "/"))
+    return re.compile("".join(out))
+
+
+def _segment(part: str) -> str:
+    out = "" if part.startswith(".") else r"(?!\.)"
+    index = 0
+    while index < len(part):
+        char = part[index]
+        close = part.find("]", index + 2) if char == "[" else -1
+        if char == "*":
+            out += "[^/]*"
+        elif char == "?":
+            out += "[^/]"
+        elif close > 0:
+            body = part[index + 1:close]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out += "[" + body.replace("\\", "\\\\") + "]"
+            index = close
+        else:
+            out += re.escape(char)
+        index += 1
+    return out
 
 
 def _skipped(path: str, top: str) -> bool:
