@@ -52,6 +52,7 @@ def test_two_run_n_8_at_once_make_exactly_8_runs_per_cell(cli, tmp_path: Path):
     samples = sorted(json.loads(p.read_text())["sample"]
                      for p in (ev / "results" / "runs" / "t0").rglob("run.json"))
     assert samples == list(range(8))
+    assert list((ev / "results" / ".staging" / ".claims").iterdir()) == []   # all released
 
 
 def test_two_grade_at_once_grade_each_run_once(cli, tmp_path: Path):
@@ -61,6 +62,7 @@ def test_two_grade_at_once_grade_each_run_once(cli, tmp_path: Path):
     assert [d.returncode for d in done] == [0, 0], [d.stderr for d in done]
     counted = graded(ev)
     assert len(counted) == 6 and set(counted.values()) == {1}
+    assert list((ev / "results" / ".staging" / ".claims").iterdir()) == []
     res = cli("report", str(ev), "--json")
     assert json.loads(res.out)["evals"][0]["summary"]["graded"] == 6
 
@@ -103,3 +105,32 @@ def test_run_g_grades_runs_an_interrupt_left_ungraded(cli, tmp_path: Path):
     res = cli("run", str(ev), "-c", "other", "-t", "one", "-g")
     assert res.code == 0 and "no current Grade" not in res.out   # not in its selection
     assert len(graded(ev)) == 5
+
+
+CONTEND = """
+import sys
+from pathlib import Path
+from smevals.store.claims import Claims
+
+root, rounds = Path(sys.argv[1]), int(sys.argv[2])
+claims = Claims(root, "test")
+counter = root / "counter"
+for _ in range(rounds):
+    with claims.hold("one key") as got:
+        assert got
+        counter.write_text(str(int(counter.read_text()) + 1))   # read, then write: racy unclaimed
+"""
+
+
+def test_lock_files_removed_on_release_keep_claims_exclusive(tmp_path: Path):
+    """Processes that lock, release (removing the lock file) and lock again the same claim
+    never hold it at once: no increment of a shared counter is lost."""
+    import sys
+
+    (tmp_path / "counter").write_text("0")
+    procs = [subprocess.Popen([sys.executable, "-c", CONTEND, str(tmp_path), "150"],
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    errs = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errs
+    assert (tmp_path / "counter").read_text() == "600"
+    assert list((tmp_path / ".staging" / ".claims").iterdir()) == []

@@ -15,7 +15,7 @@ from smevals.commands import stale
 from smevals.commands.common import pick_grader
 from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
-from smevals.grade.version import grader_version, grading_hash
+from smevals.grade.version import grader_version, grading_hash, version_files
 from smevals.report import formats, gates, markdown
 from smevals.report.committed import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
@@ -193,7 +193,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
         grader=grader.name, version=shown, choice=kind, collected=collected,
         rev=revision.rev if revision else None, commit=revision.commit if revision else None,
         current=current, tasks=frozenset(t.name for t in ev.tasks),
-        configs=frozenset(ev.configs))
+        configs=frozenset(ev.configs), files=version_files(grader) if kind == CURRENT else {})
     report.stale.update(stale.count(ev, [((e.task, e.config, e.model), e.run)
                                          for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))

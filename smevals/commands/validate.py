@@ -106,6 +106,26 @@ def grader_problems(grader: Grader, tasks: tuple[Task, ...] | list[Task]) -> lis
     for check in grader.checks:
         found = check_problems(grader, check)
         out.extend(found or task_key_problems(grader, check, tasks))
+        out.extend(depends_problems(grader, check))
+    return out
+
+
+def depends_problems(grader: Grader, check: Check) -> list[Problem]:
+    """Each `depends:` glob must stay inside the Eval folder and match at least one file."""
+    from smevals.grade.deps import declared, eval_dir, glob_problem
+
+    listed = isinstance(check.spec.get("depends"), list)
+    out = []
+    for index, pattern in enumerate(check.depends):
+        where = ("checks", check.index, "depends") + ((index,) if listed else ())
+        why = glob_problem(pattern, grader.path.parent, eval_dir(grader))
+        if why is None and not declared(grader.path.parent, eval_dir(grader), pattern):
+            why = (f"matches no file (globs are relative to the grader's folder, "
+                   f"{display_path(grader.path.parent)}/)")
+        if why is not None:
+            pos = grader.vlocs.get(where, grader.locs.get(where[:3], (1, 1)))
+            field = f"checks[{check.index}].depends" + (f"[{index}]" if listed else "")
+            out.append(Problem(display_path(grader.path), *pos, f"'{pattern}' {why}", field))
     return out
 
 

@@ -117,6 +117,7 @@ class EvalDiff:
     stale_a: dict[str, int] = field(default_factory=dict)   # stale Runs left out, by reason
     stale_b: dict[str, int] = field(default_factory=dict)
     errored: tuple[int, int] = (0, 0)   # Runs left out on A and B: their Grade is an error
+    changed_files: list[str] = field(default_factory=list)  # why the grader version changed
 
     @property
     def version_changed(self) -> bool:
@@ -157,7 +158,16 @@ def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
     return EvalDiff(b.name, b.grader or a.grader, a.version, b.version,
                     bool(rels_a) and rels_a == rels_b, len(rels_b), diffs, flips, added,
                     removed, alpha, status, dict(a.stale), dict(b.stale),
-                    (a.collected.count(ERRORED), b.collected.count(ERRORED)))
+                    (a.collected.count(ERRORED), b.collected.count(ERRORED)),
+                    changed_files(a, b))
+
+
+def changed_files(a: EvalReport, b: EvalReport) -> list[str]:
+    """The files (relative to the Eval) whose change made the current grader version differ
+    between the sides; empty when it did not, or when a side has no current version."""
+    if a.version == b.version or not a.files or not b.files:
+        return []
+    return sorted(k for k in a.files.keys() | b.files.keys() if a.files.get(k) != b.files.get(k))
 
 
 def _paired(a: Group, b: Group, alpha: float) -> tuple[Paired, list[Flip]]:

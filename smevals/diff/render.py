@@ -71,6 +71,8 @@ def _where(side: SideInfo) -> str:
 
 def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
     changed = "changed" if diff.version_changed else "unchanged"
+    if diff.changed_files:
+        changed += ": " + ", ".join(diff.changed_files)
     lines = [f"## {diff.name}", ""]
     if diff.status != "both":
         where = "B only" if diff.status == "added" else "A only"
@@ -239,6 +241,7 @@ def eval_json(diff: EvalDiff) -> dict[str, Any]:
         "eval": diff.name, "status": diff.status, "grader": diff.grader,
         "version_a": diff.version_a,
         "version_b": diff.version_b, "version_changed": diff.version_changed,
+        "version_changed_files": diff.changed_files,
         "same_runs": diff.same_runs, "explanation": explanation(diff),
         "groups": [group_json(g, diff.alpha) for g in diff.groups],
         "flips": [flip_json(f) for f in diff.flips],

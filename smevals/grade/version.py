@@ -1,15 +1,18 @@
-"""A grader's version: a hash of its parsed spec, every checker program it names, and the
-built-in catalog's version. Editing a checker script makes a new version; reformatting the
-YAML does not."""
+"""A grader's version: a hash of its parsed spec, every checker program it names, the built-in
+catalog's version, and the files those programs import or source or its Checks' `depends:`
+name (grade/deps.py). Editing a checker script or a module it imports makes a new version;
+reformatting the YAML does not."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from smevals.spec.model import Check, Grader
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
+from smevals.store.regular import open_regular
 
 VERSION_CHARS = 12
 
@@ -27,6 +30,7 @@ def grader_version(grader: Grader) -> str:
     from smevals import checkers
 
     programs = {}
+    paths = []
     for check in grader.checks:
         try:
             path = checker_program(grader, check)
@@ -35,6 +39,7 @@ def grader_version(grader: Grader) -> str:
             continue
         if path is not None:
             programs[check.checker] = hashlib.sha256(path.read_bytes()).hexdigest()
+            paths.append(path)
     spec = {"spec": {**grader.doc, "name": grader.name}, "programs": programs,
             "catalog": checkers.CATALOG_VERSION}
     revised = revisions(grader)
@@ -46,7 +51,67 @@ def grader_version(grader: Grader) -> str:
     data = database_inputs(grader)
     if data:
         spec["databases"] = data
+    depends = dependencies(grader, paths)
+    if depends:
+        spec["depends"] = depends
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
+
+
+def dependencies(grader: Grader, programs: list[Path]) -> dict[str, str]:
+    """sha256 of every file the grader's programs import or source and its Checks' `depends:`
+    name (grade/deps.py), by path relative to the Eval folder. Empty for most graders, whose
+    versions stay as they were."""
+    from smevals.grade import deps
+
+    root = os.path.realpath(deps.eval_dir(grader))
+    return {os.path.relpath(path, root).replace(os.sep, "/"): _sha256(path)
+            for path in deps.all_dependencies(grader, programs)}
+
+
+def _sha256(path: Path) -> str:
+    """A regular file's sha256, read in blocks (a large data file never sits in memory)."""
+    try:
+        fd, _info = open_regular(str(path))
+        with os.fdopen(fd, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+
+
+def version_files(grader: Grader) -> dict[str, str]:
+    """What the grader version covers, by file, for `diff` to say which file changed: path
+    in the Eval folder (as the grader names it when outside) -> a hash of its content. The
+    grader file stands for its parsed spec; "smevals built-ins" for the rules of smevals'
+    own checkers."""
+    from smevals import checkers
+    from smevals.grade.deps import eval_dir
+
+    root = os.path.realpath(eval_dir(grader))
+
+    def rel(path: Path, written: str) -> str:
+        inside = os.path.relpath(os.path.realpath(path), root)
+        return written if inside.startswith("..") else inside.replace(os.sep, "/")
+
+    out = {rel(grader.path, grader.path.name):
+           sha256_bytes(dumps({**grader.doc, "name": grader.name}))}
+    paths: list[Path] = []
+    for check in grader.checks:
+        try:
+            path = checker_program(grader, check)
+        except ProgramError as exc:
+            out[check.checker] = f"missing: {exc}"
+            continue
+        if path is not None:
+            out[rel(path, check.checker)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            paths.append(path)
+    judged = judge_inputs(grader)
+    builtin = [checkers.CATALOG_VERSION, revisions(grader), judged.pop("templates", None)]
+    out["smevals built-ins"] = sha256_bytes(dumps(builtin))
+    out.update({rel(grader.path.parent / name, name): digest for name, digest in judged.items()})
+    out.update({rel(grader.path.parent / name, name): digest
+                for name, digest in database_inputs(grader).items()})
+    out.update(dependencies(grader, paths))
+    return out
 
 
 # A Check's `min` used to only tighten its checker's verdict; now it is the pass mark.
@@ -106,11 +171,7 @@ def database_inputs(grader: Grader) -> dict[str, str]:
         if not isinstance(name, str):
             continue
         path = grader.path.parent / name
-        try:
-            out[name] = (hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file()
-                         else "missing")
-        except OSError as exc:
-            out[name] = f"unreadable: {exc.strerror}"
+        out[name] = _sha256(path) if path.is_file() else "missing"
     return out
 
 

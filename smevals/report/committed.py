@@ -50,9 +50,31 @@ def resolve(path: Path, rev: str) -> Revision:
         repo, _prefix = gitcat.repo_and_prefix(path.absolute(), path)
     except SourceError as exc:
         raise SmevalsError(f"{exc}, so --rev/diff cannot read '{rev}'") from None
-    commit = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
-                 what=f"unknown revision '{rev}'")
+    try:
+        commit = gitcat.git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+                            what=f"unknown revision '{rev}'")
+    except SourceError as exc:
+        raise SmevalsError(_no_commits(repo, rev) or str(exc)) from None
     return Revision(rev, repo, commit.decode().strip())
+
+
+def _no_commits(repo: Path, rev: str) -> str | None:
+    """Why `rev` names no commit when there are none yet (in the repository, or on the
+    current branch for HEAD), else None."""
+    try:
+        gitcat.git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", what="HEAD")
+        return None
+    except SourceError:
+        pass
+    refs = git(repo, "for-each-ref", "--count=1", "--format=%(refname)", what="git for-each-ref")
+    if not refs.strip():
+        where = "the git repository"
+    elif rev.startswith(("HEAD", "@")):
+        where = "the current branch of"
+    else:
+        return None
+    return (f"{where} {repo} has no commits yet, so there is no revision '{rev}' to read: "
+            "commit the Eval and its results first (git add, git commit)")
 
 
 def repo_path(revision: Revision, path: Path) -> str:

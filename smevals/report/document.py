@@ -34,6 +34,7 @@ class EvalReport:
     configs: frozenset[str] | None = None    # the configs it defines
     present: bool = True       # False: the Eval is absent on this side (diff of a Suite)
     damaged: list[dict[str, str]] = field(default_factory=list)   # objects left out
+    files: dict[str, str] = field(default_factory=dict)   # what `current` covers (version.py)
 
     @cached_property
     def groups(self) -> list[Group]:

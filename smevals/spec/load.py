@@ -14,7 +14,8 @@ from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
 
 RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
-    {"checker", "type", "name", "description", "required", "creates", "timeout", "weight", "min"}
+    {"checker", "type", "name", "description", "required", "creates", "timeout", "weight", "min",
+     "depends"}
 )
 
 
@@ -154,6 +155,7 @@ def _grader(path: Path, problems: list[Problem], defs: Definitions) -> Grader | 
 def _check(index: int, spec: dict[str, Any]) -> Check:
     creates = spec.get("creates") or ()
     creates = (creates,) if isinstance(creates, str) else tuple(creates)
+    depends = spec.get("depends") or ()
     return Check(
         index=index,
         checker=str(spec["checker"]).strip(),
@@ -165,4 +167,5 @@ def _check(index: int, spec: dict[str, Any]) -> Check:
         timeout=spec.get("timeout"),
         weight=float(spec.get("weight", 1.0)),
         min_score=spec.get("min"),
+        depends=(depends,) if isinstance(depends, str) else tuple(depends),
     )

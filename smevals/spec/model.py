@@ -40,6 +40,7 @@ class Check:
     timeout: float | None = None
     weight: float = 1.0
     min_score: float | None = None
+    depends: tuple[str, ...] = ()   # globs of files the checker reads (grade/deps.py)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,15 @@ so the kernel drops it when its holder ends, even by SIGKILL: no claim outlives 
 Keys are spread over a fixed number of lock files (a hash picks one), so the folder never
 grows; two keys sharing a file only wait for each other a little.
 
+A lock file is removed when its claim is released, so a clean run leaves none behind (one
+killed while holding a claim leaves its file, reused by the next run). Removing a file that
+another process may be about to lock needs care: the holder unlinks the file while it
+still holds the lock, and closes it after; whoever gets a lock checks that the file it
+locked is still the one at that path (same device and inode) and starts again otherwise.
+So a process that opened the file just before it was removed, and locks it just after,
+notices that it locked an orphan and locks the path's new file instead: two processes can
+never both believe they hold the same claim.
+
 Inside one process, threads holding keys of the same file share its lock (a count of
 holders); the file is unlocked when the last one lets go. A thread waits for a lock only
 while it holds none, so two processes can never wait for each other in a cycle.
@@ -30,6 +39,7 @@ except ImportError:                      # pragma: no cover - not POSIX
 CLAIMS = ".claims"
 BUCKETS = 256
 POLL = 0.05                              # seconds between tries while another holds a lock
+VANISHED = 1000                          # locked files found removed before giving up
 
 
 class Claims:
@@ -78,6 +88,8 @@ class Claims:
                 return
             del self._held[bucket]
         if state[0] >= 0:
+            with contextlib.suppress(OSError):      # still locked: see the module
+                os.unlink(self._path(bucket))
             os.close(state[0])
 
     def _lock(self, bucket: int, cancelled: Callable[[], bool]) -> int | None:
@@ -85,24 +97,41 @@ class Claims:
         cancelled while waiting."""
         if fcntl is None:
             return -1
-        fd = self._open(bucket)
-        if fd < 0:
-            return -1
-        while True:
+        vanished = 0
+        while vanished < VANISHED:
+            fd = self._open(bucket)
+            if fd < 0:
+                return -1
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return fd
             except BlockingIOError:
+                os.close(fd)
                 if cancelled():
-                    os.close(fd)
                     return None
                 time.sleep(POLL)
+                continue
             except OSError:
                 os.close(fd)
                 return -1
+            if self._current(fd, bucket):
+                return fd
+            os.close(fd)                 # locked a file its holder removed: start again
+            vanished += 1
+        return -1                        # the file keeps vanishing: go on unclaimed
+
+    def _current(self, fd: int, bucket: int) -> bool:
+        """Whether the locked `fd` is still the bucket's lock file (see the module)."""
+        try:
+            mine, now = os.fstat(fd), os.stat(self._path(bucket))
+        except OSError:
+            return False
+        return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
+
+    def _path(self, bucket: int) -> Path:
+        return self.folder / f"{self.prefix}-{bucket:03d}.lock"
 
     def _open(self, bucket: int) -> int:
-        path = self.folder / f"{self.prefix}-{bucket:03d}.lock"
+        path = self._path(bucket)
         try:
             return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         except FileNotFoundError:

@@ -25,11 +25,21 @@ printf '%s: %s\\n' "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
 """
 OUTER = "#!/bin/sh\nexit 0\n"                  # checkers/outer, named as ../checkers/outer
 BESIDE = "#!/bin/sh\nexit 0\n"                 # graders/beside, named as ./beside
+CHECK_PY = """#!/usr/bin/env python3
+import os
+import sys
+
+from rules import FAILING
+
+sys.exit(os.environ["SMEVALS_TASK"] in FAILING)
+"""                                             # graders/check.py, importing graders/rules.py
+RULES = "FAILING = ()\n"
 GRADER = """checks:
   - checker: contains
     value: {task: expected}
   - checker: ../checkers/outer
   - checker: ./beside
+  - checker: ./check.py
 """
 TASKS = ("alpha", "beta", "gamma", "delta")
 
@@ -65,6 +75,8 @@ def make_eval(root: Path, tasks: tuple[str, ...]) -> None:
     write(root / "bin" / "run.sh", RUNNER, executable=True)
     write(root / "checkers" / "outer", OUTER, executable=True)
     write(root / "graders" / "beside", BESIDE, executable=True)
+    write(root / "graders" / "check.py", CHECK_PY, executable=True)
+    write(root / "graders" / "rules.py", RULES)
     write(root / "graders" / "default.yaml", GRADER)
 
 
@@ -76,6 +88,7 @@ class Kind:
     change: object                              # callable(repo) making the edit
     then: tuple[tuple[str, ...], ...]           # smevals commands after the edit
     version_changed: bool = False
+    changed_files: tuple[str, ...] = ()         # what diff names as the version's cause
     flips: tuple[tuple[str, str], ...] = ()     # (task, direction) of A -> B
     stale_b: dict[str, int] = field(default_factory=dict)
     added: dict[str, list[str]] = field(default_factory=dict)    # tasks / models / configs
@@ -114,15 +127,21 @@ KINDS: dict[str, Kind] = {
     "answer_key": Kind(_edit("e1/tasks/beta.yaml", "expected: say beta", "expected: nope"),
                        GRADE, flips=(("beta", "pass->fail"),)),
     "checker_through_dotdot": Kind(_edit("e1/checkers/outer", OUTER, FAILS_GAMMA), GRADE,
-                                   version_changed=True, flips=(("gamma", "pass->fail"),)),
+                                   version_changed=True, flips=(("gamma", "pass->fail"),),
+                                   changed_files=("checkers/outer",)),
     "checker_beside_grader": Kind(_edit("e1/graders/beside", BESIDE, FAILS_DELTA), GRADE,
-                                  version_changed=True, flips=(("delta", "pass->fail"),)),
+                                  version_changed=True, flips=(("delta", "pass->fail"),),
+                                  changed_files=("graders/beside",)),
+    "imported_module": Kind(_edit("e1/graders/rules.py", RULES, 'FAILING = ("beta",)\n'),
+                            GRADE, version_changed=True, flips=(("beta", "pass->fail"),),
+                            changed_files=("graders/rules.py",)),
     "runner_program": Kind(_edit("e1/bin/run.sh", "\\n'", " (v2)\\n'"), RUN,
                            stale_b={"runner changed": 4}, added_runs=4),
     "grader_yaml": Kind(_edit("e1/graders/default.yaml", "  - checker: ./beside\n",
                               "  - checker: ./beside\n  - checker: not_regex\n"
                               "    pattern: alpha\n"), GRADE,
-                        version_changed=True, flips=(("alpha", "pass->fail"),)),
+                        version_changed=True, flips=(("alpha", "pass->fail"),),
+                        changed_files=("graders/default.yaml",)),
     "config_setting": Kind(_edit("e1/configs/default.yaml", "model: m1\n",
                                  "model: m1\ntemperature: 0.5\n"), RUN,
                            stale_b={"config changed": 4}, added_runs=4),
@@ -193,6 +212,7 @@ def expected(history: History, name: str, forward: bool) -> dict[str, object]:
         added, removed = removed, added
         status = {"added": "removed", "removed": "added"}.get(status, status)
     return {"version_a": v_base, "version_b": v_kind, "flips": flips, "stale": stale,
+            "changed_files": list(kind.changed_files),
             "added": added, "removed": removed, "status": status,
             "added_runs": kind.added_runs if forward else kind.removed_runs,
             "removed_runs": kind.removed_runs if forward else kind.added_runs,
@@ -204,6 +224,7 @@ def check_json(doc: dict, want: dict[str, object], eval_name: str) -> None:
     ev = entries[eval_name]
     assert (ev["version_a"], ev["version_b"]) == (want["version_a"], want["version_b"])
     assert ev["version_changed"] == (want["version_a"] != want["version_b"])
+    assert ev["version_changed_files"] == want["changed_files"]
     assert ev["status"] == want["status"]
     assert sorted((f["task"], f["direction"]) for f in ev["flips"]) == want["flips"]
     stale_a, stale_b = want["stale"]  # type: ignore[misc]
@@ -234,6 +255,8 @@ def _stale(reasons: dict[str, int]) -> str:
 def check_markdown(text: str, want: dict[str, object], eval_name: str) -> None:
     section = text.split(f"\n## {eval_name}\n", 1)[1].split("\n## ", 1)[0]
     changed = "changed" if want["version_a"] != want["version_b"] else "unchanged"
+    if want["changed_files"]:
+        changed += ": " + ", ".join(want["changed_files"])  # type: ignore[arg-type]
     stale_a, stale_b = want["stale"]  # type: ignore[misc]
     flips: list[tuple[str, str]] = want["flips"]  # type: ignore[assignment]
     lines = [f"- Grader: default, version {want['version_a']} in A, {want['version_b']} in B "
@@ -279,7 +302,8 @@ def test_matrix(history: History, name: str, direction: str) -> None:
         git(repo, "checkout", "-q", "base")
 
 
-@pytest.mark.parametrize("name", ["checker_through_dotdot", "runner_program", "deleted_task"])
+@pytest.mark.parametrize("name", ["checker_through_dotdot", "imported_module", "runner_program",
+                                  "deleted_task"])
 def test_report_at_a_revision_agrees_with_diff(history: History, name: str) -> None:
     repo = history.repo
     code, out, _err = smevals(repo, "diff", "base", name, "suite", "--format", "json")
@@ -322,6 +346,8 @@ DESCRIBED = {
     "answer_key": "An answer key under a Task's `grading:`, then `smevals grade`",
     "checker_through_dotdot": "A checker program named as `../checkers/x`, then `smevals grade`",
     "checker_beside_grader": "A checker program beside the grader (`./x`), then `smevals grade`",
+    "imported_module": "A module a checker program imports (`graders/rules.py`), then "
+                       "`smevals grade`",
     "runner_program": "The runner program (`../bin/run.sh`), then `smevals run -n 1 -g`",
     "grader_yaml": "The grader YAML (a Check added), then `smevals grade`",
     "config_setting": "A config setting (`temperature: 0.5`), then `smevals run -n 1 -g`",
@@ -340,6 +366,8 @@ def docs_table() -> str:
              "| added (+) and removed (−) |", "|---|---|---|---|---|"]
     for name, kind in KINDS.items():
         version = "changed" if kind.version_changed else "unchanged"
+        if kind.changed_files:
+            version += f" ({', '.join(f'`{f}`' for f in kind.changed_files)})"
         if kind.status != "both":
             version = f"Eval {kind.status}"
         flips = ", ".join(f"{task} {d.replace('->', ' → ')}" for task, d in kind.flips)
