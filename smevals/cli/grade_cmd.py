@@ -37,7 +37,8 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      metavar="N", help="Runs graded at once."),
         click.option("--no-judge-cache", "judge_cache", is_flag=True, default=True,
                      flag_value=False, help="Ask model judges afresh instead of answering "
-                     "from the judge cache in the store."),
+                     "from the judge cache in the store (the fresh answers are served "
+                     "from then on)."),
         click.option("--include-stale", is_flag=True,
                      help="Grade stale Runs too (made from an older task, config or runner; "
                      "reports leave them out)."),
@@ -149,7 +150,8 @@ def _report(s: Any, opts: Any) -> None:
 def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Grade every successful Run that has no Grade from the current grader version.
 
-    Failed Runs are skipped. Editing the grader, a checker program or a Task's grading
+    Failed Runs are skipped, and stale ones (made from an older task, config or runner)
+    unless --include-stale. Editing the grader, a checker program or a Task's grading
     data makes the affected Grades out of date; older Grades are never changed.
     """
     _run(False, paths, **kw)
