@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from smevals.judges.backends import Answer, CallError
 
 
+_LANDED = threading.Event()
+_LANDED.set()
+
+
 @dataclass
 class Flight:
     """One request's call: in flight until `done` is set."""
@@ -47,7 +51,8 @@ class Asked:
     def settle(self, flight: Flight, answer: Answer | None, error: CallError | None) -> None:
         with self.lock:
             flight.answer, flight.error = answer, error
-        flight.done.set()
+        event, flight.done = flight.done, _LANDED       # one shared Event for every landed one
+        event.set()
 
     def stored(self, key: str) -> None:
         """The answer of `key` is now in the judge cache: later askers read it there."""
