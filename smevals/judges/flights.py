@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 from smevals.judges.backends import Answer, CallError
 
-
 _LANDED = threading.Event()
 _LANDED.set()
 
