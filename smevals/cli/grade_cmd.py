@@ -37,7 +37,11 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      metavar="N", help="Runs graded at once."),
         click.option("--no-judge-cache", "judge_cache", is_flag=True, default=True,
                      flag_value=False, help="Ask model judges afresh instead of answering "
-                     "from the judge cache in the store."),
+                     "from the judge cache in the store (the fresh answers are served "
+                     "from then on)."),
+        click.option("--include-stale", is_flag=True,
+                     help="Grade stale Runs too (made from an older task, config or runner; "
+                     "reports leave them out)."),
         click.option("--dry-run", is_flag=True, help="Say how many Runs would be graded and "
                      "how many judge calls that takes (and how many the cache serves); "
                      "grade nothing."),
@@ -85,11 +89,19 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
 
 
 def _dry_report(s: Any) -> None:
+    shared = (f", {s.judge_shared} the same as another (asked once)" if s.judge_shared
+              else "")
     click.echo(f"Would grade {s.planned} Run(s); judge calls: {s.judge_calls} "
-               f"({s.judge_cached} from the judge cache, {s.judge_calls - s.judge_cached} to "
-               "make)")
+               f"({s.judge_cached} from the judge cache{shared}, "
+               f"{s.judge_calls - s.judge_cached - s.judge_shared} to make)")
     if s.up_to_date:
         click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
+    _stale_line(s)
+
+
+def _stale_line(s: Any) -> None:
+    if s.skipped_stale:
+        click.echo(f"Skipped {s.skipped_stale} stale Run(s); --include-stale grades them")
 
 
 def _report(s: Any, opts: Any) -> None:
@@ -105,6 +117,7 @@ def _report(s: Any, opts: Any) -> None:
         click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
         click.echo(f"Skipped {s.skipped_failed_runs} failed Run(s)")
+    _stale_line(s)
     if s.new_version and not opts.regrade:
         click.echo(f"{s.new_version} Run(s) graded again: they had Grades only from older "
                    "grader versions (the old Grades are kept)")
@@ -137,7 +150,8 @@ def _report(s: Any, opts: Any) -> None:
 def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
     """Grade every successful Run that has no Grade from the current grader version.
 
-    Failed Runs are skipped. Editing the grader, a checker program or a Task's grading
+    Failed Runs are skipped, and stale ones (made from an older task, config or runner)
+    unless --include-stale. Editing the grader, a checker program or a Task's grading
     data makes the affected Grades out of date; older Grades are never changed.
     """
     _run(False, paths, **kw)

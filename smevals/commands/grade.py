@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
+from smevals.commands import stale
 from smevals.commands.common import load_evals, pick_grader, writing_to
 from smevals.commands.validate import grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
@@ -43,6 +44,7 @@ class GradeOptions:
     cluster: Any = None            # a scale.ClusterSpec: grade on a Dask cluster
     judge_cache: bool = True        # False: --no-judge-cache
     dry_run: bool = False
+    include_stale: bool = False     # grade Runs made from an older task, config or runner too
 
 
 class GradeUI(Protocol):
@@ -60,6 +62,8 @@ class GradeSummary:
     retried: int = 0                # graded again because their current Grade was an error
     judge_calls: int = 0            # --dry-run: judge calls the Checks would make ...
     judge_cached: int = 0           # ... and how many of them the judge cache serves
+    judge_shared: int = 0           # ... and how many repeat a request asked in this grade
+    skipped_stale: int = 0          # stale Runs left out (no --include-stale)
     skipped_failed_runs: int = 0
     up_to_date: int = 0
     planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
@@ -93,7 +97,7 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
                 ui.warn(warning)
     if opts.dry_run:
         for plan in plans:
-            _dry(plan, summary)
+            _dry(plan, summary, opts.judge_cache)
         return summary
     groups = ProcessGroups()
     for plan in plans:
@@ -127,6 +131,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
+    is_stale = None if opts.include_stale else stale.predicate(ev)
     for run in _select(store, ev, opts, history):
         if opts.shard is not None and not opts.shard.takes(run.rel):
             continue
@@ -141,6 +146,9 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
         current = bool(counted) and counted[-1].record.get("outcome") != "error"
         if current and not opts.regrade:
             summary.up_to_date += 1
+            continue
+        if is_stale is not None and is_stale(run):
+            summary.skipped_stale += 1
             continue
         if counted and not current:
             why[run.rel] = ERROR
@@ -201,12 +209,15 @@ def _since(text: str | None) -> datetime | None:
 
 def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeUI,
                summary: GradeSummary) -> None:
+    from smevals.judges.flights import Asked
+
     environ = dict(os.environ)
     since = Since(plan.known)
+    asked = Asked()
 
     def work(run: Obj[RunRecord]) -> GradeResult | None:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups,
-                       opts.judge_cache)
+                       opts.judge_cache, asked)
         return claimed_grade(job, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
@@ -306,9 +317,10 @@ def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
                and g.record["run"].get("rel") == job.run.rel)
 
 
-def _dry(plan: Plan, summary: GradeSummary) -> None:
-    """Count the judge calls grading `plan.todo` would make, and those the cache serves,
-    by building every judge Check's requests without sending one. Nothing is written."""
+def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
+    """Count the judge calls grading `plan.todo` would make, those the cache serves (none
+    with --no-judge-cache) and those repeating a request asked before, by building every
+    judge Check's requests without sending one. Nothing is written."""
     from smevals.grade.dry import dry_judge, judge_checks
     from smevals.judges.engine import DryCount
 
@@ -317,14 +329,16 @@ def _dry(plan: Plan, summary: GradeSummary) -> None:
     groups = ProcessGroups()
     for run in plan.todo if judged else []:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
-                       groups)
+                       groups, judge_cache)
         dry_judge(job, judged, count)
     summary.judge_calls += count.calls
     summary.judge_cached += count.cached
+    summary.judge_shared += count.shared
 
 
 _VERSIONS: dict[int, str] = {}
 _SINCE: dict[int, Since] = {}
+_ASKED: dict[int, Any] = {}
 
 
 def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
@@ -334,5 +348,10 @@ def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
     session = prep.session
     run = Obj("run", made.written.id, made.written.rel, made.record)
     since = _SINCE.setdefault(id(session), Since())
+    if id(session) not in _ASKED:
+        from smevals.judges.flights import Asked
+
+        _ASKED[id(session)] = Asked()
     return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                  session.environ, session.groups), since)
+                                  session.environ, session.groups, asked=_ASKED[id(session)]),
+                         since)

@@ -135,16 +135,29 @@ class GcReport:
 
 
 def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superseded: bool,
-               grace: float) -> GcReport:
+               grace: float, errored: bool = False, judge: Any = None) -> GcReport:
+    """Remove staging leftovers; with `superseded` Grades of older grader versions and
+    errored Grades a verdict replaced; with `errored` only the latter; with `judge` (an
+    evict.JudgeEviction) the judge cache entries it selects."""
+    from smevals.commands.evict import errored_targets, judge_targets
     from smevals.store.gc import remove, stale_staging_reasons
 
     report = GcReport()
     targets: list[tuple[Path, Path, str]] = []
-    for root in store_roots(paths, store):
+    roots = store_roots(paths, store)
+    for root in roots:
         targets += [(root, p, f"staging leftover ({why})")
                     for p, why in stale_staging_reasons(root, grace)]
     if superseded:
         targets += _superseded(paths, store)
+    for root in roots if superseded or errored else []:
+        targets += errored_targets(root) if root.exists() else []
+    for root in roots if judge is not None else []:
+        targets += judge_targets(root, judge) if root.exists() else []
+    unique: dict[Path, tuple[Path, Path, str]] = {}
+    for target in targets:                  # an errored Grade of an older version: once
+        unique.setdefault(target[1], target)
+    targets = list(unique.values())
     for root, path, why in targets:
         if not dry_run and not remove(path):
             continue                            # a live process took it meanwhile
@@ -156,9 +169,10 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
 
 
 def _prune_empty(root: Path, folder: Path) -> None:
-    """Remove the folders a removed Grade leaves empty, up to its kind folder."""
+    """Remove the folders a removed Grade (or cache entry) leaves empty, up to its kind
+    folder."""
     stop = {root.absolute(), (root / "runs").absolute(), (root / "grades").absolute(),
-            (root / STAGING).absolute()}
+            (root / STAGING).absolute(), (root / "judges").absolute()}
     while folder.absolute() not in stop and folder.absolute() != folder.absolute().parent:
         try:
             folder.rmdir()

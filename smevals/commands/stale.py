@@ -60,3 +60,42 @@ def count(ev: Eval, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, in
     why = classifier(ev)
     found = Counter(why(cell, run) for cell, run in stale)
     return {reason: found[reason] for reason in REASONS if found[reason]}
+
+
+def predicate(ev: Eval) -> Callable[[Obj[RunBrief]], bool]:
+    """Whether a Run is stale against `ev`, as `report` decides: its task or config is gone,
+    or its recorded inputs differ from a current Run's (only the task and config hashes are
+    compared when the config's runner cannot be found here)."""
+    tasks = {t.name: t for t in ev.tasks}
+    runners: dict[str, Runner | None] = {}
+    wants: dict[Cell, dict[str, object] | None] = {}
+
+    def want(cell: Cell) -> dict[str, object] | None:
+        task, config = tasks.get(cell[0]), ev.configs.get(cell[1])
+        if task is None or config is None:
+            return None
+        if cell[1] not in runners:
+            try:
+                runners[cell[1]] = resolve_runner(config)
+            except (SmevalsError, OSError):
+                runners[cell[1]] = None
+        runner = runners[cell[1]]
+        inputs = inputs_of(task, config, runner or Runner(None, None, "", ""), cell[2])
+        if runner is None:
+            return {"task": inputs["task"], "config": inputs["config"]}
+        return {"hash": inputs["hash"]}
+
+    def is_stale(run: Obj[RunBrief]) -> bool:
+        rec = run.record
+        try:
+            cell = (str(rec["task"]["name"]), str(rec["config"]["name"]), str(rec["model"]))
+        except (KeyError, TypeError):
+            return True
+        if cell not in wants:
+            wants[cell] = want(cell)
+        expected, had = wants[cell], rec.get("inputs")
+        if expected is None or not isinstance(had, dict):
+            return True
+        return any(had.get(key) != value for key, value in expected.items())
+
+    return is_stale

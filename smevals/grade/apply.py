@@ -31,6 +31,7 @@ class GradeJob:
     environ: dict[str, str]
     groups: ProcessGroups
     judge_cache: bool = True        # False: --no-judge-cache, every judge call made afresh
+    asked: Any = None               # a judges.flights.Asked: identical requests asked once
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def judge_context(job: GradeJob, check: Check, dry: Any = None) -> Any:
                         environ=job.environ, grader_judge=block if isinstance(block, dict)
                         else None, grader_dir=job.grader.path.parent,
                         run_model=str(record.get("model", "")), index=check.index,
-                        cancel=job.groups.cancelled, find_output=find_output, dry=dry)
+                        cancel=job.groups.cancelled, find_output=find_output, dry=dry,
+                        asked=job.asked)
 
 
 def _promises(check: Check, workspace: Path, result: dict[str, Any]) -> None:

@@ -104,3 +104,22 @@ class _Verdicts:
         if found is None:
             found = self.known[facts] = counts(grade, self.choice)
         return found
+
+
+def superseded_errors(grades: Sequence[G]) -> set[str]:
+    """Ids of the errored Grades (no verdict) that a later verdict (pass or fail) of the
+    same grader version replaced for the same Run: retries that succeeded. `gc --errored`
+    removes them, and lists of a Run's Grades leave them out."""
+    latest: dict[tuple[str, str, str], tuple[str, str]] = {}    # newest verdict's newness
+    errors: list[tuple[tuple[str, str, str], tuple[str, str], str]] = []
+    for grade in grades:
+        rec = grade.record
+        grader, run = rec.get("grader"), rec.get("run")
+        if grader.__class__ is not dict or run.__class__ is not dict:
+            continue
+        key = (str(grader.get("name")), str(grader.get("version")), str(run.get("rel")))
+        if rec.get("outcome") == "error":
+            errors.append((key, _newness(grade), grade.id))
+        elif rec.get("outcome") in ("pass", "fail"):
+            latest[key] = max(latest.get(key, ("", "")), _newness(grade))
+    return {gid for key, when, gid in errors if key in latest and latest[key] > when}

@@ -4,6 +4,8 @@
 outcome is then `error`) when a call failed or an answer is not a verdict. Either way the
 calls (request, raw response, verdict or error, tokens, latency, cached or not) are written
 to the Check's artifact in the Grade. Only an answer that parsed as a verdict is cached.
+Identical requests of one grade are sent once (judges/flights.py); the others are marked
+`shared` and counted as answered without a call.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from smevals.checkers.base import CheckError
 from smevals.judges.backends import Answer, Call, CallError, answer
+from smevals.judges.flights import Asked
 from smevals.judges.settings import Settings
 from smevals.judges.verdict import VerdictError
 from smevals.store import judgecache
@@ -29,15 +32,23 @@ class DryCount:
 
     calls: int = 0
     cached: int = 0
+    shared: int = 0                 # not cached, but the same as a request counted before
     requests: list[dict[str, Any]] = field(default_factory=list)   # every request, in order
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    keys: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, cached: bool, request: dict[str, Any] | None = None) -> None:
+    def add(self, cached: bool, request: dict[str, Any] | None = None,
+            once: bool = False) -> None:
+        """Count one call; `once`: identical requests are asked once (not for replay)."""
         with self.lock:
             self.calls += 1
             self.cached += cached
             if request is not None:
                 self.requests.append(request)
+                if once and not cached:
+                    key = judgecache.request_key(request)
+                    self.shared += key in self.keys
+                    self.keys.add(key)
 
 
 class DryRun(Exception):
@@ -58,6 +69,7 @@ class JudgeContext:
     cancel: threading.Event | None = None
     find_output: Callable[[str, str | None], str | None] | None = None
     dry: DryCount | None = None
+    asked: Asked | None = None                  # identical requests of this grade: once
 
 
 def storable(settings: Settings, ctx: JudgeContext) -> bool:
@@ -77,7 +89,8 @@ def ask(ctx: JudgeContext, settings: Settings, calls: list[Call],
     if ctx.dry is not None:
         for call in calls:
             ctx.dry.add(cacheable(settings, ctx) and ctx.store_root is not None
-                        and judgecache.has(ctx.store_root, call.request), call.request)
+                        and judgecache.has(ctx.store_root, call.request), call.request,
+                        storable(settings, ctx))
         raise DryRun
     if len(calls) > 1:              # pairwise: both orders asked at once
         from concurrent.futures import ThreadPoolExecutor
@@ -108,15 +121,20 @@ def _one(ctx: JudgeContext, settings: Settings, call: Call,
     if call.images:                 # which files the request's image hashes are
         record["images"] = [image.evidence() for image in call.images]
     got = _cached(ctx, settings, call)
-    record["cached"] = got is not None
+    cached, shared = got is not None, False
     if got is None:
-        try:
-            got = answer(settings, call, ctx.environ, ctx.cancel, ctx.grader_dir)
-        except CallError as error:
-            record.update(error=error.reason, attempts=error.attempts)
+        got, error, shared = _ask_once(ctx, settings, call)
+        if error is not None:
+            record.update(cached=False, error=error.reason, attempts=error.attempts)
+            if shared:
+                record["shared"] = True
             if error.raw is not None:
                 record["response"] = {"status": error.status, "body": error.raw}
             return record
+    assert got is not None
+    record["cached"] = cached or shared
+    if shared:
+        record["shared"] = True
     record.update(response={"status": got.status, "body": got.raw}, content=got.content,
                   usage=got.usage, latency_ms=got.latency_ms, attempts=got.attempts)
     try:
@@ -130,14 +148,59 @@ def _one(ctx: JudgeContext, settings: Settings, call: Call,
         judgecache.keep(ctx.store_root, call.request,
                         {"content": got.content, "body": got.raw, "status": got.status,
                          "usage": got.usage, "latency_ms": got.latency_ms}, created)
+        if ctx.asked is not None:
+            ctx.asked.stored(record["cache_key"])
     return record
+
+
+def _ask_once(ctx: JudgeContext, settings: Settings, call: Call
+              ) -> tuple[Answer | None, CallError | None, bool]:
+    """(answer, error, shared): the backend's answer to `call`, asked once per distinct
+    request of the grade (judges/flights.py); `shared` when another Check asked it."""
+    asked = ctx.asked if storable(settings, ctx) else None
+    if asked is None:
+        return _send(ctx, settings, call)
+    flight, first = asked.claim(judgecache.request_key(call.request))
+    if first:
+        got: tuple[Answer | None, CallError | None, bool] = \
+            (None, CallError("the call did not finish"), False)
+        try:
+            got = _send(ctx, settings, call)
+        finally:
+            asked.settle(flight, got[0], got[1])
+        return got
+    landed = asked.outcome(flight, ctx.cancel)
+    if landed is None:
+        return None, CallError("cancelled", attempts=0), True
+    answer_, error, stored = landed
+    if stored:
+        assert ctx.store_root is not None
+        answer_ = _from_cache(ctx.store_root, call)
+        if answer_ is None:                 # gone meanwhile: ask it here
+            return _send(ctx, settings, call)
+    if error is not None:
+        return None, CallError(error.reason, error.raw, error.status, error.attempts), True
+    return answer_, None, True
+
+
+def _send(ctx: JudgeContext, settings: Settings, call: Call
+          ) -> tuple[Answer | None, CallError | None, bool]:
+    try:
+        return answer(settings, call, ctx.environ, ctx.cancel, ctx.grader_dir), None, False
+    except CallError as error:
+        return None, error, False
 
 
 def _cached(ctx: JudgeContext, settings: Settings, call: Call) -> Answer | None:
     if not cacheable(settings, ctx):
         return None
     assert ctx.store_root is not None
-    found = judgecache.lookup(ctx.store_root, call.request)
+    return _from_cache(ctx.store_root, call)
+
+
+def _from_cache(root: Path, call: Call) -> Answer | None:
+    """The newest sound cache entry's answer to `call` (attempts 0: no call made)."""
+    found = judgecache.lookup(root, call.request)
     if found is None or not isinstance(found.get("content"), str):
         return None
     usage = found.get("usage") if isinstance(found.get("usage"), dict) else {}
@@ -150,6 +213,8 @@ def _usage(settings: Settings, records: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"model": settings.model, "backend": settings.backend,
                            "calls": 0, "cached": 0, "input_tokens": 0, "output_tokens": 0}
     for record in records:
+        if record.get("shared") and record.get("error"):
+            continue                        # the call that failed is counted where made
         if record.get("cached"):
             out["cached"] += 1
             continue

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any, cast
 
 from smevals import stats
-from smevals.grade.select import grades_by_run
+from smevals.grade.select import grades_by_run, superseded_errors
 from smevals.report.document import EvalReport
 from smevals.report.formats import group_json, summary_json
 from smevals.report.repeats import repeats
@@ -62,8 +62,11 @@ class Loaded:
 
     @cached_property
     def history(self) -> dict[str, list[Obj[GradeRecord]]]:
-        """Run rel -> every Grade of it (any grader, any version), oldest first."""
+        """Run rel -> every Grade of it (any grader, any version), oldest first, but for
+        errored Grades a later verdict of the same grader version replaced (retries)."""
         grades = self.store.grades()
+        retried = superseded_errors(grades)
+        grades = [g for g in grades if g.id not in retried] if retried else grades
         names = sorted({str(g.record.get("grader", {}).get("name")) for g in grades})
         out: dict[str, list[Obj[GradeRecord]]] = {}
         for name in names:

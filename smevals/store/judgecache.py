@@ -12,9 +12,14 @@ fsynced, linked into place so it never replaces an entry) and read-only afterwar
 The second part of the name is the start of the sha256 of the file's own bytes, as an
 object id is, so an edited response (even one written back in canonical form) no longer
 hashes to its name: `verify` names it, `merge` refuses it, and a lookup leaves it out (the
-judge is asked again) and notes it as damage. A request may have several entries (two
-writers at once, two merged shards): a lookup serves the first sound one in name order.
-Lookups are O(1): each bucket folder is listed once per process, and again on a miss.
+judge is asked again) and notes it as damage.
+
+A request may have several entries (`--no-judge-cache` asked it afresh, two writers at once,
+two merged shards or branches): the newest sound one answers, by its recorded `created` time
+(UTC), ties broken by the greater file name, so every clone of a merge serves the same answer
+whatever the order of the merge. Older entries stay as evidence until `smevals gc
+--judge-cache` evicts them. Lookups are O(1): each bucket folder is listed once per process,
+and again on a miss.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import stat
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +76,8 @@ def has(root: Path, request: dict[str, Any]) -> bool:
 
 
 def _find(root: Path, request: dict[str, Any]) -> tuple[Path, dict[str, Any]] | None:
-    """(path, record) of the first sound entry of `request`; damaged ones noted and skipped."""
+    """(path, record) of the newest sound entry of `request`; damaged ones noted and
+    skipped."""
     from smevals.store import damage
 
     key = request_key(request)
@@ -78,15 +85,38 @@ def _find(root: Path, request: dict[str, Any]) -> tuple[Path, dict[str, Any]] | 
     fresh = False
     while True:
         names, fresh = _names(folder, key, fresh)
+        sound = []
         for name in names:
             _data, record, problems = check_entry(folder / name)
             if problems:
                 damage.note(str(root), f"{FOLDER}/{key[:2]}/{name}", "; ".join(problems))
             elif record is not None and record["request"] == request:
-                return folder / name, record
+                sound.append((newness(record, name), folder / name, record))
+        if sound:
+            _when, path, record = max(sound, key=lambda found: found[0])
+            return path, record
         if fresh:
             return None
         fresh = True
+
+
+def created_at(record: dict[str, Any]) -> datetime | None:
+    """When an entry was stored (its `created` time), or None when it has no valid one."""
+    from smevals.store.layout import parse_iso
+
+    try:
+        return parse_iso(str(record.get("created"))).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def newness(record: dict[str, Any], name: str) -> tuple[datetime, str]:
+    """How an entry orders among the entries of its request: by `created`, then by file
+    name; an entry without a valid time is older than any with one."""
+    return created_at(record) or _NEVER, name
+
+
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
@@ -105,9 +135,10 @@ def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
 
 
 def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created: str) -> Path:
-    """Store `response` for `request` (a no-op when a sound entry exists); the entry's path."""
+    """Store `response` for `request` as its newest entry (a no-op when the newest sound
+    entry already holds the same answer); the path of the entry that answers now."""
     found = _find(root, request)
-    if found is not None:
+    if found is not None and found[1]["response"].get("content") == response.get("content"):
         return found[0]
     data = dumps({"format": FORMAT, "kind": "judge", "request": request, "response": response,
                   "created": created})
