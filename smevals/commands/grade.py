@@ -234,7 +234,24 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
 
             grade_on_cluster(plan, opts.cluster, done, opts.judge_cache)
         else:
-            run_pool(plan.todo, work, opts.jobs, done, groups.cancel)
+            todo = spread(plan.todo) if opts.jobs > 1 else plan.todo
+            run_pool(todo, work, opts.jobs, done, groups.cancel)
+
+
+def spread(runs: list[Obj[RunRecord]]) -> list[Obj[RunRecord]]:
+    """The Runs in rounds: the first sample of every Task × config × model, then the second...
+    Samples of one pair often build the same judge request, which is asked once
+    (judges/flights.py): side by side in a pool, the later ones would hold a slot waiting
+    for it; a round later, they find its answer in the judge cache."""
+    seen: dict[tuple[str, str, str], int] = {}
+    rounds: list[int] = []
+    for run in runs:
+        rec = run.record
+        key = (rec["task"]["name"], rec["config"]["name"], rec["model"])
+        rounds.append(seen.get(key, 0))
+        seen[key] = rounds[-1] + 1
+    order = sorted(range(len(runs)), key=lambda i: rounds[i])
+    return [runs[i] for i in order]
 
 
 def _count(summary: GradeSummary, result: GradeResult, before: Obj[GradeRecord] | None) -> None:
