@@ -166,6 +166,7 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
 
     def done(grade: Any) -> None:
         summary.graded_fail += grade.outcome == "fail"
+        summary.graded_error += grade.outcome == "error"
         ui.leftover(grade)
 
     selection = GradeOptions((), prep.grader.name, opts.jobs,
