@@ -173,5 +173,6 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
                              tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
                              models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
                              configs=(prep.session.config.name,))
+    graded = frozenset(made.written.rel for made, grade in summary.results if grade is not None)
     grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
-                    prep.session.groups, done)
+                    prep.session.groups, done, graded)

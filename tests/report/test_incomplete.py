@@ -105,7 +105,8 @@ def test_errored_grades_of_b_fail_the_gates(tmp_path: Path, fake_openai) -> None
 def test_errored_grades_give_the_same_exit_code_from_run_g_grade_and_regrade(
         tmp_path: Path, cli, fake_openai) -> None:
     """Runs made without grading, a judge that gives no verdict: `run -n 1 -g` makes no Run
-    but grades the ungraded ones, and exits 2 as `grade` and `regrade` do."""
+    but grades the ungraded ones, and exits 2 as `grade` and `regrade` do; a Run it makes
+    is graded once (its errored Grade is not asked again by the same command)."""
     answer_with(fake_openai, lambda user: "no verdict here")
     ev = judge_eval(tmp_path / "ev", fake_openai, "  - checker: llm_judge\n    rubric: r\n")
     assert cli("run", str(ev), "-t", "one").code == 0
@@ -114,7 +115,12 @@ def test_errored_grades_give_the_same_exit_code_from_run_g_grade_and_regrade(
     assert "(no current Grade) ... grade: error\n" in res.out
     assert res.err == ("Error: 1 Grade(s) have no verdict (outcome error: a judge or webhook "
                        "could not answer); `smevals grade` tries them again\n")
-    assert [cli(command, str(ev)).code for command in ("grade", "regrade")] == [2, 2]
+    assert [cli(command, str(ev), "-t", "one").code for command in ("grade", "regrade")] == [2, 2]
+    asked = len(fake_openai.requests)
+    res = cli("run", str(ev), "-t", "two", "-g")       # a new Run: graded once, not again
+    assert res.code == 2, res.both
+    assert res.err.startswith("Error: 1 Grade(s) have no verdict")
+    assert len(fake_openai.requests) == asked + 1
 
 
 SAMPLED = """#!/bin/sh
