@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from smevals.cli.base import cli
-from smevals.cli.options import side_options, write_output
+from smevals.cli.options import side_options, task_pass_option, write_output
 from smevals.errors import EvidenceFailed
 
 
@@ -36,6 +36,10 @@ class _Mode(click.Choice):
               type=_Mode(["flip", "significant", "any"]), metavar="[flip|significant|any]",
               help="Exit 1 on a pass->fail flip (flip), a significant drop of a config x model "
               "(significant), or either (any, the default when given bare).")
+@task_pass_option
+@click.option("--allow-incomplete", is_flag=True,
+              help="Let --fail-on-regression pass even when B has fewer graded Runs of a "
+              "config x model than A because some are ungraded or their Grade is an error.")
 @click.option("--show-output", is_flag=True,
               help="Print both Runs' output.txt side by side under each flip.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
@@ -43,7 +47,8 @@ class _Mode(click.Choice):
 def diff_cmd(args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
              models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
              store: str | None, grader_versions: tuple[str, str] | None, alpha: float, fmt: str,
-             fail_on: str | None, show_output: bool, output: str | None) -> None:
+             fail_on: str | None, task_pass: str, allow_incomplete: bool,
+             show_output: bool, output: str | None) -> None:
     """Compare the graded Runs of two git revisions A and B, read without a checkout.
 
     \b
@@ -56,6 +61,8 @@ def diff_cmd(args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     Per config x model: mean score and pass rate on each side, the delta, a paired
     bootstrap interval of the mean score delta and an exact McNemar test over the tasks
     present on both sides; then the tasks that flipped, and what was added or removed.
+    Runs left out (ungraded, errored, stale) are counted per config x model; a gate fails
+    when B has fewer graded Runs of one than A because some are ungraded or errored.
     """
     from smevals.commands.diff import DiffOptions, diff_command
     from smevals.commands.report import SideSpec
@@ -63,8 +70,10 @@ def diff_cmd(args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
 
     spec = SideSpec(grader, None, store, filters=Filters(tasks, models, configs),
                     include_stale=include_stale)
-    opts = DiffOptions(args, spec, grader_versions, alpha, fmt, fail_on, show_output)
+    opts = DiffOptions(args, spec, grader_versions, alpha, fmt, fail_on, show_output,
+                       allow_incomplete, task_pass)
     result = diff_command(opts)
     write_output(result.text, output)
     if result.reasons:
-        raise EvidenceFailed("regression:\n  " + "\n  ".join(result.reasons))
+        head = "gate failed" if result.incomplete else "regression"
+        raise EvidenceFailed(f"{head}:\n  " + "\n  ".join(result.reasons))

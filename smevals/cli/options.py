@@ -73,6 +73,12 @@ def side_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+task_pass_option = click.option(
+    "--task-pass", type=click.Choice(["majority", "all", "any"]), default="majority",
+    show_default=True, help="When a task passes, over its counted Runs of one config x model: "
+    "more than half pass (majority), every one (all) or at least one (any).")
+
+
 def write_output(text: str, output: str | None) -> None:
     if output is None:
         click.echo(text, nl=False)

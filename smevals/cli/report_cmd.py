@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from smevals.cli.base import cli, evals_argument
-from smevals.cli.options import side_options, write_output
+from smevals.cli.options import side_options, task_pass_option, write_output
 from smevals.errors import EvidenceFailed
 
 
@@ -26,6 +26,10 @@ from smevals.errors import EvidenceFailed
               help="Exit 1 when a config x model's mean score is below SCORE.")
 @click.option("--min-pass-rate", metavar="RATE",
               help="Exit 1 when a config x model's pass rate is below RATE (0.8 or 80%).")
+@task_pass_option
+@click.option("--allow-incomplete", is_flag=True,
+              help="Let the gates pass even while current Runs are ungraded or their Grade "
+              "is an error (by default that fails every gate).")
 @click.option("--agreement", metavar="GRADER[:VERSION]",
               help="Instead: how far this grader agrees with --against on the Runs both "
               "graded (accuracy, Cohen's kappa, confusion matrix, disagreements).")
@@ -35,14 +39,15 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
                models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
                store: str | None, by_task: bool, fmt: str, as_json: bool, output: str | None,
                rev: str | None, version: str | None, any_version: bool,
-               fail_under: str | None, min_pass_rate: str | None, agreement: str | None,
-               against: str) -> None:
+               fail_under: str | None, min_pass_rate: str | None, task_pass: str,
+               allow_incomplete: bool, agreement: str | None, against: str) -> None:
     """Summarise the graded Runs of each Eval (or Suite): leaderboard of config x model,
     pass rates with 95% intervals, tags, repeats, metrics.
 
     By default the newest Grade of the current grader version (and current answer keys)
     counts for each Run; failed Runs, ungraded Runs and stale Runs are counted and left
-    out. Gates (--fail-under, --min-pass-rate) exit 1 when any config x model falls below.
+    out. Gates (--fail-under, --min-pass-rate) exit 1 when any config x model falls below,
+    or while current Runs are ungraded or their Grade is an error (--allow-incomplete).
     """
     from smevals.commands.report import ReportOptions, SideSpec, report_command
     from smevals.report.rows import Filters
@@ -56,7 +61,7 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     spec = SideSpec(grader, rev, store, version, any_version,
                     Filters(tasks, models, configs), include_stale)
     opts = ReportOptions(paths, spec, "json" if as_json else fmt, by_task, fail_under,
-                         min_pass_rate)
+                         min_pass_rate, allow_incomplete, task_pass)
     result = report_command(opts)
     write_output(result.text, output)
     if result.gate_failures:

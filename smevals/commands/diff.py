@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from smevals.commands.report import (
@@ -19,9 +19,17 @@ from smevals.commands.report import (
     open_side,
     report_side,
 )
-from smevals.diff.compare import MODES, EvalDiff, compare, regression_reasons, shown
+from smevals.diff.compare import (
+    MODES,
+    EvalDiff,
+    compare,
+    incomplete_reasons,
+    regression_reasons,
+    shown,
+)
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
+from smevals.report import taskpass
 from smevals.report.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.index import gc_paused
@@ -40,12 +48,15 @@ class DiffOptions:
     fmt: str = "markdown"
     fail_on: str | None = None
     show_output: bool = False
+    allow_incomplete: bool = False
+    task_pass: str = taskpass.DEFAULT
 
 
 @dataclass
 class DiffResult:
     text: str
-    reasons: list[str]
+    reasons: list[str]                  # why the gate trips: incomplete evidence first
+    incomplete: list[str] = field(default_factory=list)
 
 
 def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -66,6 +77,9 @@ def _check(opts: DiffOptions, revs: list[str]) -> None:
     if opts.fail_on is not None and opts.fail_on not in MODES:
         raise SmevalsError(f"--fail-on-regression: '{opts.fail_on}' is not one of "
                            f"{', '.join(MODES)}")
+    if opts.task_pass not in taskpass.RULES:
+        raise SmevalsError(f"--task-pass: '{opts.task_pass}' is not one of "
+                           f"{', '.join(taskpass.RULES)}")
     if opts.grader_versions and len(revs) > 1:
         raise SmevalsError("--grader-versions compares two versions on the Runs of one side: "
                            "give at most one revision")
@@ -82,17 +96,21 @@ def _diff(opts: DiffOptions) -> DiffResult:
     with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
         pairs = _pairs(paths, opts, revs, Path(tmp))
     keep(pairs)
-    diffs = [compare(a.report, b.report, opts.alpha) for a, b in pairs]
+    diffs = [compare(a.report, b.report, opts.alpha, opts.task_pass) for a, b in pairs]
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
-    reasons = regression_reasons(diffs, opts.fail_on) if opts.fail_on else []
+    incomplete = incomplete_reasons(diffs) if opts.fail_on else []
+    if opts.allow_incomplete:
+        incomplete = []
+    reasons = incomplete + (regression_reasons(diffs, opts.fail_on) if opts.fail_on else [])
     if opts.fmt == "json":
         mode = "grader_versions" if opts.grader_versions else "revisions"
-        regression = {"mode": opts.fail_on, "tripped": bool(reasons), "reasons": reasons}
-        text = to_json(diffs, info_a, info_b, opts.alpha, mode, regression)
+        regression = {"mode": opts.fail_on, "tripped": bool(reasons), "reasons": reasons,
+                      "incomplete": incomplete, "allow_incomplete": opts.allow_incomplete}
+        text = to_json(diffs, info_a, info_b, opts.alpha, mode, regression, opts.task_pass)
     else:
-        text = markdown(diffs, info_a, info_b, opts.alpha, outputs)
-    return DiffResult(text, reasons)
+        text = markdown(diffs, info_a, info_b, opts.alpha, outputs, opts.task_pass)
+    return DiffResult(text, reasons, incomplete)
 
 
 def _pairs(paths: list[str], opts: DiffOptions, revs: list[str],

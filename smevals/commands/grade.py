@@ -269,13 +269,16 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj[GradeRecord] 
 
 
 def grade_leftovers(ev: Eval, grader: Grader, store: Store, selection: GradeOptions,
-                    groups: ProcessGroups, on_done: Callable[[GradeResult], None]) -> None:
+                    groups: ProcessGroups, on_done: Callable[[GradeResult], None],
+                    graded: frozenset[str] = frozenset()) -> None:
     """`run -g`: grade the selected Runs that still have no current Grade (an interrupted
-    run or grade left them), after the Runs just made."""
+    run or grade left them), after the Runs just made; not those `graded` (Run rels) by this
+    command already, whose Grade may be an error (no verdict) asked for a moment ago."""
     store.forget()
     if not store.runs(brief=True):
         return
     plan = _plan(ev, selection, GradeSummary(), store, grader)
+    plan.todo = [run for run in plan.todo if run.rel not in graded]
     if plan.todo:
         _grade_all(plan, selection, groups, _Hook(on_done), GradeSummary())
 

@@ -16,7 +16,7 @@ from smevals.commands.common import pick_grader
 from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash, version_files
-from smevals.report import formats, gates, markdown
+from smevals.report import formats, gates, markdown, taskpass
 from smevals.report.committed import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
 from smevals.report.rows import OLDER, STALE, Collected, Expected, Filters, Want, collect
@@ -56,6 +56,8 @@ class ReportOptions:
     by_task: bool = False
     fail_under: str | None = None
     min_pass_rate: str | None = None
+    allow_incomplete: bool = False
+    task_pass: str = taskpass.DEFAULT
 
 
 @dataclass
@@ -83,18 +85,21 @@ def report_command(opts: ReportOptions) -> ReportResult:
 def _report(opts: ReportOptions) -> ReportResult:
     if opts.fmt not in FORMATS:
         raise SmevalsError(f"--format: '{opts.fmt}' is not one of {', '.join(FORMATS)}")
+    if opts.task_pass not in taskpass.RULES:
+        raise SmevalsError(f"--task-pass: '{opts.task_pass}' is not one of "
+                           f"{', '.join(taskpass.RULES)}")
     if opts.side.version and opts.side.any_version:
         raise SmevalsError("--grader-version and --any-version exclude each other")
     try:
         limits = gates.Gates(gates.parse_score(opts.fail_under),
-                             gates.parse_rate(opts.min_pass_rate))
+                             gates.parse_rate(opts.min_pass_rate), opts.allow_incomplete)
     except gates.GateError as exc:
         raise SmevalsError(str(exc)) from None
     sides = load_sides(opts.paths, opts.side)
     keep(sides)
     reports = [side.report for side in sides]
     failures = gates.check(limits, reports)
-    settings = Settings(generated_at(), opts.by_task)
+    settings = Settings(generated_at(), opts.by_task, opts.task_pass)
     text = _render(opts, reports, settings, limits, failures)
     return ReportResult(text, failures)
 
@@ -118,7 +123,7 @@ def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
     if opts.fmt == "csv":
         return formats.to_csv(reports)
     if opts.fmt == "junit":
-        return formats.to_junit(reports)
+        return formats.to_junit(reports, opts.task_pass)
     return markdown.render(reports, settings, opts.side.filters.describe())
 
 

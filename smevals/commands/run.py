@@ -166,11 +166,13 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
 
     def done(grade: Any) -> None:
         summary.graded_fail += grade.outcome == "fail"
+        summary.graded_error += grade.outcome == "error"
         ui.leftover(grade)
 
     selection = GradeOptions((), prep.grader.name, opts.jobs,
                              tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
                              models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
                              configs=(prep.session.config.name,))
+    graded = frozenset(made.written.rel for made, grade in summary.results if grade is not None)
     grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
-                    prep.session.groups, done)
+                    prep.session.groups, done, graded)

@@ -4,8 +4,9 @@ Pure: it takes the rows each side's report would count and returns, per config x
 the mean score and pass rate on each side with their deltas and paired statistics over
 the tasks present on both sides; the tasks that flipped; what was added or removed.
 
-Per task, a side's score is the mean score of the task's Runs there, and the task passes
-when more than half of its Runs pass (a majority; 1 of 2 is not a pass).
+Per task, a side's score is the mean score of the task's Runs there, and whether the task
+passes follows `--task-pass` (`smevals.report.taskpass`; by default when more than half of
+its Runs pass: 1 of 2 is not a pass).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from dataclasses import dataclass, field
 
 from smevals import stats
 from smevals.report.document import EvalReport
+from smevals.report.evidence import LeftOut, Pair, left_out, missing_texts
 from smevals.report.rows import ERRORED, Row, cell_of
 from smevals.report.summary import Group, by_task
+from smevals.report.taskpass import DEFAULT, task_passes
 
 ITERATIONS = 10_000
 SEED = 0
@@ -118,6 +121,9 @@ class EvalDiff:
     stale_b: dict[str, int] = field(default_factory=dict)
     errored: tuple[int, int] = (0, 0)   # Runs left out on A and B: their Grade is an error
     changed_files: list[str] = field(default_factory=list)  # why the grader version changed
+    left_a: dict[Pair, LeftOut] = field(default_factory=dict)   # per config x model: Runs
+    left_b: dict[Pair, LeftOut] = field(default_factory=dict)   # ungraded, errored, stale
+    task_pass: str = DEFAULT        # the rule of a task's verdict on a side
 
     @property
     def version_changed(self) -> bool:
@@ -135,12 +141,8 @@ class EvalDiff:
         return [g for g in self.groups if g.worse(self.alpha)]
 
 
-def majority(rows: list[Row] | tuple[Row, ...]) -> bool:
-    """A task passes on a side when more than half of its Runs pass."""
-    return 2 * sum(1 for r in rows if r.passed) > len(rows)
-
-
-def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
+def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05,
+            task_pass: str = DEFAULT) -> EvalDiff:
     groups_a = {(g.config, g.model): g for g in a.groups}
     groups_b = {(g.config, g.model): g for g in b.groups}
     keys = sorted(groups_a.keys() | groups_b.keys())
@@ -148,7 +150,7 @@ def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
     for key in keys:
         diff = GroupDiff(*key, groups_a.get(key), groups_b.get(key))
         if diff.a and diff.b:
-            diff.paired, found = _paired(diff.a, diff.b, alpha)
+            diff.paired, found = _paired(diff.a, diff.b, alpha, task_pass)
             flips.extend(found)
         diffs.append(diff)
     rels_a = {r.run.rel for r in a.collected.rows}
@@ -159,7 +161,8 @@ def compare(a: EvalReport, b: EvalReport, alpha: float = 0.05) -> EvalDiff:
                     bool(rels_a) and rels_a == rels_b, len(rels_b), diffs, flips, added,
                     removed, alpha, status, dict(a.stale), dict(b.stale),
                     (a.collected.count(ERRORED), b.collected.count(ERRORED)),
-                    changed_files(a, b))
+                    changed_files(a, b), left_out(a.collected, a.version),
+                    left_out(b.collected, b.version), task_pass)
 
 
 def changed_files(a: EvalReport, b: EvalReport) -> list[str]:
@@ -170,25 +173,24 @@ def changed_files(a: EvalReport, b: EvalReport) -> list[str]:
     return sorted(k for k in a.files.keys() | b.files.keys() if a.files.get(k) != b.files.get(k))
 
 
-def _paired(a: Group, b: Group, alpha: float) -> tuple[Paired, list[Flip]]:
+def _paired(a: Group, b: Group, alpha: float, rule: str) -> tuple[Paired, list[Flip]]:
     tasks_a = {t.task: t for t in by_task(a)}
     tasks_b = {t.task: t for t in by_task(b)}
     both = stats.paired(tasks_a, tasks_b)             # in task name order
     deltas = [tb.mean - ta.mean for ta, tb in both if ta.mean is not None and tb.mean is not None]
-    outcomes = [(majority(ta.rows), majority(tb.rows)) for ta, tb in both]
+    outcomes = [(task_passes(ta.rows, rule), task_passes(tb.rows, rule)) for ta, tb in both]
     regressions, fixes = stats.discordant_counts(outcomes)
     ci = stats.paired_bootstrap(deltas, iterations=ITERATIONS, seed=SEED, level=1 - alpha)
     paired = Paired(len(both), len(deltas), stats.mean(deltas), ci, regressions, fixes,
                     stats.mcnemar_exact(regressions, fixes))
-    flips = [_flip(ta, tb) for (ta, tb), (was, now) in zip(both, outcomes, strict=True)
+    flips = [_flip(ta, tb, was) for (ta, tb), (was, now) in zip(both, outcomes, strict=True)
              if was != now]
     return paired, flips
 
 
-def _flip(ta: Group, tb: Group) -> Flip:
+def _flip(ta: Group, tb: Group, was: bool) -> Flip:
     same = {r.run.rel for r in ta.rows} == {r.run.rel for r in tb.rows}
-    return Flip(ta.config, ta.model, ta.task, majority(ta.rows), same, tuple(ta.rows),
-                tuple(tb.rows))
+    return Flip(ta.config, ta.model, ta.task, was, same, tuple(ta.rows), tuple(tb.rows))
 
 
 def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
@@ -227,6 +229,24 @@ def shown(flip: Flip) -> tuple[Row, Row]:
 
 
 MODES = ("flip", "significant", "any")
+
+
+def incomplete_reasons(diffs: list[EvalDiff]) -> list[str]:
+    """Why no gate of `diff` can pass: a config x model of which B has fewer graded Runs
+    than A had while some of B's Runs are ungraded or errored."""
+    reasons = []
+    for diff in diffs:
+        graded = {(g.config, g.model): (g.a.n if g.a else 0, g.b.n if g.b else 0)
+                  for g in diff.groups}
+        for pair, counts in sorted(diff.left_b.items()):
+            had, has = graded.get(pair, (0, 0))
+            if has >= had or not counts.missing:
+                continue
+            where = (f"{diff.name}: {pair[1]} ({pair[0]}): B counts {has} graded Run(s) "
+                     f"where A counted {had}")
+            reasons += [f"incomplete evidence: {where}: {text}"
+                        for text in missing_texts(counts, diff.version_b, " of B")]
+    return reasons
 
 
 def regression_reasons(diffs: list[EvalDiff], mode: str) -> list[str]:

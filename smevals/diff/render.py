@@ -10,6 +10,8 @@ import orjson
 
 from smevals import stats
 from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.report import taskpass
+from smevals.report.evidence import LeftOut, Pair
 from smevals.report.rows import Row
 from smevals.report.summary import Group
 
@@ -53,14 +55,18 @@ def ci_label(alpha: float) -> str:
 
 
 def markdown(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float,
-             outputs: Outputs | None = None) -> str:
+             outputs: Outputs | None = None, task_pass: str = taskpass.DEFAULT) -> str:
     lines = [f"# Diff: {a.label} -> {b.label}", "",
              f"A is {_where(a)}; B is {_where(b)}. Significance level {alpha:g}: each task is "
              "paired with itself; per task a side's score is the mean of its Runs and a task "
-             "passes when more than half of its Runs pass."]
+             f"passes when {taskpass.WORDS[task_pass]}{_rule(task_pass)}."]
     for diff in diffs:
         lines += ["", *eval_lines(diff, a, b, outputs)]
     return "\n".join(lines) + "\n"
+
+
+def _rule(task_pass: str) -> str:
+    return "" if task_pass == taskpass.DEFAULT else f" (--task-pass {task_pass})"
 
 
 def _where(side: SideInfo) -> str:
@@ -82,6 +88,10 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
               f"({changed})",
               f"- Stale Runs left out: A {stale_text(diff.stale_a)}; "
               f"B {stale_text(diff.stale_b)}"]
+    ungraded = (_total(diff.left_a, "ungraded"), _total(diff.left_b, "ungraded"))
+    if any(ungraded):
+        lines.append(f"- Ungraded Runs left out (no Grade of the side's grader version and "
+                     f"answer keys): A {ungraded[0]}; B {ungraded[1]}")
     if any(diff.errored):
         lines.append(f"- Errored Grades left out (a judge or webhook gave no verdict; neither "
                      f"pass nor fail): A {diff.errored[0]}; B {diff.errored[1]}")
@@ -89,7 +99,7 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
     if why:
         lines.append(f"- {why}")
     lines.append(f"- Flips: {len(diff.regressions)} pass -> fail, {len(diff.fixes)} fail -> pass")
-    lines += ["", "### By config x model", "", *group_table(diff)]
+    lines += ["", "### By config x model", "", *group_table(diff), *left_out_table(diff)]
     lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
     lines += ["", "### Added and removed", ""] + change_lines(diff)
     return lines
@@ -125,6 +135,27 @@ def group_table(diff: EvalDiff) -> list[str]:
         lines.append(f"| {g.config} | {g.model} | {score_a} | {score_b} | {delta} "
                      f"| {interval} | {pass_a} | {pass_b} | {_points(g.pass_delta)} | {moves} "
                      f"| {test} | {verdict(g, diff.alpha)} |")
+    return lines
+
+
+def _total(left: dict[Pair, LeftOut], what: str) -> int:
+    return sum(getattr(counts, what) for counts in left.values())
+
+
+def left_out_table(diff: EvalDiff) -> list[str]:
+    """Per config x model, the Runs each side left out: ungraded, errored, stale (nothing
+    when there are none)."""
+    pairs = sorted(diff.left_a.keys() | diff.left_b.keys())
+    if not pairs:
+        return []
+    lines = ["", "Runs left out of the figures above (ungraded: no Grade of the side's grader "
+             "version; errored: no verdict; stale: made from older inputs):", "",
+             "| config | model | ungraded A | ungraded B | errored A | errored B | stale A "
+             "| stale B |", "|---|---|---|---|---|---|---|---|"]
+    for pair in pairs:
+        a, b = diff.left_a.get(pair, LeftOut()), diff.left_b.get(pair, LeftOut())
+        lines.append(f"| {pair[0]} | {pair[1]} | {a.ungraded} | {b.ungraded} | {a.errored} "
+                     f"| {b.errored} | {a.stale} | {b.stale} |")
     return lines
 
 
@@ -222,9 +253,9 @@ def _listing(items: list[str]) -> str:
 
 
 def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode: str,
-            regression: dict[str, Any]) -> str:
+            regression: dict[str, Any], task_pass: str = taskpass.DEFAULT) -> str:
     doc = {"format": JSON_FORMAT, "mode": mode, "a": vars(a), "b": vars(b), "alpha": alpha,
-           "ci_level": 1 - alpha, "evals": [eval_json(d) for d in diffs],
+           "ci_level": 1 - alpha, "task_pass": task_pass, "evals": [eval_json(d) for d in diffs],
            "regression": regression, "damaged": damaged_json()}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
@@ -243,13 +274,22 @@ def eval_json(diff: EvalDiff) -> dict[str, Any]:
         "version_b": diff.version_b, "version_changed": diff.version_changed,
         "version_changed_files": diff.changed_files,
         "same_runs": diff.same_runs, "explanation": explanation(diff),
-        "groups": [group_json(g, diff.alpha) for g in diff.groups],
+        "groups": [{**group_json(g, diff.alpha), "left_out": _left_json(diff, g)}
+                   for g in diff.groups],
+        "left_out": {side: {what: _total(left, what) for what in ("ungraded", "errored", "stale")}
+                     for side, left in (("a", diff.left_a), ("b", diff.left_b))},
         "flips": [flip_json(f) for f in diff.flips],
         "added": vars(diff.added), "removed": vars(diff.removed),
         "stale": {"a": _stale_json(diff.stale_a), "b": _stale_json(diff.stale_b)},
         **({"errored": {"a": diff.errored[0], "b": diff.errored[1]}} if any(diff.errored)
            else {}),
     }
+
+
+def _left_json(diff: EvalDiff, g: GroupDiff) -> dict[str, dict[str, int]]:
+    pair = (g.config, g.model)
+    return {"a": diff.left_a.get(pair, LeftOut()).as_dict(),
+            "b": diff.left_b.get(pair, LeftOut()).as_dict()}
 
 
 def _stale_json(reasons: dict[str, int]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from functools import cached_property
 from smevals.report.repeats import Repeats, repeats
 from smevals.report.rows import Collected
 from smevals.report.summary import Group, leaderboard
+from smevals.report.taskpass import DEFAULT
 
 CURRENT = "current"        # the newest Grade of the current grader version (and answer keys)
 VERSION = "version"        # the newest Grade of a version given by prefix
@@ -56,6 +57,7 @@ class EvalReport:
 class Settings:
     generated: str
     by_task: bool = False
+    task_pass: str = DEFAULT       # when a task passes (smevals.report.taskpass)
 
 
 def generated_at() -> str:

@@ -15,6 +15,7 @@ from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Excluded, Row
 from smevals.report.summary import Group, by_task, metrics, ranks, tag_counts
+from smevals.report.taskpass import DEFAULT, task_passes
 
 JSON_FORMAT = 1
 CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id",
@@ -26,11 +27,12 @@ CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id"
 
 def to_json(reports: list[EvalReport], settings: Settings, extra: dict[str, Any]) -> str:
     doc = {"format": JSON_FORMAT, "generated": settings.generated, **extra,
-           "evals": [eval_json(r) for r in reports]}
+           "task_pass": settings.task_pass,
+           "evals": [eval_json(r, settings.task_pass) for r in reports]}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
-def eval_json(report: EvalReport) -> dict[str, Any]:
+def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
     c = report.collected
     groups = report.groups
     return {
@@ -41,8 +43,8 @@ def eval_json(report: EvalReport) -> dict[str, Any]:
         "grader_version": report.version,
         "excluded_failed_runs": c.count(FAILED),
         "summary": summary_json(report),
-        "leaderboard": [group_json(g, rank) for rank, g in zip(ranks(groups), groups,
-                                                                strict=True)],
+        "leaderboard": [group_json(g, rank, task_pass)
+                        for rank, g in zip(ranks(groups), groups, strict=True)],
         "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
                  for tag, n in tag_counts(c.rows)],
         "repeats": [repeats_json(r) for r in report.repeats],
@@ -88,7 +90,7 @@ def _stats(group: Group) -> dict[str, Any]:
             "pass_rate": group.pass_rate if group.n else None, "pass_rate_ci": [low, high]}
 
 
-def group_json(group: Group, rank: int) -> dict[str, Any]:
+def group_json(group: Group, rank: int, task_pass: str = DEFAULT) -> dict[str, Any]:
     return {
         "rank": rank, "config": group.config, "model": group.model, "runs": group.n,
         "passed": group.passed, "failed": group.failed, **_stats(group),
@@ -96,7 +98,8 @@ def group_json(group: Group, rank: int) -> dict[str, Any]:
                      "mean": sum(m.values) / m.n,
                      "stderr": None if m.kind == "boolean" else stats.stderr(m.values)}
                     for m in metrics(group.rows)],
-        "tasks": [{"task": t.task, "runs": t.n, "passed": t.passed, **_stats(t)}
+        "tasks": [{"task": t.task, "runs": t.n, "passed": t.passed,
+                   "task_passed": task_passes(t.rows, task_pass), **_stats(t)}
                   for t in by_task(group)],
     }
 
@@ -153,13 +156,14 @@ def to_csv(reports: list[EvalReport]) -> str:
 # --- JUnit XML -------------------------------------------------------------------------
 
 
-def to_junit(reports: list[EvalReport]) -> str:
-    """One testsuite per Eval x config x model, one testcase per task: a task passes when
-    every one of its graded Runs passes; ungraded tasks are skipped, runner failures errors."""
+def to_junit(reports: list[EvalReport], task_pass: str = DEFAULT) -> str:
+    """One testsuite per Eval x config x model, one testcase per task: a task passes by the
+    `--task-pass` rule over its graded Runs (by default more than half pass); ungraded tasks
+    are skipped, runner failures errors."""
     root = ET.Element("testsuites", name="smevals")
     for report in reports:
         for (config, model), cells in _cells(report).items():
-            root.append(_suite(report.name, config, model, cells))
+            root.append(_suite(report.name, config, model, cells, task_pass))
     _totals(root)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
@@ -181,25 +185,29 @@ def _cells(report: EvalReport) -> dict[tuple[str, str], Cells]:
     return {key: out[key] for key in sorted(out)}
 
 
-def _suite(name: str, config: str, model: str, cells: Cells) -> ET.Element:
+def _suite(name: str, config: str, model: str, cells: Cells, task_pass: str) -> ET.Element:
     suite = ET.Element("testsuite", name=f"{name} / {config} / {model}")
     for task in sorted(cells):
         rows, excluded = cells[task]
         case = ET.SubElement(suite, "testcase", classname=f"{name} / {config} / {model}",
                              name=task, time=_time(rows))
-        _verdict(case, rows, excluded)
+        _verdict(case, rows, excluded, task_pass)
     _totals(suite)
     return suite
 
 
-def _verdict(case: ET.Element, rows: list[Row], excluded: list[Excluded]) -> None:
+def _verdict(case: ET.Element, rows: list[Row], excluded: list[Excluded],
+             task_pass: str) -> None:
     if rows:
         passed = sum(1 for r in rows if r.passed)
-        if passed < len(rows):
-            flaky = " (flaky)" if passed else ""
-            failure = ET.SubElement(case, "failure", type="fail",
-                                    message=f"{passed}/{len(rows)} runs passed{flaky}")
+        flaky = " (flaky)" if 0 < passed < len(rows) else ""
+        counts = f"{passed}/{len(rows)} runs passed{flaky}; --task-pass {task_pass}"
+        if not task_passes(rows, task_pass):
+            failure = ET.SubElement(case, "failure", type="fail", message=counts)
             failure.text = "\n".join(_row_detail(r) for r in rows)
+        elif passed < len(rows):
+            ET.SubElement(case, "system-out").text = "\n".join(
+                [counts, *(_row_detail(r) for r in rows if not r.passed)])
         return
     failed = [e for e in excluded if e.reason == FAILED]
     if failed and len(failed) == len(excluded):

@@ -2,7 +2,9 @@
 
 A gate trips (exit 1) when any config x model of any Eval falls below it. A group with no
 scored Run cannot show a mean score, so it trips --fail-under (fail closed); a report with
-no graded Run at all trips every gate that is set.
+no graded Run at all trips every gate that is set. Missing evidence trips them too: a
+config x model with current Runs that are ungraded or whose Grade is an error
+(`smevals.report.evidence`), unless `allow_incomplete`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smevals.report.document import EvalReport
+from smevals.report.evidence import report_reasons
 
 
 class GateError(ValueError):
@@ -22,13 +25,15 @@ class GateError(ValueError):
 class Gates:
     fail_under: float | None = None
     min_pass_rate: float | None = None
+    allow_incomplete: bool = False
 
     @property
     def active(self) -> bool:
         return self.fail_under is not None or self.min_pass_rate is not None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"fail_under": self.fail_under, "min_pass_rate": self.min_pass_rate}
+        return {"fail_under": self.fail_under, "min_pass_rate": self.min_pass_rate,
+                "allow_incomplete": self.allow_incomplete}
 
 
 def parse_score(text: str | None) -> float | None:
@@ -64,6 +69,8 @@ def check(gates: Gates, reports: list[EvalReport]) -> list[str]:
         return []
     problems: list[str] = []
     for report in reports:
+        if not gates.allow_incomplete:
+            problems += report_reasons(report.name, report.collected, report.version)
         for group in report.groups:
             where = f"{report.name}: {group.label}"
             mean = group.mean

@@ -59,10 +59,10 @@ def smevals(repo: Path, *args: str) -> tuple[int, str, str]:
     return res.code, res.out, res.err
 
 
-def graded_versions(repo: Path) -> dict[str, str]:
+def graded_versions(repo: Path, codes: tuple[int, ...] = (0,)) -> dict[str, str]:
     """The grader version of each Eval, as `smevals grade` says it grades with."""
     code, out, err = smevals(repo, "grade", "suite")
-    assert code == 0, err
+    assert code in codes, err
     return dict(re.findall(r"^(\w+): grading \d+ Run\(s\) with grader version (\w+)$", out,
                            re.M))
 
@@ -97,6 +97,9 @@ class Kind:
     removed_runs: int = 0
     eval: str = "e1"
     status: str = "both"
+    ungraded_b: int = 0                         # Runs of B left out: no current Grade
+    errored_b: int = 0                          # Runs of B left out: their Grade is an error
+    codes: tuple[int, ...] = (0, 1)             # exit codes `then` may give
 
 
 def _edit(rel: str, old: str, new: str):
@@ -122,6 +125,8 @@ GRADE = (("grade", "suite"),)
 RUN = (("run", "suite", "-n", "1", "-g"),)
 FAILS_GAMMA = '#!/bin/sh\n[ "$SMEVALS_TASK" = gamma ] && exit 1\nexit 0\n'
 FAILS_DELTA = '#!/bin/sh\n[ "$SMEVALS_TASK" = delta ] && exit 1\nexit 0\n'
+NO_VERDICT = ("  - checker: ./beside\n  - {checker: custom_webhook, url: 'http://127.0.0.1:9/',"
+              " allow_private: true, timeout: 2}\n")     # nothing listens: no verdict
 
 KINDS: dict[str, Kind] = {
     "answer_key": Kind(_edit("e1/tasks/beta.yaml", "expected: say beta", "expected: nope"),
@@ -154,6 +159,14 @@ KINDS: dict[str, Kind] = {
     "new_eval": Kind(_new_eval, RUN, eval="e2", status="added",
                      added={"tasks": ["one", "two"], "models": ["m1"], "configs": ["default"]},
                      added_runs=2),
+    "answer_key_ungraded": Kind(_edit("e1/tasks/beta.yaml", "expected: say beta",
+                                      "expected: nope"), (), ungraded_b=1),
+    "checker_ungraded": Kind(_edit("e1/checkers/outer", OUTER, FAILS_GAMMA), (),
+                             version_changed=True, ungraded_b=4,
+                             changed_files=("checkers/outer",)),
+    "errored": Kind(_edit("e1/graders/default.yaml", "  - checker: ./beside\n", NO_VERDICT),
+                    GRADE, version_changed=True, errored_b=4, codes=(2,),
+                    changed_files=("graders/default.yaml",)),
     "removed_eval": Kind(_remove("e0"), (), eval="e0", status="removed",
                          removed={"tasks": ["zeta"], "models": ["m1"], "configs": ["default"]},
                          removed_runs=1),
@@ -184,8 +197,14 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
         kind.change(repo)                                     # type: ignore[operator]
         for command in kind.then:
             code, out, err = smevals(repo, *command)
-            assert code in (0, 1), err
-        versions[name] = graded_versions(repo)
+            assert code in kind.codes, err
+        if kind.ungraded_b:                     # committed ungraded; the version comes after
+            git(repo, "add", "-A")
+            git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name)
+            versions[name] = graded_versions(repo, (0, 1))
+            git(repo, "clean", "-fdq")
+            continue
+        versions[name] = graded_versions(repo, kind.codes)
         git(repo, "add", "-A")
         git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name)
     git(repo, "checkout", "-q", "base")
@@ -203,12 +222,14 @@ def expected(history: History, name: str, forward: bool) -> dict[str, object]:
         v_kind = "-"
     flips = [(task, d) for task, d in kind.flips]
     stale = ({}, dict(kind.stale_b))
+    missing = ((0, 0), (kind.ungraded_b, kind.errored_b))
     added, removed = dict(kind.added), dict(kind.removed)
     status = kind.status
     if not forward:
         v_base, v_kind = v_kind, v_base
         flips = [(t, "fail->pass" if d == "pass->fail" else "pass->fail") for t, d in flips]
         stale = (stale[1], stale[0])
+        missing = (missing[1], missing[0])
         added, removed = removed, added
         status = {"added": "removed", "removed": "added"}.get(status, status)
     return {"version_a": v_base, "version_b": v_kind, "flips": flips, "stale": stale,
@@ -216,7 +237,9 @@ def expected(history: History, name: str, forward: bool) -> dict[str, object]:
             "added": added, "removed": removed, "status": status,
             "added_runs": kind.added_runs if forward else kind.removed_runs,
             "removed_runs": kind.removed_runs if forward else kind.added_runs,
-            "exit": 1 if any(d == "pass->fail" for _t, d in flips) else 0}
+            "missing": missing, "incomplete": forward and any(missing[1]),
+            "exit": 1 if forward and any(missing[1]) or any(d == "pass->fail"
+                                                           for _t, d in flips) else 0}
 
 
 def check_json(doc: dict, want: dict[str, object], eval_name: str) -> None:
@@ -236,10 +259,18 @@ def check_json(doc: dict, want: dict[str, object], eval_name: str) -> None:
         assert ev["removed"][what] == want["removed"].get(what, [])  # type: ignore[attr-defined]
     assert (len(ev["added"]["runs"]), len(ev["removed"]["runs"])) == (
         want["added_runs"], want["removed_runs"])
+    missing: tuple[tuple[int, int], tuple[int, int]] = want["missing"]  # type: ignore[assignment]
+    for side, (ungraded, errored) in zip("ab", missing, strict=True):
+        assert (ev["left_out"][side]["ungraded"], ev["left_out"][side]["errored"]) == (
+            ungraded, errored)
+        assert sum(g["left_out"][side]["ungraded"] + g["left_out"][side]["errored"]
+                   for g in ev["groups"]) == ungraded + errored
     others = [e for name, e in entries.items() if name != eval_name]
     assert all(not e["flips"] and e["status"] == "both" and not e["stale"]["a"]["left_out"]
-               and not e["stale"]["b"]["left_out"] for e in others)
+               and not e["stale"]["b"]["left_out"] and e["left_out"]["b"]["ungraded"] == 0
+               for e in others)
     assert doc["regression"]["tripped"] == bool(want["exit"])
+    assert bool(doc["regression"]["incomplete"]) == want["incomplete"]
 
 
 def _listing(items: list[str]) -> str:
@@ -271,6 +302,16 @@ def check_markdown(text: str, want: dict[str, object], eval_name: str) -> None:
     if want["status"] != "both":
         where = "B only" if want["status"] == "added" else "A only"
         lines.append(f"- Eval {want['status']}: it is in {where}")
+    (ungraded_a, errored_a), (ungraded_b, errored_b) = want["missing"]  # type: ignore[misc]
+    if ungraded_a or ungraded_b:
+        lines.append("- Ungraded Runs left out (no Grade of the side's grader version and "
+                     f"answer keys): A {ungraded_a}; B {ungraded_b}")
+    if errored_a or errored_b:
+        lines.append("- Errored Grades left out (a judge or webhook gave no verdict; neither "
+                     f"pass nor fail): A {errored_a}; B {errored_b}")
+    if ungraded_a or ungraded_b or errored_a or errored_b:
+        lines.append(f"| default | m1 | {ungraded_a} | {ungraded_b} | {errored_a} | {errored_b} "
+                     "| 0 | 0 |")
     for line in lines:
         assert f"\n{line}" in "\n" + section, (line, section)
 
@@ -298,6 +339,11 @@ def test_matrix(history: History, name: str, direction: str) -> None:
         code, text, err = smevals(repo, "diff", *revs, "suite", "--fail-on-regression=flip")
         assert code == want["exit"], err
         check_markdown(text, want, KINDS[name].eval)
+        assert ("incomplete evidence: " in err) == want["incomplete"]
+        if want["incomplete"]:
+            code, _text, err = smevals(repo, "diff", *revs, "suite", "--fail-on-regression=flip",
+                                       "--allow-incomplete")
+            assert code == 0, err
     finally:
         git(repo, "checkout", "-q", "base")
 
@@ -356,6 +402,10 @@ DESCRIBED = {
     "deleted_task": "A Task file deleted (nothing re-run)",
     "new_eval": "A new Eval in the Suite, run with `smevals run -n 1 -g`",
     "removed_eval": "An Eval removed from the Suite (its folder deleted)",
+    "answer_key_ungraded": "An answer key, not graded",
+    "checker_ungraded": "A checker program, not graded",
+    "errored": "A Check that gets no verdict (a webhook that does not answer), then "
+               "`smevals grade`",
 }
 
 
@@ -363,7 +413,9 @@ def docs_table() -> str:
     """The table of docs/diff.md, made from KINDS: what `diff A B` says about the changed
     Eval when B is A plus the change (4 Tasks, one model, one Run each)."""
     lines = ["| change in B | grader version | flips A → B | stale Runs left out in B "
-             "| added (+) and removed (−) |", "|---|---|---|---|---|"]
+             "| added (+) and removed (−) | ungraded or errored in B "
+             "| `--fail-on-regression=flip` |",
+             "|---|---|---|---|---|---|---|"]
     for name, kind in KINDS.items():
         version = "changed" if kind.version_changed else "unchanged"
         if kind.changed_files:
@@ -376,8 +428,14 @@ def docs_table() -> str:
         moved += [f"−{n} Run{'s' * (n > 1)}" for n in [kind.removed_runs] if n]
         for sign, change in (("+", kind.added), ("−", kind.removed)):
             moved += [f"{sign}{what[:-1]} {', '.join(items)}" for what, items in change.items()]
+        missing = [f"{n} {what}" for n, what in ((kind.ungraded_b, "ungraded"),
+                                                 (kind.errored_b, "errored")) if n]
+        gate = ("exit 1: incomplete evidence" if missing else
+                "exit 1: regression" if any(d == "pass->fail" for _t, d in kind.flips)
+                else "exit 0")
         lines.append(f"| {DESCRIBED[name]} | {version} | {flips or 'none'} | {stale or 'none'} "
-                     f"| {'; '.join(moved) or 'none'} |")
+                     f"| {'; '.join(moved) or 'none'} | {', '.join(missing) or 'none'} "
+                     f"| {gate} |")
     return "\n".join(lines) + "\n"
 
 

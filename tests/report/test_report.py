@@ -56,12 +56,19 @@ def test_json_flag_is_format_json(qa: Path) -> None:
 def test_junit_has_one_case_per_task_config_model(qa: Path) -> None:
     root = ET.fromstring(smevals("report", "qa", "--format", "junit", cwd=qa.parent).out)
     cases = {(c.get("classname"), c.get("name")): [x.tag for x in c] for c in root.iter("testcase")}
-    assert root.get("tests") == "14" and root.get("failures") == "4"
-    assert cases[("qa / default / small", "beta")] == ["failure"]       # flaky counts as failing
+    assert root.get("tests") == "14" and root.get("failures") == "3"
+    assert cases[("qa / default / small", "beta")] == ["system-out"]    # 2 of 3: a majority
     assert cases[("qa / default / small", "alpha")] == []
     assert cases[("qa / default / tiny", "beta")] == ["error"]          # the runner failed
     assert cases[("qa / default / tiny", "gamma")] == ["skipped"]       # ungraded
     assert ("qa / alt / small", "alpha") not in cases                    # stale: left out
+    strict = ET.fromstring(smevals("report", "qa", "--format", "junit", "--task-pass", "all",
+                                   cwd=qa.parent).out)
+    assert strict.get("failures") == "4"
+    (beta,) = [c for c in strict.iter("testcase")
+               if (c.get("classname"), c.get("name")) == ("qa / default / small", "beta")]
+    assert [(x.tag, x.get("message")) for x in beta] == [
+        ("failure", "2/3 runs passed (flaky); --task-pass all")]
 
 
 def test_include_stale_counts_stale_runs(qa: Path) -> None:
@@ -139,6 +146,8 @@ def test_gates_exit_1_and_still_print_the_report(qa: Path) -> None:
     assert res.code == 1 and res.out.startswith("# qa\n")
     assert res.err == (
         "Error: gate failed:\n"
+        "  incomplete evidence: qa: tiny (default): 2 Runs have no Grade of version "
+        "9d56298ec71e; run `smevals grade`\n"
         "  qa: small (default): mean score 0.55 over 10 run(s) is below --fail-under 0.56\n"
         "  qa: small (default): pass rate 60.0% (6/10) is below --min-pass-rate 70.0%\n"
         "  qa: tiny (default): no score over 1 run(s) is below --fail-under 0.56\n"
@@ -153,8 +162,15 @@ def test_gates_in_json(qa: Path) -> None:
                   cwd=qa.parent)
     assert res.code == 1
     gates = json.loads(res.out)["gates"]
-    assert gates == {"fail_under": None, "min_pass_rate": 0.5, "passed": False, "failures": [
+    assert gates == {"fail_under": None, "min_pass_rate": 0.5, "allow_incomplete": False,
+                     "passed": False, "failures": [
+        "incomplete evidence: qa: tiny (default): 2 Runs have no Grade of version "
+        "9d56298ec71e; run `smevals grade`",
         "qa: tiny (default): pass rate 0.0% (0/1) is below --min-pass-rate 50.0%"]}
+    res = smevals("report", "qa", "--json", "--min-pass-rate", "0.5", "-m", "tiny",
+                  "--allow-incomplete", cwd=qa.parent)
+    assert json.loads(res.out)["gates"]["failures"] == [
+        "qa: tiny (default): pass rate 0.0% (0/1) is below --min-pass-rate 50.0%"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
