@@ -49,6 +49,15 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+def score_shown(result: Any) -> str:
+    """` score=0.6` beside a Grade's outcome; a failed Grade's score above 0 with the reason
+    (docs/reports.md#scores-that-not-every-grade-has); `` without a score."""
+    from smevals.grade.score import score_text
+
+    shown = score_text({**result.record, "score": result.score}, "{:.3g}")
+    return f" score={shown}" if shown else ""
+
+
 class GradeText:
     def __init__(self) -> None:
         self.progress = Progress("grade")
@@ -62,9 +71,8 @@ class GradeText:
 
     def done(self, result: Any) -> None:
         rec = result.run.record
-        score = "" if result.score is None else f" score={result.score:.3g}"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
-                f"{result.run.id} ... {result.outcome}{score}")
+                f"{result.run.id} ... {result.outcome}{score_shown(result)}")
         if result.why:
             line += f"\n    {result.why}"
         self.progress.step(result.outcome == "pass", line)
