@@ -639,7 +639,8 @@
   function pairedDelta(g) {
     const p = g.paired;
     if (!p) return "–";
-    if (g.scores_complete === false) return "– (not every Grade has a score)";
+    const someScores = (g.a && g.a.scored) || (g.b && g.b.scored);
+    if (g.scores_complete === false && someScores) return "– (not every Grade has a score)";
     if (p.mean_delta === null || p.mean_delta === undefined) return "–";
     return (p.mean_delta > 0 ? "+" : "") + num(p.mean_delta) +
       (p.ci ? ` [${num(p.ci[0])}, ${num(p.ci[1])}]` : "") + ` (${plural(p.scored, "task")})`;
