@@ -49,9 +49,10 @@ ENV = {"SOURCE_DATE_EPOCH": "1767322800"}
 
 
 def scores_repo(repo: Path) -> Path:
-    """`qa` graded by UNSCORED_THEN_SCORED (commit 1), regraded by FAILS_WITH_SCORE_1
-    (commit 2). Returns the Eval folder."""
-    ev = make_eval(repo / "qa", name="qa", tasks={f"t{i}": f"prompt: task {i}\n" for i in range(1, 9)},
+    """`qa`: 8 tasks, models alpha and beta, graded by UNSCORED_THEN_SCORED and committed.
+    Returns the Eval folder."""
+    tasks = {f"t{i}": f"prompt: task {i}\n" for i in range(1, 9)}
+    ev = make_eval(repo / "qa", name="qa", tasks=tasks,
                    configs={"default": "runner: ./run.sh\nmodel: alpha\n"},
                    graders={"default": UNSCORED_THEN_SCORED}, files={"configs/run.sh": RUNNER})
     git(repo, "init", "-q")
