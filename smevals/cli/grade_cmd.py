@@ -54,7 +54,7 @@ def score_shown(result: Any) -> str:
     (docs/reports.md#scores-that-not-every-grade-has); `` without a score."""
     from smevals.grade.score import score_text
 
-    shown = score_text({**result.record, "score": result.score}, "{:.3g}")
+    shown = score_text({**result.record, "score": result.score}, "{:.3g}", reasoned=True)
     return f" score={shown}" if shown else ""
 
 

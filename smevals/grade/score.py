@@ -88,14 +88,21 @@ def score_note(record: Mapping[str, Any]) -> str:
     if failed:
         what = "check" if len(failed) == 1 else "checks"
         return f"the Checks' scores, although {what} {', '.join(failed[:3])} failed"
-    return "below the grader's pass_threshold"
+    return BELOW_THRESHOLD
 
 
-def score_text(record: Mapping[str, Any], fmt: str = "{:g}") -> str:
+BELOW_THRESHOLD = "below the grader's pass_threshold"
+
+
+def score_text(record: Mapping[str, Any], fmt: str = "{:g}", reasoned: bool = False) -> str:
     """A Grade's score as shown beside its outcome: `1`, `` (none), or a failed Grade's score
-    above 0 with its reason: `1 (the Checks' scores, although check 'contains' failed)`."""
+    above 0 with its reason: `1 (the Checks' scores, although check 'contains' failed)`.
+    `reasoned`: a line below says when the score is under the pass threshold (the console's
+    `failure_reason`), so that reason is not repeated."""
     score = record.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         return ""
     note = score_note(record)
+    if reasoned and note == BELOW_THRESHOLD:
+        note = ""
     return fmt.format(score) + (f" ({note})" if note else "")

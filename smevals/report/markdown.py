@@ -187,8 +187,15 @@ def block_lines(group: Group, with_tasks: bool) -> list[str]:
         lines.append(f"- tags: {tags}")
     if with_tasks:
         lines.append("- scores by task:")
-        lines += [f"  - {t.task}: {t.score_text} ({t.passed}/{t.n} pass)" for t in by_task(group)]
+        lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]
     return lines
+
+
+def _task_text(task: Group) -> str:
+    """`0.90 ±0.06 (3/3 pass)`, or `1.00 ±0.00 (n=2 of 3; 2/3 pass)` when some Run of the
+    task has no score."""
+    n = f"n={len(task.scores)} of {task.n}; " if task.scores and not task.complete else ""
+    return f"{task.display} ({n}{task.passed}/{task.n} pass)"
 
 
 def _scored(group: Group) -> str:

@@ -78,7 +78,7 @@ def test_partial_scores_rank_by_pass_rate_and_show_their_n(tmp_path: Path) -> No
         "score 1.00 ±0.00 (n=5 of 8)",
     ]
     by_task = run_cli("report", str(ev), "--by-task", "-m", "alpha", env=ENV).out
-    assert "  - t1: 1.00 (1/1 pass)" in by_task
+    assert "  - t1: 1.00 (1/1 pass)" in by_task  # (n=1 of 1 needs no saying)
     assert "  - t8: - (0/1 pass)" in by_task
 
     doc = json.loads(run_cli("report", str(ev), "--format", "json", env=ENV).out)
