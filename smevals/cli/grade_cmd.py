@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -47,15 +47,6 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         f = option(f)
     return f
-
-
-def score_shown(result: Any) -> str:
-    """` score=0.6` beside a Grade's outcome; a failed Grade's score above 0 with the reason
-    (docs/reports.md#scores-that-not-every-grade-has); `` without a score."""
-    from smevals.grade.score import score_text
-
-    shown = score_text({**result.record, "score": result.score}, "{:.3g}", reasoned=True)
-    return f" score={shown}" if shown else ""
 
 
 class GradeText:

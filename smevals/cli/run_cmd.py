@@ -8,9 +8,8 @@ from typing import Any
 import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
-from smevals.cli.grade_cmd import score_shown
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
