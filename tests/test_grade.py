@@ -341,3 +341,38 @@ def test_an_interrupted_grade_says_how_many_it_graded(tmp_path: Path) -> None:
     assert "Graded 1 Run(s): 1 pass, 0 fail\n" in out
     assert err.endswith("Interrupted after grading 1 of 4 Run(s): the Grades above are kept; "
                         "`smevals grade` grades the rest.\n")
+
+
+def test_a_suite_says_each_evals_own_counts_then_the_total(tmp_path: Path, cli) -> None:
+    """`grade` of a Suite once printed only the Suite's total after the last Eval's Runs,
+    read as that Eval's ("haiku: ... Skipped 108" where haiku has 30)."""
+    suite = tmp_path / "suite"
+    make_eval(suite / "big", name="big",
+              tasks={f"t{i}": f"prompt: hello {i}\n" for i in range(3)})
+    make_eval(suite / "small", name="small", tasks={"one": "prompt: hello one\n"})
+    assert cli("run", str(suite), "-g").code == 0
+    write(suite / "small" / "tasks" / "two.yaml", "prompt: hello two\n")
+    assert cli("run", str(suite / "small"), "-t", "two").code == 0
+    res = cli("grade", str(suite))
+    assert res.code == 0, res.both
+    lines = res.out.splitlines()
+    assert lines[0].startswith("big: grading 0 Run(s) with grader version ")
+    assert lines[1:3] == ["big: Graded 0 Run(s): 0 pass, 0 fail",
+                          "big: Skipped 3 Run(s) already graded by this grader version"]
+    assert lines[3].startswith("small: grading 1 Run(s) with grader version ")
+    assert lines[4].startswith("two / default / m1 ") and lines[4].endswith(" ... pass")
+    assert lines[5:] == ["small: Graded 1 Run(s): 1 pass, 0 fail",
+                         "small: Skipped 1 Run(s) already graded by this grader version",
+                         "Total over 2 Evals:",
+                         "Graded 1 Run(s): 1 pass, 0 fail",
+                         "Skipped 4 Run(s) already graded by this grader version"]
+    dry = cli("grade", str(suite), "--dry-run").out.splitlines()
+    assert dry == ["big: Would grade 0 Run(s); judge calls: 0 (0 from the judge cache, 0 to "
+                   "make)",
+                   "big: Skipped 3 Run(s) already graded by this grader version",
+                   "small: Would grade 0 Run(s); judge calls: 0 (0 from the judge cache, 0 to "
+                   "make)",
+                   "small: Skipped 2 Run(s) already graded by this grader version",
+                   "Total over 2 Evals:",
+                   "Would grade 0 Run(s); judge calls: 0 (0 from the judge cache, 0 to make)",
+                   "Skipped 5 Run(s) already graded by this grader version"]

@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -54,8 +54,9 @@ def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class GradeText:
-    def __init__(self) -> None:
+    def __init__(self, regrade: bool = False, dry_run: bool = False) -> None:
         self.progress = Progress("grade")
+        self.regrade, self.dry_run = regrade, dry_run
 
     def start(self, ev: Any, version: str, total: int) -> None:
         click.echo(f"{ev.name}: grading {total} Run(s) with grader version {version}")
@@ -66,12 +67,18 @@ class GradeText:
 
     def done(self, result: Any) -> None:
         rec = result.run.record
-        score = "" if result.score is None else f" score={result.score:.3g}"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
-                f"{result.run.id} ... {result.outcome}{score}")
+                f"{result.run.id} ... {result.outcome}{score_shown(result)}")
         if result.why:
             line += f"\n    {result.why}"
         self.progress.step(result.outcome == "pass", line)
+
+    def finished(self, ev: Any, summary: Any) -> None:
+        """One Eval of several is done: its own counts, each line headed by its name."""
+        self.progress.close()
+        self.progress.total = 0          # the bar is closed: the last close() adds nothing
+        for line in summary_lines(summary, self.regrade, self.dry_run):
+            click.echo(f"{ev.name}: {line}")
 
 
 def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
@@ -79,7 +86,7 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
 
     cluster = cluster_spec(kw.pop("dask"), kw.pop("dask_resources"))
     opts = GradeOptions(paths=paths, regrade=regrade, cluster=cluster, **kw)
-    ui = GradeText()
+    ui = GradeText(regrade, opts.dry_run)
     try:
         with sigterm_as_interrupt():
             summary = grade_command(opts, ui)
@@ -88,42 +95,43 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
     _report(summary, opts)
 
 
-def _dry_report(s: Any) -> None:
+def _dry_lines(s: Any) -> list[str]:
     shared = (f", {s.judge_shared} the same as another (asked once)" if s.judge_shared
               else "")
-    click.echo(f"Would grade {s.planned} Run(s); judge calls: {s.judge_calls} "
-               f"({s.judge_cached} from the judge cache{shared}, "
-               f"{s.judge_calls - s.judge_cached - s.judge_shared} to make)")
+    lines = [f"Would grade {s.planned} Run(s); judge calls: {s.judge_calls} "
+             f"({s.judge_cached} from the judge cache{shared}, "
+             f"{s.judge_calls - s.judge_cached - s.judge_shared} to make)"]
     if s.up_to_date:
-        click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
-    _stale_line(s)
+        lines.append(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
+    return lines + _stale_lines(s)
 
 
-def _stale_line(s: Any) -> None:
+def _stale_lines(s: Any) -> list[str]:
     if s.skipped_stale:
-        click.echo(f"Skipped {s.skipped_stale} stale Run(s); --include-stale grades them")
+        return [f"Skipped {s.skipped_stale} stale Run(s); --include-stale grades them"]
+    return []
 
 
-def _report(s: Any, opts: Any) -> None:
-    if opts.dry_run:
-        _dry_report(s)
-        return
+def summary_lines(s: Any, regrade: bool, dry_run: bool = False) -> list[str]:
+    """What `grade` says at the end: for one Eval, or the total over several."""
+    if dry_run:
+        return _dry_lines(s)
     errors = f", {s.errored} error" if s.errored else ""
-    click.echo(f"Graded {s.graded} Run(s): {s.passed} pass, {s.failed} fail{errors}")
+    lines = [f"Graded {s.graded} Run(s): {s.passed} pass, {s.failed} fail{errors}"]
     if s.retried:
-        click.echo(f"{s.retried} Run(s) graded again: their current Grade was an error "
-                   "(no verdict)")
+        lines.append(f"{s.retried} Run(s) graded again: their current Grade was an error "
+                     "(no verdict)")
     if s.up_to_date:
-        click.echo(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
+        lines.append(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
-        click.echo(f"Skipped {s.skipped_failed_runs} failed Run(s)")
-    _stale_line(s)
-    if s.new_version and not opts.regrade:
-        click.echo(f"{s.new_version} Run(s) graded again: they had Grades only from older "
-                   "grader versions (the old Grades are kept)")
-    if s.new_grading and not opts.regrade:
-        click.echo(f"{s.new_grading} Run(s) graded again: same grader version, but their "
-                   "Task's grading data (answer key) changed (the old Grades are kept)")
+        lines.append(f"Skipped {s.skipped_failed_runs} failed Run(s)")
+    lines += _stale_lines(s)
+    if s.new_version and not regrade:
+        lines.append(f"{s.new_version} Run(s) graded again: they had Grades only from older "
+                     "grader versions (the old Grades are kept)")
+    if s.new_grading and not regrade:
+        lines.append(f"{s.new_grading} Run(s) graded again: same grader version, but their "
+                     "Task's grading data (answer key) changed (the old Grades are kept)")
     if s.flips_to_fail or s.flips_to_pass or s.score_changes:
         line = (f"Against each Run's previous Grade: {s.flips_to_fail} pass->fail, "
                 f"{s.flips_to_pass} fail->pass")
@@ -131,7 +139,18 @@ def _report(s: Any, opts: Any) -> None:
             mean = sum(s.score_changes) / len(s.score_changes)
             line += (f", mean score change {mean:+.3f} over {len(s.score_changes)} scored "
                      "Run(s)")
+        lines.append(line)
+    return lines
+
+
+def _report(s: Any, opts: Any) -> None:
+    """The summary (with several Evals, `Total over N Evals:` and the sums), then the exit."""
+    if s.evals > 1:
+        click.echo(f"Total over {s.evals} Evals:")
+    for line in summary_lines(s, opts.regrade, opts.dry_run):
         click.echo(line)
+    if opts.dry_run:
+        return
     if s.interrupted:
         click.echo(f"Interrupted after grading {s.graded} of {s.planned} Run(s): the Grades "
                    "above are kept; `smevals grade` grades the rest.", err=True)

@@ -75,3 +75,12 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def score_shown(result: Any) -> str:
+    """` score=0.6` beside a Grade's outcome; a failed Grade's score above 0 with the reason
+    (docs/reports.md#scores-that-not-every-grade-has); `` without a score."""
+    from smevals.grade.score import score_text
+
+    shown = score_text({**result.record, "score": result.score}, "{:.3g}", reasoned=True)
+    return f" score={shown}" if shown else ""

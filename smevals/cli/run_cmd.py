@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
 
 
@@ -59,18 +59,16 @@ class TextUI:
         if not item.ok:
             line += "".join(f"\n    {text}" for text in failure_lines(item.written))
         if grade is not None:
-            score = "" if grade.score is None else f" score={grade.score:.3g}"
-            line += f"\n    grade: {grade.outcome}{score}"
+            line += f"\n    grade: {grade.outcome}{score_shown(grade)}"
             if grade.why:
                 line += f"\n    {grade.why}"
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
     def leftover(self, grade: Any) -> None:
         rec = grade.run.record
-        score = "" if grade.score is None else f" score={grade.score:.3g}"
         click.echo(f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
                            f"{grade.run.id} (no current Grade) ... grade: {grade.outcome}"
-                           f"{score}")
+                           f"{score_shown(grade)}")
 
 
 def _reasons(pairs: list[Any]) -> str:

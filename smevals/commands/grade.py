@@ -51,6 +51,7 @@ class GradeUI(Protocol):
     def start(self, ev: Eval, version: str, total: int) -> None: ...
     def done(self, result: GradeResult) -> None: ...
     def warn(self, problem: Problem) -> None: ...
+    def finished(self, ev: Eval, summary: GradeSummary) -> None: ...
 
 
 @dataclass
@@ -73,6 +74,17 @@ class GradeSummary:
     flips_to_pass: int = 0
     score_changes: list[float] = field(default_factory=list)
     interrupted: bool = False
+    evals: int = 0                  # Evals summed into this summary
+
+    def add(self, other: GradeSummary) -> None:
+        """Sum another Eval's counts into this one (a Suite's total)."""
+        for name, value in vars(other).items():
+            if isinstance(value, list):
+                getattr(self, name).extend(value)
+            elif isinstance(value, bool):
+                setattr(self, name, getattr(self, name) or value)
+            else:
+                setattr(self, name, getattr(self, name) + value)
 
 
 @dataclass
@@ -89,25 +101,31 @@ class Plan:
 
 
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
-    summary = GradeSummary()
-    plans = [_plan(ev, opts, summary) for ev in load_evals(opts.paths)]
-    for plan in plans:
+    """Grade every Eval in turn; the total over them. With several Evals (a Suite), each
+    Eval's own counts go to `ui.finished` when it is done."""
+    plans = [(_plan(ev, opts, mine := GradeSummary(evals=1)), mine)
+             for ev in load_evals(opts.paths)]
+    for plan, _mine in plans:
         for task in _tasks(plan.ev, opts.tasks):
             for warning in task_key_warnings(task):
                 ui.warn(warning)
-    if opts.dry_run:
-        for plan in plans:
-            _dry(plan, summary, opts.judge_cache)
-        return summary
     groups = ProcessGroups()
-    for plan in plans:
-        ui.start(plan.ev, plan.version, len(plan.todo))
+    for plan, mine in plans:
         try:
-            _grade_all(plan, opts, groups, ui, summary)
+            if opts.dry_run:
+                _dry(plan, mine, opts.judge_cache)
+            else:
+                ui.start(plan.ev, plan.version, len(plan.todo))
+                _grade_all(plan, opts, groups, ui, mine)
         except Interrupted:
-            summary.interrupted = True
+            mine.interrupted = True
             break
-    return summary
+        if len(plans) > 1:
+            ui.finished(plan.ev, mine)
+    total = GradeSummary()
+    for _done, mine in plans:
+        total.add(mine)
+    return total
 
 
 def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
@@ -294,6 +312,9 @@ class _Hook:
         self.on_done(result)
 
     def warn(self, problem: Problem) -> None:
+        pass
+
+    def finished(self, ev: Eval, summary: GradeSummary) -> None:
         pass
 
 

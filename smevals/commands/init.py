@@ -52,6 +52,9 @@ checks:
     expected: {task: expected}
   - checker: ./check.py
 scoring:
+  # min: the Grade's score is its weakest Check's, so a failed Check (score 0) is never
+  # hidden behind a later Check's 1.0 (the default, last, keeps the last Check's score).
+  method: min
   pass_threshold: 1.0
 """, False),
     "graders/check.py": ('''\
@@ -99,6 +102,7 @@ task: capital
 output: "The capital of France is Paris.\\n"
 expect: fail
 failing_check: exact_match
+score: {max: 0}
 """, False),
 }
 

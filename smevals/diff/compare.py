@@ -6,7 +6,9 @@ the tasks present on both sides; the tasks that flipped; what was added or remov
 
 Per task, a side's score is the mean score of the task's Runs there, and whether the task
 passes follows `--task-pass` (`smevals.report.taskpass`; by default when more than half of
-its Runs pass: 1 of 2 is not a pass).
+its Runs pass: 1 of 2 is not a pass). Scores are compared only when every Grade of the
+config x model has one on both sides: a mean over only the scored Runs is a mean over a
+subset chosen by the outcome (see `Group.complete`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from smevals.report.evidence import LeftOut, Pair, left_out, missing_texts
 from smevals.report.rows import ERRORED, Row, cell_of
 from smevals.report.summary import Group, by_task
 from smevals.report.taskpass import DEFAULT, task_passes
+from smevals.store.records import RunBrief
+from smevals.store.store import Obj
 
 ITERATIONS = 10_000
 SEED = 0
@@ -56,10 +60,17 @@ class GroupDiff:
         return "both" if self.a and self.b else ("added" if self.b else "removed")
 
     @property
+    def scores_complete(self) -> bool:
+        """Every Grade on both sides has a score: only then are scores compared."""
+        return bool(self.a and self.b and self.a.complete and self.b.complete)
+
+    @property
     def mean_delta(self) -> float | None:
-        if not (self.a and self.b) or self.a.mean is None or self.b.mean is None:
+        """The unpaired difference of the two means (B - A), when scores are complete."""
+        a, b = self.a, self.b
+        if not (a and b and self.scores_complete) or a.mean is None or b.mean is None:
             return None
-        return self.b.mean - self.a.mean
+        return b.mean - a.mean
 
     @property
     def pass_delta(self) -> float | None:
@@ -98,6 +109,8 @@ class Changes:
     tasks: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     configs: list[str] = field(default_factory=list)
+    # the Runs counted per config x model: [{"config", "model", "runs"}], by config, model
+    runs_by_pair: list[dict[str, str | int]] = field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.runs or self.tasks or self.models or self.configs)
@@ -177,7 +190,9 @@ def _paired(a: Group, b: Group, alpha: float, rule: str) -> tuple[Paired, list[F
     tasks_a = {t.task: t for t in by_task(a)}
     tasks_b = {t.task: t for t in by_task(b)}
     both = stats.paired(tasks_a, tasks_b)             # in task name order
-    deltas = [tb.mean - ta.mean for ta, tb in both if ta.mean is not None and tb.mean is not None]
+    complete = a.complete and b.complete
+    deltas = [tb.mean - ta.mean for ta, tb in both
+              if complete and ta.mean is not None and tb.mean is not None]
     outcomes = [(task_passes(ta.rows, rule), task_passes(tb.rows, rule)) for ta, tb in both]
     regressions, fixes = stats.discordant_counts(outcomes)
     ci = stats.paired_bootstrap(deltas, iterations=ITERATIONS, seed=SEED, level=1 - alpha)
@@ -204,12 +219,22 @@ def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
     out = []
     for mine, theirs, cells, other in ((runs_b, runs_a, cells_b, cells_a),
                                        (runs_a, runs_b, cells_a, cells_b)):
-        change = Changes(runs=sorted(mine[rel].id for rel in mine.keys() - theirs.keys()))
+        new = mine.keys() - theirs.keys()
+        change = Changes(runs=sorted(mine[rel].id for rel in new),
+                         runs_by_pair=_by_pair([mine[rel] for rel in new]))
         for index, attr in ((0, "tasks"), (2, "models"), (1, "configs")):
             have = {c[index] for c in other}
             setattr(change, attr, sorted({c[index] for c in cells} - have))
         out.append(change)
     return out[0], out[1]
+
+
+def _by_pair(runs: list[Obj[RunBrief]]) -> list[dict[str, str | int]]:
+    counted: dict[tuple[str, str], int] = {}
+    for run in runs:
+        _task, config, model = cell_of(run)
+        counted[(config, model)] = counted.get((config, model), 0) + 1
+    return [{"config": c, "model": m, "runs": n} for (c, m), n in sorted(counted.items())]
 
 
 def _defined_cells(report: EvalReport) -> list[tuple[str, str, str]]:

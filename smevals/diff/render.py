@@ -10,6 +10,7 @@ import orjson
 
 from smevals import stats
 from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.grade.score import score_note, score_text
 from smevals.report import taskpass
 from smevals.report.evidence import LeftOut, Pair
 from smevals.report.rows import Row
@@ -116,7 +117,10 @@ def stale_text(reasons: dict[str, int]) -> str:
 def _side(group: Group | None) -> tuple[str, str]:
     if group is None:
         return "-", "-"
-    score = f"{group.display} (n={len(group.scores)})" if group.scores else "-"
+    score = "-"
+    if group.scores:
+        score = group.score_text if not group.complete else \
+            f"{group.display} (n={len(group.scores)})"
     return score, f"{group.pass_rate:.0%} ({group.passed}/{group.n})"
 
 
@@ -130,6 +134,8 @@ def group_table(diff: EvalDiff) -> list[str]:
         p = g.paired
         interval = f"{stats.fmt_ci(p.ci)} ({_tasks(p.scored)})" if p and p.ci else "-"
         delta = _signed(p.mean_delta) if p else "-"
+        if p and not g.scores_complete and _some_scores(g):
+            delta = "- (not every Grade has a score)"
         moves = f"{p.regressions} / {p.fixes}" if p else "-"
         test = f"{stats.fmt_p(p.p)} (n={p.tasks})" if p else "-"
         lines.append(f"| {g.config} | {g.model} | {score_a} | {score_b} | {delta} "
@@ -157,6 +163,8 @@ def left_out_table(diff: EvalDiff) -> list[str]:
         lines.append(f"| {pair[0]} | {pair[1]} | {a.ungraded} | {b.ungraded} | {a.errored} "
                      f"| {b.errored} | {a.stale} | {b.stale} |")
     return lines
+def _some_scores(g: GroupDiff) -> bool:
+    return bool((g.a and g.a.scores) or (g.b and g.b.scores))
 
 
 def _tasks(n: int) -> str:
@@ -201,7 +209,8 @@ def flip_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
 
 
 def _row(row: Row) -> str:
-    score = "" if row.score is None else f" {row.score:g}"
+    shown = score_text(row.grade.record)
+    score = f" {shown}" if shown else ""
     return (f"run {row.run.id} grade {row.grade.id}: "
             f"{row.grade.record.get('outcome')}{score}")
 
@@ -315,13 +324,15 @@ def group_json(g: GroupDiff, alpha: float) -> dict[str, Any]:
         "pass_significant": p.pass_significant(alpha)}
     return {"config": g.config, "model": g.model, "status": g.status, "a": side_json(g.a),
             "b": side_json(g.b), "delta": {"mean": g.mean_delta, "pass_rate": g.pass_delta},
+            "scores_complete": g.scores_complete,
             "paired": paired, "verdict": verdict(g, alpha)}
 
 
 def flip_json(flip: Flip) -> dict[str, Any]:
     def runs(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
         return [{"run_id": r.run.id, "grade_id": r.grade.id, "grader_version": r.version,
-                 "outcome": r.grade.record.get("outcome"), "score": r.score} for r in rows]
+                 "outcome": r.grade.record.get("outcome"), "score": r.score,
+                 "score_note": score_note(r.grade.record) or None} for r in rows]
 
     return {"config": flip.config, "model": flip.model, "task": flip.task,
             "direction": "pass->fail" if flip.to_fail else "fail->pass",

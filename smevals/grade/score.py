@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from smevals.spec.model import Grader
 from smevals.store.records import CheckRecord
@@ -66,3 +67,42 @@ def failure_reason(grader: Grader, results: list[CheckRecord], score: float | No
     if score is not None and threshold is not None and score < threshold:
         return f"score {score:.3g} is below the grader's pass_threshold {threshold:g}"
     return ""
+
+
+def score_note(record: Mapping[str, Any]) -> str:
+    """Why a failed Grade's score is above 0, or `` (a pass, or a score of 0 or none).
+
+    A failed Grade's score alone reads like a verdict ("fail 1.00"), so wherever one is
+    shown it comes with this reason: a Check failed although the Checks' scores combine to
+    more than 0 (with `scoring.method: last`, a later Check's score), or no Check failed and
+    the score is under the grader's `pass_threshold`. Reads the brief view too: its
+    `checks` are the failed ones."""
+    score = record.get("score")
+    if record.get("outcome") != "fail" or not isinstance(score, int | float) \
+            or isinstance(score, bool) or not score > 0:
+        return ""
+    checks = record.get("checks")
+    failed = [f"'{c.get('name') or c.get('checker')}'" for c in
+              (checks if isinstance(checks, list) else [])
+              if isinstance(c, dict) and c.get("ok") is False]
+    if failed:
+        what = "check" if len(failed) == 1 else "checks"
+        return f"the Checks' scores, although {what} {', '.join(failed[:3])} failed"
+    return BELOW_THRESHOLD
+
+
+BELOW_THRESHOLD = "below the grader's pass_threshold"
+
+
+def score_text(record: Mapping[str, Any], fmt: str = "{:g}", reasoned: bool = False) -> str:
+    """A Grade's score as shown beside its outcome: `1`, `` (none), or a failed Grade's score
+    above 0 with its reason: `1 (the Checks' scores, although check 'contains' failed)`.
+    `reasoned`: a line below says when the score is under the pass threshold (the console's
+    `failure_reason`), so that reason is not repeated."""
+    score = record.get("score")
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        return ""
+    note = score_note(record)
+    if reasoned and note == BELOW_THRESHOLD:
+        note = ""
+    return fmt.format(score) + (f" ({note})" if note else "")

@@ -11,15 +11,16 @@ from typing import Any
 import orjson
 
 from smevals import stats
+from smevals.grade.score import score_note, score_text
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Excluded, Row
-from smevals.report.summary import Group, by_task, metrics, ranks, tag_counts
+from smevals.report.summary import Group, by_task, metrics, ranked_by, ranks, tag_counts
 from smevals.report.taskpass import DEFAULT, task_passes
 
 JSON_FORMAT = 1
 CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id",
-               "grader_version", "outcome", "score", "stale", "tags", "metrics")
+               "grader_version", "outcome", "score", "stale", "tags", "metrics", "score_note")
 
 
 # --- JSON ------------------------------------------------------------------------------
@@ -43,6 +44,7 @@ def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
         "grader_version": report.version,
         "excluded_failed_runs": c.count(FAILED),
         "summary": summary_json(report),
+        "ranked_by": ranked_by(groups),
         "leaderboard": [group_json(g, rank, task_pass)
                         for rank, g in zip(ranks(groups), groups, strict=True)],
         "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
@@ -126,6 +128,7 @@ def row_json(row: Row, store: str) -> dict[str, Any]:
         "started": run.get("started"), "duration_seconds": run.get("duration_seconds"),
         "grade_id": row.grade.id, "grade_rel": row.grade.rel,
         "grader_version": row.version, "graded": grade.get("graded"), "stale": row.stale,
+        "score_note": score_note(grade) or None,
     }
 
 
@@ -149,7 +152,8 @@ def to_csv(reports: list[EvalReport]) -> str:
             writer.writerow([report.name, row.task, row.config, row.model,
                              row.run.record.get("sample", ""), row.run.id, row.grade.id,
                              row.version, row.grade.record.get("outcome"), score,
-                             str(row.stale).lower(), " ".join(row.tags), metrics_text])
+                             str(row.stale).lower(), " ".join(row.tags), metrics_text,
+                             score_note(row.grade.record)])
     return buffer.getvalue()
 
 
@@ -219,7 +223,8 @@ def _verdict(case: ET.Element, rows: list[Row], excluded: list[Excluded],
 
 
 def _row_detail(row: Row) -> str:
-    score = "" if row.score is None else f" score={row.score:g}"
+    shown = score_text(row.grade.record)
+    score = f" score={shown}" if shown else ""
     notes = [f"  {c.get('name') or c.get('checker')}: {c.get('notes', 'failed')}"
              for c in row.grade.record.get("checks") or []
              if isinstance(c, dict) and c.get("ok") is False]

@@ -12,11 +12,13 @@ from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED
 from smevals.report.summary import (
+    SCORE,
     Group,
     by_task,
     counts_text,
     metrics,
     pass_text,
+    ranked_by,
     ranks,
     tag_counts,
 )
@@ -109,7 +111,14 @@ def older_line(report: EvalReport, older: int) -> str:
             "(counted as ungraded)")
 
 
+PASS_RATE_NOTE = ("Ranked by pass rate: not every Grade has a score (a failed Check without "
+                  "a score leaves its Grade unscored), so a mean score would leave out mostly "
+                  "failures; each score shows its n.")
+
+
 def leaderboard_lines(groups: list[Group]) -> list[str]:
+    if ranked_by(groups) != SCORE:
+        return [PASS_RATE_NOTE, ""] + _pass_board(groups)
     rank_width = len(str(len(groups)))
     score_width = max(len(g.display) for g in groups)
     model_width = max(len(g.model) for g in groups)
@@ -120,6 +129,23 @@ def leaderboard_lines(groups: list[Group]) -> list[str]:
         out.append(f"{rank:>{rank_width}}. {group.display:<{score_width}}  "
                    f"{group.model:<{model_width}}  {place:<{where_width}}  "
                    f"pass {pass_text(group.passed, group.n)}")
+    return out
+
+
+def _pass_board(groups: list[Group]) -> list[str]:
+    """`1. pass 88% (14/16), 95% CI [0.64, 0.97]  large  (default, 16 runs, 2 fails)  score
+    1.00 ±0.00 (n=14 of 16)`: ranked by pass rate, the score with its n."""
+    rank_width = len(str(len(groups)))
+    passes = [pass_text(g.passed, g.n) for g in groups]
+    pass_width = max(map(len, passes))
+    model_width = max(len(g.model) for g in groups)
+    where = [f"({g.config}, {counts_text(g.n, g.failed)})" for g in groups]
+    where_width = max(map(len, where))
+    out = []
+    for rank, group, rate, place in zip(ranks(groups), groups, passes, where, strict=True):
+        out.append(f"{rank:>{rank_width}}. pass {rate:<{pass_width}}  "
+                   f"{group.model:<{model_width}}  {place:<{where_width}}  "
+                   f"score {group.score_text}".rstrip())
     return out
 
 
@@ -161,8 +187,15 @@ def block_lines(group: Group, with_tasks: bool) -> list[str]:
         lines.append(f"- tags: {tags}")
     if with_tasks:
         lines.append("- scores by task:")
-        lines += [f"  - {t.task}: {t.display} ({t.passed}/{t.n} pass)" for t in by_task(group)]
+        lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]
     return lines
+
+
+def _task_text(task: Group) -> str:
+    """`0.90 ±0.06 (3/3 pass)`, or `1.00 ±0.00 (n=2 of 3; 2/3 pass)` when some Run of the
+    task has no score."""
+    n = f"n={len(task.scores)} of {task.n}; " if task.scores and not task.complete else ""
+    return f"{task.display} ({n}{task.passed}/{task.n} pass)"
 
 
 def _scored(group: Group) -> str:

@@ -54,6 +54,23 @@ class Group:
         return stats.fmt_mean_se(self.scores)
 
     @property
+    def complete(self) -> bool:
+        """Every counted Grade has a score: only then is the mean a mean over all Runs (a
+        failed Check without a score leaves its Grade unscored, so the unscored Runs are
+        mostly the failures)."""
+        return len(self.scores) == self.n > 0
+
+    @property
+    def score_n(self) -> str:
+        """`` when every Run is scored, else ` (n=7 of 15)`."""
+        return "" if self.complete or not self.n else f" (n={len(self.scores)} of {self.n})"
+
+    @property
+    def score_text(self) -> str:
+        """The mean score with its n when not every Run is scored: `1.00 ±0.00 (n=7 of 15)`."""
+        return self.display + (self.score_n if self.scores else "")
+
+    @property
     def pass_rate(self) -> float:
         return self.passed / self.n if self.n else 0.0
 
@@ -92,25 +109,45 @@ class Metric:
         return stats.fmt_mean_se(self.values)
 
 
-def _sort_key(group: Group) -> tuple[float, str, str]:
+SCORE = "score"             # the leaderboard ranks by mean score ...
+PASS_RATE = "pass_rate"     # ... or by pass rate, when some Grade has no score
+
+
+def ranked_by(groups: list[Group]) -> str:
+    """SCORE when every Grade of every config x model has a score, else PASS_RATE: a mean
+    over only the scored Runs is a mean over a subset chosen by the outcome."""
+    return SCORE if all(g.complete for g in groups) else PASS_RATE
+
+
+def _score_key(group: Group) -> tuple[float, str, str]:
     mean = group.mean
     return (-(mean if mean is not None else -1.0), group.model, group.config)
 
 
+def _pass_key(group: Group) -> tuple[float, str, str]:
+    return (-group.pass_rate, group.model, group.config)
+
+
 def leaderboard(rows: list[Row]) -> list[Group]:
-    """config x model groups, best mean score first (unscored last), ties by model, config."""
+    """config x model groups, best first, ties by model, config: by mean score (unscored
+    last) when every Grade has a score, else by pass rate (see `ranked_by`)."""
     groups: dict[tuple[str, str], Group] = {}
     for row in rows:
         key = (row.config, row.model)
         if key not in groups:
             groups[key] = Group(row.config, row.model)
         groups[key].rows.append(row)
-    return sorted(groups.values(), key=_sort_key)
+    found = list(groups.values())
+    return sorted(found, key=_score_key if ranked_by(found) == SCORE else _pass_key)
 
 
 def ranks(groups: list[Group]) -> list[int]:
-    """Competition ranks over the displayed scores: equal displays share a rank."""
-    return stats.competition_ranks([g.display for g in groups])
+    """Competition ranks over what the leaderboard ranks by: the displayed scores (equal
+    displays share a rank), or the pass rates (equal rates share a rank: 3/4 and 6/8; a
+    division is correctly rounded, so equal fractions give equal floats)."""
+    if ranked_by(groups) == SCORE:
+        return stats.competition_ranks([g.display for g in groups])
+    return stats.competition_ranks([g.pass_rate for g in groups])
 
 
 def by_task(group: Group) -> list[Group]:

@@ -18,7 +18,7 @@ from smevals.report.document import EvalReport
 from smevals.report.formats import group_json, summary_json
 from smevals.report.repeats import repeats
 from smevals.report.rows import Excluded, Row, cell_of
-from smevals.report.summary import Group, leaderboard, ranks, tag_counts
+from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_counts
 from smevals.site.gallery import has_pictures
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
@@ -90,6 +90,12 @@ class Loaded:
         return names + extra
 
     @cached_property
+    def current_tasks(self) -> list[str]:
+        """The Eval's tasks, in its order: the grid's rows and the tasks counted. Tasks that
+        only old Runs know of (deleted since) are listed apart (`eval_index`)."""
+        return [t.name for t in self.ev.tasks]
+
+    @cached_property
     def task_slugs(self) -> dict[str, str]:
         return {name: slug(name) for name in self.task_names}
 
@@ -120,7 +126,8 @@ def pooled_json(rows: list[Row]) -> dict[str, Any]:
 
 
 def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
-    """The leaderboard and the task x model grid of `rows`."""
+    """The leaderboard and the task x model grid of `rows` (one grid row per task of
+    `tasks`: Runs of other tasks are left out of it)."""
     groups = leaderboard(rows)
     board = []
     for rank, group in zip(ranks(groups), groups, strict=True):
@@ -128,7 +135,9 @@ def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[st
         entry.pop("tasks", None)
         entry["mean_ci"] = mean_interval(group)
         board.append(entry)
-    return {"leaderboard": board, "grid": grid(groups, tasks, excluded)}
+    shown = set(tasks)
+    return {"ranked_by": ranked_by(groups), "leaderboard": board,
+            "grid": grid(groups, tasks, [e for e in excluded if e.task in shown])}
 
 
 def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
@@ -155,7 +164,7 @@ def _cell(group: Group | None, kind: str | None, left_out: int) -> dict[str, Any
     if group is None:
         return {"runs": 0, "passed": 0, "mean": None, "class": None, "excluded": left_out}
     return {"runs": group.n, "passed": group.passed, "mean": group.mean,
-            "class": kind or "single", "excluded": left_out}
+            "scored": len(group.scores), "class": kind or "single", "excluded": left_out}
 
 
 def tag_facets(rows: list[Row]) -> list[dict[str, Any]]:
@@ -168,6 +177,7 @@ def eval_index(loaded: Loaded) -> dict[str, Any]:
     """`data/<eval>/index.js`: the Eval page (leaderboard, grid, tag facets)."""
     report, ev = loaded.report, loaded.ev
     c = report.collected
+    current = set(loaded.current_tasks)
     return {
         "format": FORMAT, "kind": "eval", "slug": loaded.slug, "name": ev.name,
         "description": ev.description, "path": report.path, "store": report.store,
@@ -176,11 +186,11 @@ def eval_index(loaded: Loaded) -> dict[str, Any]:
         "summary": {**summary_json(report), "mean_ci": mean_interval(Group("", "", c.rows))},
         "notes": list(report.notes),
         "tasks": [{"name": t, "slug": loaded.task_slugs[t],
-                   "runs": len(loaded.runs_by_task.get(t, []))}
+                   "runs": len(loaded.runs_by_task.get(t, [])), "current": t in current}
                   for t in loaded.task_names],
         "tags": tag_facets(c.rows), "diff": loaded.diff is not None,
         "pictures": has_pictures(loaded),
-        **view(c.rows, loaded.task_names, c.excluded),
+        **view(c.rows, loaded.current_tasks, c.excluded),
     }
 
 
@@ -189,7 +199,7 @@ def tag_view(loaded: Loaded, tag: str) -> dict[str, Any]:
     rows = [row for row in loaded.report.collected.rows if tag in row.tags]
     return {"format": FORMAT, "kind": "tag", "eval": loaded.slug, "tag": tag,
             "slug": slug(tag), "summary": pooled_json(rows),
-            **view(rows, loaded.task_names, [])}
+            **view(rows, loaded.current_tasks, [])}
 
 
 def tags_of(loaded: Loaded) -> list[str]:
@@ -208,9 +218,12 @@ def eval_summary(loaded: Loaded) -> dict[str, Any]:
         "runs": len(c.runs), "graded": len(c.rows), "passed": c.passed,
         "pass_rate": c.passed / len(c.rows) if c.rows else None,
         "mean": stats.mean([r.score for r in c.rows if r.score is not None]),
-        "tasks": len(loaded.task_names), "models": len(report.groups),
+        "scored": sum(1 for r in c.rows if r.score is not None),
+        "tasks": len(loaded.current_tasks), "models": len(report.groups),
+        "ranked_by": ranked_by(report.groups),
         "best": None if best is None else {"config": best.config, "model": best.model,
-                                           "mean": best.mean, "pass_rate": best.pass_rate},
+                                           "mean": best.mean, "pass_rate": best.pass_rate,
+                                           "scored": len(best.scores), "runs": best.n},
         "grader": report.grader, "version": report.version,
         "updated": max(stamps) if stamps else None, "diff": loaded.diff is not None,
     }

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from smevals.grade.score import score_note
 from smevals.report.rows import cell_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
@@ -76,7 +77,8 @@ def task_page(loaded: Loaded, task: str) -> dict[str, Any]:
                                  for i, r in enumerate(items)],
                         "counted": stats.n if stats else 0,
                         "passed": stats.passed if stats else 0,
-                        "mean": stats.mean if stats else None})
+                        "mean": stats.mean if stats else None,
+                        "scored": len(stats.scores) if stats else 0})
     current = loaded.ev.task(task)
     newest = max(runs, key=lambda r: str(r.record.get("started", "")), default=None)
     doc = current.doc if current else (newest.record.get("task") if newest else None)
@@ -96,6 +98,7 @@ def run_brief(loaded: Loaded, run: Obj[RunRecord], with_output: bool) -> dict[st
     failure = rec.get("failure") if isinstance(rec.get("failure"), dict) else None
     return {"id": run.id, "sample": rec.get("sample"), "started": rec.get("started"),
             "status": loaded.status(run), "score": row.score if row else None,
+            "score_note": score_note(row.grade.record) if row else "",
             "tags": row.tags if row else [], "grade_id": row.grade.id if row else None,
             "failure": failure.get("kind") if failure else None,
             "output": read_text(loaded, run, "output.txt", EXCERPT_LIMIT) if with_output
@@ -153,6 +156,7 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
         "current": name == report.grader and version.startswith(report.version),
         "counts": grade.id == counted, "graded": rec.get("graded"),
         "outcome": rec.get("outcome"), "score": rec.get("score"), "method": rec.get("method"),
+        "score_note": score_note(rec),
         "tags": capped(rec.get("tags")), "metrics": capped(rec.get("metrics")),
         "duration_seconds": rec.get("duration_seconds"),
         "grading_hash": rec.get("grading_hash"),

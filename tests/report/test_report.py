@@ -34,8 +34,11 @@ def test_json_shape_and_counts(qa: Path) -> None:
     assert (s["ungraded"], s["older_version_only"], s["failed_runs_excluded"],
             s["stale_excluded"]) == (2, 1, 1, 1)
     board = [(g["rank"], g["model"], g["config"], g["runs"]) for g in ev["leaderboard"]]
-    assert board == [(1, "large", "default", 4), (2, "medium", "default", 1),
-                     (2, "small", "alt", 1), (4, "small", "default", 10),
+    # tiny's one Grade has no score, so the leaderboard ranks by pass rate
+    assert ev["ranked_by"] == "pass_rate"
+    board = [(g["rank"], g["model"], g["config"], g["runs"]) for g in ev["leaderboard"]]
+    assert board == [(1, "medium", "default", 1), (1, "small", "alt", 1),
+                     (3, "large", "default", 4), (4, "small", "default", 10),
                      (5, "tiny", "default", 1)]
     reasons = sorted((e["task"], e["model"], e["reason"]) for e in ev["excluded"])
     assert reasons == [("alpha", "small", "stale"), ("beta", "tiny", "failed"),

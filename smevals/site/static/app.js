@@ -96,6 +96,22 @@
     return stderr === null || stderr === undefined ? num(mean) : `${num(mean)} ±${num(stderr)}`;
   }
 
+  /* A mean score over only some of the Runs carries its n: "1.00 ±0.00 (n=7 of 15)". */
+  function scoreN(mean, stderr, scored, runs) {
+    const text = scoreText(mean, stderr);
+    return mean === null || mean === undefined || scored === undefined || scored === runs ? text
+      : `${text} (n=${scored} of ${runs})`;
+  }
+
+  /* A Grade's score beside its outcome; a failed Grade's score above 0 only with its reason. */
+  function gradeScore(score, note) {
+    if (score === null || score === undefined) return "";
+    return `score ${num(score)}` + (note ? ` (${note})` : "");
+  }
+
+  const PASS_RATE_NOTE = "Ranked by pass rate: not every Grade has a score (a failed Check without a " +
+    "score leaves its Grade unscored), so a mean score would leave out mostly failures; each score shows its n.";
+
   function rateBucket(rate) {
     return `pr${Math.round(Math.max(0, Math.min(1, rate)) * 10)}`;
   }
@@ -252,13 +268,15 @@
   }
 
   function evalCard(e) {
-    const best = e.best ? `${e.best.model} (${e.best.config}) ${num(e.best.mean)}` : "–";
+    const best = !e.best ? "–" : e.ranked_by === "pass_rate"
+      ? `${e.best.model} (${e.best.config}) pass ${pct(e.best.pass_rate)}`
+      : `${e.best.model} (${e.best.config}) ${num(e.best.mean)}`;
     return h("a", { class: "card evalcard", href: `#/${enc(e.slug)}` },
       h("h2", null, e.name),
       e.description ? h("p", { class: "muted" }, e.description) : null,
       h("p", null, `${plural(e.runs, "Run")} · ${e.graded} graded · ${e.tasks} tasks · ${e.models} models`),
       e.pass_rate !== null ? bar(e.pass_rate, null, "rate", `pass rate ${pct(e.pass_rate)}`) : null,
-      h("span", { class: "small" }, ` ${pct(e.pass_rate)} pass · mean ${num(e.mean)}`),
+      h("span", { class: "small" }, ` ${pct(e.pass_rate)} pass · mean ${scoreN(e.mean, null, e.scored, e.graded)}`),
       h("p", { class: "small muted" }, `Best: ${best}`),
       e.updated ? h("p", { class: "small muted" }, `Updated ${when(e.updated)}`) : null);
   }
@@ -275,9 +293,9 @@
     const shown = tag || data;
     return h("div", null, evalHeader(data), facets(data, tag),
       tag ? tagSummary(tag) : null,
-      section("Leaderboard", leaderboard(data, shown.leaderboard)),
+      section("Leaderboard", leaderboard(data, shown.leaderboard, shown.ranked_by)),
       section("Tasks × models", data.pictures ? picturesToggle(data, tag, route.pictures) : null,
-        grid(data, shown.grid, thumbs && picturesByCell(thumbs, tag))),
+        grid(data, shown.grid, thumbs && picturesByCell(thumbs, tag)), deletedTasks(data)),
       metricsTable(shown.leaderboard));
   }
 
@@ -287,7 +305,8 @@
       (data.grader.choice === "current" ? " (current version)" : ` (${data.grader.choice})`);
     const stats = [["Runs", sm.runs], ["Graded", sm.graded], ["Passed", `${sm.passed} (${pct(sm.pass_rate)})`],
       ["Failed", sm.failed], ["Ungraded", sm.ungraded], ["Runner failed", sm.failed_runs_excluded],
-      ["Stale", sm.stale_excluded], ["Errors", sm.errored || 0], ["Mean score", scoreText(sm.mean, sm.stderr)]];
+      ["Stale", sm.stale_excluded], ["Errors", sm.errored || 0],
+      ["Mean score", scoreN(sm.mean, sm.stderr, sm.scored, sm.graded)]];
     return h("div", { class: "head" },
       h("h1", null, data.name),
       data.description ? h("p", { class: "lead" }, data.description) : null,
@@ -311,27 +330,33 @@
   function tagSummary(tag) {
     const sm = tag.summary;
     return h("p", { class: "note" }, `Only the ${plural(sm.graded, "graded Run")} tagged “${tag.tag}”: ` +
-      `${sm.passed} passed (${pct(sm.pass_rate)}), mean score ${scoreText(sm.mean, sm.stderr)}.`);
+      `${sm.passed} passed (${pct(sm.pass_rate)}), mean score ${scoreN(sm.mean, sm.stderr, sm.scored, sm.graded)}.`);
   }
 
-  function leaderboard(data, board) {
+  function leaderboard(data, board, rankedBy) {
     if (!board.length) return h("p", { class: "muted" }, "No graded Runs.");
-    const head = h("tr", null, ["#", "Model", "Config", "Mean score", "Pass rate", "Runs"].map(
+    const byRate = rankedBy === "pass_rate";
+    const scoreCell = (g) => h("td", { class: "barcell" },
+      bar(g.mean, g.mean_ci, "score", `mean score ${scoreN(g.mean, g.stderr, g.scored, g.runs)}`),
+      h("span", { class: "val" }, scoreN(g.mean, g.stderr, g.scored, g.runs)));
+    const rateCell = (g) => h("td", { class: "barcell" }, bar(g.pass_rate, g.pass_rate_ci, "rate",
+      `pass rate ${pct(g.pass_rate)}, 95% CI ${pct(g.pass_rate_ci[0])}–${pct(g.pass_rate_ci[1])}`),
+      h("span", { class: "val" }, `${pct(g.pass_rate)} (${g.passed}/${g.runs})`));
+    const titles = byRate ? ["Pass rate", "Mean score"] : ["Mean score", "Pass rate"];
+    const head = h("tr", null, ["#", "Model", "Config", ...titles, "Runs"].map(
       (t) => h("th", { scope: "col" }, t)));
     const rows = board.map((g) => h("tr", null,
       h("td", { class: "num" }, String(g.rank)),
       h("td", null, h("strong", null, g.model)),
       h("td", { class: "muted" }, g.config),
-      h("td", { class: "barcell" }, bar(g.mean, g.mean_ci, "score", `mean score ${scoreText(g.mean, g.stderr)}`),
-        h("span", { class: "val" }, scoreText(g.mean, g.stderr))),
-      h("td", { class: "barcell" }, bar(g.pass_rate, g.pass_rate_ci, "rate",
-        `pass rate ${pct(g.pass_rate)}, 95% CI ${pct(g.pass_rate_ci[0])}–${pct(g.pass_rate_ci[1])}`),
-        h("span", { class: "val" }, `${pct(g.pass_rate)} (${g.passed}/${g.runs})`)),
+      byRate ? [rateCell(g), scoreCell(g)] : [scoreCell(g), rateCell(g)],
       h("td", { class: "num" }, String(g.runs))));
     return h("div", null,
+      byRate ? h("p", { class: "note ranked" }, PASS_RATE_NOTE) : null,
       h("div", { class: "scroll" }, h("table", { class: "board leaderboard" }, h("thead", null, head), h("tbody", null, rows))),
       h("p", { class: "muted small" }, "Whiskers: 95% intervals (score: mean ± 1.96 standard errors; " +
-        "pass rate: Wilson). Ranks are shared when the shown scores are equal."));
+        "pass rate: Wilson). " + (byRate ? "Ranks are shared when the pass rates are equal."
+                                         : "Ranks are shared when the shown scores are equal.")));
   }
 
   function metricValue(m) {
@@ -400,7 +425,7 @@
     if (!cell) return h("td", { class: "empty" });
     const flaky = cell.class === "flaky";
     const label = `${column.model} (${column.config}) · ${task}: ` + (cell.runs
-      ? `${cell.passed} of ${cell.runs} passed, mean ${num(cell.mean)}${flaky ? ", flaky" : ""}`
+      ? `${cell.passed} of ${cell.runs} passed, mean ${scoreN(cell.mean, null, cell.scored, cell.runs)}${flaky ? ", flaky" : ""}`
       : "no counted Run") + (cell.excluded ? ` · ${cell.excluded} not counted` : "");
     const cls = cell.runs ? `cell ${rateBucket(cell.passed / cell.runs)}${flaky ? " flaky" : ""}` : "cell none";
     return h("td", { class: cls },
@@ -408,6 +433,15 @@
         cell.runs ? `${cell.passed}/${cell.runs}` : "–",
         flaky ? h("span", { class: "flag", "aria-hidden": "true" }, "◐") : null),
       pics ? thumbsView(data, pics) : null);
+  }
+
+  /* Tasks deleted from the Eval whose old Runs are still in the store: not in the grid and
+     not counted; each keeps its Task page (its Runs as they recorded it). */
+  function deletedTasks(data) {
+    const gone = data.tasks.filter((t) => t.current === false);
+    if (!gone.length) return null;
+    return h("p", { class: "muted small deleted" }, "No longer in the Eval (their Runs are not counted): ",
+      gone.map((t, i) => [i ? ", " : "", link(taskHref(data.slug, t.slug), t.name), ` (${plural(t.runs, "Run")})`]));
   }
 
   function legend() {
@@ -444,7 +478,8 @@
   }
 
   function taskColumn(data, c) {
-    const stats = c.counted ? `${c.passed}/${c.counted} passed · mean ${num(c.mean)}` : "no counted Run";
+    const stats = c.counted ? `${c.passed}/${c.counted} passed · mean ${scoreN(c.mean, null, c.scored, c.counted)}`
+                            : "no counted Run";
     const hidden = c.runs.filter((r) => !r.output).length;
     return h("div", { class: "column card" },
       h("h3", null, c.model, h("span", { class: "muted small" }, ` ${c.config}`)),
@@ -454,7 +489,7 @@
   }
 
   function runSummary(r) {
-    return [badge(r.status), r.score !== null ? h("span", { class: "score" }, `score ${num(r.score)}`) : null,
+    return [badge(r.status), r.score !== null ? h("span", { class: "score" }, gradeScore(r.score, r.score_note)) : null,
       h("span", { class: "muted small" }, `sample ${r.sample ?? "–"}`),
       r.failure ? h("span", { class: "muted small" }, r.failure) : null];
   }
@@ -482,7 +517,7 @@
     return h("div", null,
       h("h1", null, `${run.task} `, h("span", { class: "muted" }, "·"), ` ${run.model}`),
       h("p", { class: "runmeta" }, badge(run.status),
-        counted && counted.score !== null ? h("span", { class: "score" }, `score ${num(counted.score)}`) : null,
+        counted && counted.score !== null ? h("span", { class: "score" }, gradeScore(counted.score, counted.score_note)) : null,
         h("span", { class: "muted small" }, `config ${run.config} · sample ${run.sample ?? "–"} · ` +
           `started ${when(run.record.started)} · ${num(run.record.duration_seconds, 1)} s · Run ${run.id}`)),
       failure ? h("p", { class: "note bad" }, `The runner failed (${failure.kind}): ${failure.detail}`) : null,
@@ -588,7 +623,7 @@
       h("span", null, badge(g.outcome || "ungraded"), ` ${when(g.graded)} · ${g.grader} @ ${g.version}`,
         g.current ? h("span", { class: "tag-current" }, " current version") : null,
         g.counts ? h("span", { class: "tag-counts" }, " counts") : null,
-        ` · score ${num(g.score)}`),
+        g.score === null || g.score === undefined ? "" : ` · ${gradeScore(g.score, g.score_note)}`),
       checksView(g, true))));
   }
 
@@ -617,44 +652,87 @@
       d.explanation ? h("p", { class: "note" }, d.explanation) : null,
       h("p", { class: "muted small" }, `grader ${d.grader} ${d.version_a} → ${d.version_b} · ` +
         `${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
-      section("Models", diffGroups(d)),
+      leftOut(d),
+      section("Models", diffGroups(d, doc.ci_level)),
       section("Flips", diffFlips(data, d)),
       section("Added and removed", changes(d)));
   }
 
-  function diffGroups(d) {
-    const head = h("tr", null, ["Model", "Config", "A mean", "B mean", "Δ mean (CI)", "", "A pass", "B pass",
-      "Regressions / fixes", "p", "Verdict"].map((t) => h("th", { scope: "col" }, t)));
+  /* The Runs each side left out: stale (with the reasons) and errored Grades. */
+  function leftOut(d) {
+    const side = (s) => (s && s.left_out
+      ? `${s.left_out} (` + Object.entries(s.reasons).map(([why, n]) => `${why.replace(/_/g, " ")}: ${n}`).join(", ") + ")"
+      : "none");
+    const stale = d.stale || {};
+    const errored = d.errored;
+    return h("p", { class: "small leftout" },
+      h("span", { class: "stale" }, `Stale Runs left out: A ${side(stale.a)}; B ${side(stale.b)}.`),
+      errored ? h("span", { class: "errored" }, ` Errored Grades left out (no verdict): A ${errored.a}; B ${errored.b}.`) : null);
+  }
+
+  /* The paired figures of `smevals diff` (per task, B − A, over the tasks on both sides). */
+  function pairedDelta(g) {
+    const p = g.paired;
+    if (!p) return "–";
+    const someScores = (g.a && g.a.scored) || (g.b && g.b.scored);
+    if (g.scores_complete === false && someScores) return "– (not every Grade has a score)";
+    if (p.mean_delta === null || p.mean_delta === undefined) return "–";
+    return (p.mean_delta > 0 ? "+" : "") + num(p.mean_delta) +
+      (p.ci ? ` [${num(p.ci[0])}, ${num(p.ci[1])}]` : "") + ` (${plural(p.scored, "task")})`;
+  }
+
+  function diffGroups(d, level) {
+    const head = h("tr", null, ["Model", "Config", "A score", "B score",
+      `Δ score, paired (${Math.round(100 * level)}% CI)`, "", "A pass", "B pass",
+      "Pass → fail / fail → pass", "McNemar p", "Verdict"].map((t) => h("th", { scope: "col" }, t)));
+    const side = (x) => (x ? scoreN(x.mean, x.stderr, x.scored, x.runs) : "–");
     const rows = d.groups.map((g) => {
       const p = g.paired || {};
+      const complete = g.scores_complete !== false;
       return h("tr", { class: `v-${String(g.verdict).split(" ")[0]}` },
         h("td", null, h("strong", null, g.model)), h("td", { class: "muted" }, g.config),
-        h("td", { class: "num" }, g.a ? num(g.a.mean) : "–"), h("td", { class: "num" }, g.b ? num(g.b.mean) : "–"),
-        h("td", { class: "num" }, g.delta.mean === null ? "–" : (g.delta.mean > 0 ? "+" : "") + num(g.delta.mean) +
-          (p.ci ? ` [${num(p.ci[0])}, ${num(p.ci[1])}]` : "")),
-        h("td", null, deltaChart(p.mean_delta ?? g.delta.mean, p.ci)),
-        h("td", { class: "num" }, g.a ? pct(g.a.pass_rate) : "–"), h("td", { class: "num" }, g.b ? pct(g.b.pass_rate) : "–"),
-        h("td", { class: "num" }, g.paired ? `${p.regressions} / ${p.fixes}` : "–"),
-        h("td", { class: "num" }, g.paired ? num(p.p, 3) : "–"),
+        h("td", { class: "num a-score" }, side(g.a)), h("td", { class: "num b-score" }, side(g.b)),
+        h("td", { class: "num delta" }, pairedDelta(g)),
+        h("td", null, complete && g.paired ? deltaChart(p.mean_delta, p.ci) : null),
+        h("td", { class: "num a-pass" }, g.a ? `${pct(g.a.pass_rate)} (${g.a.passed}/${g.a.runs})` : "–"),
+        h("td", { class: "num b-pass" }, g.b ? `${pct(g.b.pass_rate)} (${g.b.passed}/${g.b.runs})` : "–"),
+        h("td", { class: "num moves" }, g.paired ? `${p.regressions} / ${p.fixes}` : "–"),
+        h("td", { class: "num p" }, g.paired ? `${num(p.p, 3)} (${plural(p.tasks, "task")})` : "–"),
         h("td", null, String(g.verdict)));
     });
-    return h("div", { class: "scroll" }, h("table", { class: "board" }, h("thead", null, head), h("tbody", null, rows)));
+    return h("div", null,
+      h("div", { class: "scroll" }, h("table", { class: "board groups" }, h("thead", null, head), h("tbody", null, rows))),
+      h("p", { class: "muted small" }, "Scores are compared only when every Grade on both sides has one. " +
+        "Δ score: the mean over the tasks on both sides of each task's score change, with its paired bootstrap interval."));
   }
+
+  const CAUSES = { regraded: "regraded: the same Runs", different_runs: "different Runs" };
 
   function diffFlips(data, d) {
     if (!d.flips.length) return h("p", { class: "muted" }, "No task changed between pass and fail.");
-    const runs = (items) => items.map((r, i) => [i ? ", " : "", link(runHref(data.slug, r.run_id), `${r.outcome} ${num(r.score)}`)]);
-    return h("div", { class: "scroll" }, h("table", { class: "board" },
+    const shownScore = (r) => (r.score === null || r.score === undefined ? "" : ` ${num(r.score)}`) +
+      (r.score_note ? ` (${r.score_note})` : "");
+    const runs = (items) => items.map((r, i) => [i ? ", " : "", link(runHref(data.slug, r.run_id), `${r.outcome}${shownScore(r)}`)]);
+    return h("div", { class: "scroll" }, h("table", { class: "board flips" },
       h("thead", null, h("tr", null, ["Task", "Model", "Change", "Cause", "Runs in A", "Runs in B"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", null, d.flips.map((f) => h("tr", null,
         h("td", null, link(taskHref(data.slug, (data.tasks.find((t) => t.name === f.task) || { slug: f.task }).slug), f.task)),
         h("td", null, `${f.model} (${f.config})`),
         h("td", null, h("span", { class: `badge b-${f.direction === "pass->fail" ? "fail" : "pass"}` }, f.direction.replace("->", " → "))),
-        h("td", { class: "muted" }, f.cause), h("td", null, runs(f.a)), h("td", null, runs(f.b)))))));
+        h("td", { class: "muted cause" }, CAUSES[f.cause] || String(f.cause).replace(/_/g, " ")),
+        h("td", null, runs(f.a)), h("td", null, runs(f.b)))))));
   }
 
+  /* What B has that A has not, and the reverse: Runs counted per model (not every id),
+     tasks, models and configs by name. */
   function changes(d) {
-    const list = (title, c) => h("div", null, h("h3", null, title), ["runs", "tasks", "models", "configs"].map(
+    const pairs = (c) => {
+      const items = c.runs_by_pair || [];
+      if (!c.runs || !c.runs.length) return null;
+      const per = items.map((x) => `${x.model} (${x.config}): ${x.runs}`).join(", ");
+      return h("p", { class: "small runs" }, `${plural(c.runs.length, "Run")}` + (per ? ` — ${per}` : ""));
+    };
+    const list = (title, c) => h("div", null, h("h3", null, title), pairs(c), ["tasks", "models", "configs"].map(
       (k) => (c[k] && c[k].length ? h("p", { class: "small" }, `${k}: ${c[k].join(", ")}`) : null)));
     const empty = (c) => !["runs", "tasks", "models", "configs"].some((k) => c[k] && c[k].length);
     if (empty(d.added) && empty(d.removed)) return h("p", { class: "muted" }, "Nothing was added or removed.");
