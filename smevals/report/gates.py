@@ -1,8 +1,9 @@
 """CI gates: `--fail-under SCORE` and `--min-pass-rate RATE`, checked per config x model.
 
 A gate trips (exit 1) when any config x model of any Eval falls below it. A group with no
-scored Run cannot show a mean score, so it trips --fail-under (fail closed); a report with
-no graded Run at all trips every gate that is set. Missing evidence trips them too: a
+scored Run cannot show a mean score, so it trips --fail-under (fail closed), and so does one
+whose Grades are not all scored (the mean would be over a subset chosen by the outcome); a
+report with no graded Run at all trips every gate that is set. Missing evidence trips them too: a
 config x model with current Runs that are ungraded or whose Grade is an error
 (`smevals.report.evidence`), unless `allow_incomplete`.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 from smevals.report.document import EvalReport
 from smevals.report.evidence import report_reasons
+from smevals.report.summary import Group
 
 
 class GateError(ValueError):
@@ -63,6 +65,21 @@ def parse_rate(text: str | None) -> float | None:
     return value
 
 
+def _score_gate(where: str, group: Group, fail_under: float) -> list[str]:
+    """--fail-under on one config x model. A mean over only the scored Grades is a mean over
+    a subset chosen by the outcome (a failed Check often leaves no score), so a group
+    whose Grades are not all scored trips it too (fail closed)."""
+    mean = group.mean
+    if mean is None or mean < fail_under:
+        shown = "no score" if mean is None else f"mean score {mean:.4g}"
+        return [f"{where}: {shown} over {group.n} run(s) is below --fail-under {fail_under:g}"]
+    if not group.complete:
+        return [f"{where}: only {len(group.scores)} of {group.n} Grade(s) have a score, so "
+                f"its mean {mean:.4g} is not over every Run; --fail-under needs a score on "
+                "every Grade (gate on --min-pass-rate instead)"]
+    return []
+
+
 def check(gates: Gates, reports: list[EvalReport]) -> list[str]:
     """One message per config x model below a gate; empty when every gate holds."""
     if not gates.active:
@@ -73,11 +90,8 @@ def check(gates: Gates, reports: list[EvalReport]) -> list[str]:
             problems += report_reasons(report.name, report.collected, report.version)
         for group in report.groups:
             where = f"{report.name}: {group.label}"
-            mean = group.mean
-            if gates.fail_under is not None and (mean is None or mean < gates.fail_under):
-                shown = "no score" if mean is None else f"mean score {mean:.4g}"
-                problems.append(f"{where}: {shown} over {group.n} run(s) is below "
-                                f"--fail-under {gates.fail_under:g}")
+            if gates.fail_under is not None:
+                problems += _score_gate(where, group, gates.fail_under)
             rate = group.pass_rate
             if gates.min_pass_rate is not None and rate < gates.min_pass_rate:
                 problems.append(f"{where}: pass rate {rate:.1%} ({group.passed}/{group.n}) is "

@@ -77,6 +77,16 @@ def test_partial_scores_rank_by_pass_rate_and_show_their_n(tmp_path: Path) -> No
         "2. pass 62% (5/8), 95% CI [0.31, 0.86]  alpha  (default, 8 runs, 3 fails)  "
         "score 1.00 ±0.00 (n=5 of 8)",
     ]
+    gate = run_cli("report", str(ev), "--fail-under", "0.9", env=ENV)
+    assert gate.code == 1, gate.both             # 1.00 over the passes only: fail closed
+    assert gate.err == (
+        "Error: gate failed:\n"
+        "  qa: beta (default): only 7 of 8 Grade(s) have a score, so its mean 1 is not over "
+        "every Run; --fail-under needs a score on every Grade (gate on --min-pass-rate "
+        "instead)\n"
+        "  qa: alpha (default): only 5 of 8 Grade(s) have a score, so its mean 1 is not over "
+        "every Run; --fail-under needs a score on every Grade (gate on --min-pass-rate "
+        "instead)\n")
     by_task = run_cli("report", str(ev), "--by-task", "-m", "alpha", env=ENV).out
     assert "  - t1: 1.00 (1/1 pass)" in by_task  # (n=1 of 1 needs no saying)
     assert "  - t8: - (0/1 pass)" in by_task
