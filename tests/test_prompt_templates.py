@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,8 @@ BAD_PROBLEMS = [
 
 def test_a_placeholder_no_task_can_fill_stops_validate_and_run_before_any_run(
         tmp_path: Path, cli) -> None:
-    templated_eval(tmp_path / "ev", bad=BAD)
+    templated_eval(tmp_path / "ev", bad=BAD,       # null is unset, as for built-ins' keys
+                   unset="runner: ./show.sh\nprompt_template:\nsystem: null\n")
     res = cli("validate", "ev", cwd=tmp_path)
     assert res.code == 2
     assert (res.out, res.err.splitlines()) == ("", [*BAD_PROBLEMS, "5 problems found"])
@@ -197,9 +199,11 @@ def test_report_and_diff_take_several_configs(tmp_path: Path, cli) -> None:
     ("{{ task.a }}{{task.b}}", "1[true, null]"),
     ("{{ not a placeholder }} {{", "{{ not a placeholder }} {{"),
     (r"a \{ b \\{{task.a}}", r"a \{ b \{{task.a}}"),
+    ("{{task.d}} {{task.e}}", '2024-01-31 {"x": [1.5, "é"]}'),
 ])
 def test_substitute_escapes_and_json(template: str, expected: str) -> None:
-    values = {"task.a": 1, "task.b": [True, None]}
+    values = {"task.a": 1, "task.b": [True, None], "task.d": date(2024, 1, 31),
+              "task.e": {"x": [1.5, "é"]}}
     assert substitute(template, lambda name: as_text(values[name])) == expected
 
 

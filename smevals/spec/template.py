@@ -3,7 +3,8 @@
 A placeholder is `{{NAME}}` (spaces inside the braces allowed), NAME a letter or `_` then
 letters, digits, `_`, `.` or `-`. `\\{{` is a literal `{{` (the backslash is dropped); any
 other `{{` that does not open a placeholder stays as written. A value that is not a string
-is written as JSON (`3`, `0.5`, `true`, `null`, `["a", "b"]`, `{"k": 1}`).
+is written as JSON (`3`, `0.5`, `true`, `null`, `["a", "b"]`, `{"k": 1}`), a date as
+`2024-01-01`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 PLACEHOLDER = re.compile(r"\\\{\{|\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
@@ -23,6 +25,8 @@ class TemplateError(Exception):
 def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, date):                # YAML's 2024-01-01, as the Run record has it
+        return value.isoformat()
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
