@@ -99,8 +99,8 @@ def failure_lines(written: Any) -> list[str]:
 @click.option("-m", "--model", "models", metavar="MODEL",
               multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
-@click.option("-c", "--config", metavar="CONFIG",
-              default="default", show_default=True, help="Config name.")
+@click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
+              help="Config name (repeatable: each in turn). Default: default.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
@@ -116,7 +116,8 @@ def failure_lines(written: Any) -> list[str]:
 @scale_options
 @store_option
 @click.pass_context
-def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...], config: str,
+def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
+            configs: tuple[str, ...],
             tasks: tuple[str, ...], repeat: int | None, jobs: int, timeout: float | None,
             grader: str | None, dry_run: bool, store: str | None, shard: Any, dask: str | None,
             dask_resources: tuple[str, ...]) -> None:
@@ -130,8 +131,9 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader,
-                      shard, None if dry_run else cluster_spec(dask, dask_resources))
+    opts = RunOptions(paths, models, "default", tasks, repeat, jobs, timeout, store, dry_run,
+                      grader, shard, None if dry_run else cluster_spec(dask, dask_resources),
+                      configs=configs)
     ui = TextUI()
     if dry_run:
         ui.plan = ui.dry  # type: ignore[method-assign]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.errors import Problem
+from smevals.run.prompts import template_problems
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, read_eval
 from smevals.spec.model import Check, Config, Eval, Grader, Task
@@ -53,6 +54,7 @@ def cross_file_problems(ev: Eval) -> list[Problem]:
     problems = _duplicate_tasks(ev)
     for config in ev.configs.values():
         problems.extend(config_problems(config))
+        problems.extend(template_problems(config, ev.tasks))
     for grader in ev.graders.values():
         problems.extend(grader_problems(grader, ev.tasks))
     return problems
