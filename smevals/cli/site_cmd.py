@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from smevals.cli.base import cli, store_option
+from smevals.cli.options import task_pass_option
 
 
 @cli.command("build", short_help="Write a static web report of Evals or Suites.")
@@ -16,9 +17,10 @@ from smevals.cli.base import cli, store_option
 @click.option("--rev", metavar="REV", help="Show the store as committed at this git revision.")
 @click.option("--diff", nargs=2, metavar="A B",
               help="Add a diff page per Eval: the data of `smevals diff A B`.")
+@task_pass_option
 @store_option
 def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
-              diff: tuple[str, str] | None, store: str | None) -> None:
+              diff: tuple[str, str] | None, task_pass: str, store: str | None) -> None:
     """Write a self-contained static web report of each Eval (or Suite).
 
     \b
@@ -28,7 +30,7 @@ def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
     """
     from smevals.commands.site import SiteOptions, build_command
 
-    for line in build_command(SiteOptions(paths, grader, store, rev), out, diff):
+    for line in build_command(SiteOptions(paths, grader, store, rev, task_pass), out, diff):
         click.echo(line)
 
 

@@ -30,6 +30,7 @@ class SiteOptions:
     grader: str = "default"
     store: str | None = None
     rev: str | None = None
+    task_pass: str = "majority"     # the diff page's rule of a task's verdict (--task-pass)
 
 
 def load_one(folder: Path, opts: SiteOptions, tmp: Path) -> Loaded:
@@ -75,7 +76,8 @@ def attach_diff(evals: list[Loaded], opts: SiteOptions, revs: tuple[str, str]) -
         if Path(rev).is_dir():
             raise SmevalsError(f"--diff: '{rev}' is a folder, not a git revision")
     spec = SideSpec(opts.grader, None, opts.store)
-    result = diff_command(DiffOptions((*revs, *folders), spec, fmt="json"))
+    result = diff_command(DiffOptions((*revs, *folders), spec, fmt="json",
+                                      task_pass=opts.task_pass))
     doc = orjson.loads(result.text)
     by_name = {entry.get("eval"): entry for entry in doc.get("evals", [])}
     for loaded in evals:

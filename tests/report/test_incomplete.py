@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from smevals.site import jsdata
 from tests.conftest import make_eval, run_cli
 from tests.judges.helpers import answer_with, judge_eval
 
@@ -151,6 +152,13 @@ def test_one_task_pass_rule_in_diff_and_junit(tmp_path: Path) -> None:
                      "all": (1, "all", [("one", "pass->fail"), ("two", "pass->fail")])}
     text = run_cli("diff", "HEAD", "--task-pass", "all", cwd=repo).out
     assert "a task passes when every one of its Runs passes (--task-pass all).\n" in text
+    commit(repo, "regraded")                    # the site's diff page: the same rule
+    for rule, flips in (("majority", []), ("all", [("one", "pass->fail"), ("two", "pass->fail")])):
+        built = run_cli("build", "ev", "-o", str(tmp_path / rule), "--diff", "HEAD~1", "HEAD",
+                        "--task-pass", rule, cwd=repo)
+        assert built.code == 0, built.both
+        page = jsdata.decode((tmp_path / rule / "data" / "ev" / "diff.js").read_bytes())[1]
+        assert [(f["task"], f["direction"]) for f in page["diff"]["flips"]] == flips
 
     junit = run_cli("report", "ev", "--format", "junit", cwd=repo).out
     assert 'failures="0" errors="0" skipped="0"' in junit
