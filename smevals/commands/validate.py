@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
 
 from smevals.errors import Problem
@@ -174,18 +175,26 @@ def _lacking(tasks: list[Task], keys: tuple[str, ...]) -> str:
 def task_key_warnings(task: Task) -> list[Problem]:
     """A top-level Task key that looks like a misspelling of a known one (`gradng:`). Any key
     is allowed (runners see it), so this is a warning."""
-    from smevals.schemas import load_schema
-
-    known = list(load_schema("task").get("properties", {}))
     out = []
     for key in task.doc:
-        if not isinstance(key, str) or key in known:
-            continue
-        close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
+        close = _misspelt(key) if isinstance(key, str) else None
         if close:
             line, col = task.pos(key)
             out.append(Problem(display_path(task.path), line, col,
-                               f"unknown Task key '{key}' - did you mean '{close[0]}'? (as "
+                               f"unknown Task key '{key}' - did you mean '{close}'? (as "
                                "written it is an ordinary key, given to runners)", key,
                                warning=True))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _misspelt(key: str) -> str | None:
+    """The known Task key `key` looks like a misspelling of (None for a known key): asked
+    once per key, not once per Task, for Evals of thousands of rows."""
+    from smevals.schemas import load_schema
+
+    known = list(load_schema("task").get("properties", {}))
+    if key in known:
+        return None
+    close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
+    return close[0] if close else None

@@ -13,8 +13,6 @@ one line. A UTF-8 byte order mark at the start is accepted and dropped.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 from pathlib import Path
@@ -152,6 +150,9 @@ class _Reader:
         for index, data in enumerate(lines):
             if not self._sized(index + 1, data):
                 lines[index] = b""            # read the other rows as if this line were empty
+        import csv
+        import io
+
         text = b"\n".join(lines).decode("utf-8", "surrogateescape")
         self.lines = text.split("\n")
         self.sep = "\t" if dialect == "excel-tab" else ","

@@ -12,7 +12,6 @@ from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
 from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
-from smevals.store.layout import slug
 
 RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
@@ -138,13 +137,12 @@ def _tasks(path: Path, problems: list[Problem], defs: Definitions) -> list[Task]
 
 
 def _unique(tasks: list[Task], problems: list[Problem]) -> list[Task]:
-    """The Tasks, the first of each name only: every later one is a problem naming both places
-    (names that would share a store folder count as one)."""
+    """The Tasks, the first of each name only: every later one is a problem naming both places.
+    (Distinct names never share a store folder: store/layout.py's slug keeps them apart.)"""
     seen: dict[str, Task] = {}
     out = []
     for task in tasks:
-        key = slug(task.name)
-        first = seen.setdefault(key, task)
+        first = seen.setdefault(task.name, task)
         if first is task:
             out.append(task)
             continue
