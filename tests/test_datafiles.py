@@ -77,6 +77,13 @@ CASES = {
     "a row named like a row of another file": (
         {"a.csv": b"name,prompt\nx,1\n", "b.jsonl": b'{"prompt": "2"}\n{"id": "x"}\n'},
         ["ev/tasks/b.jsonl:2:1: name: task name 'x' is already used by ev/tasks/a.csv:2"]),
+    "a key twice in one object": (
+        {"q.jsonl": b'{"name": "a", "prompt": "x", "prompt": "y"}\n'
+                    b'{"name": "b", "grading": {"k": 1, "k": 2}}\n'},
+        ["ev/tasks/q.jsonl:1:30: duplicate key 'prompt' (most JSON readers would keep only its "
+         "last value)",
+         "ev/tasks/q.jsonl:2:35: duplicate key 'k' (most JSON readers would keep only its last "
+         "value)"]),
     "a ragged CSV row": (
         {"t.csv": b"name,prompt\na,1\nb,2,extra\nc\nd,4\n"},
         ["ev/tasks/t.csv:3:1: row 2 has 3 fields but the header has 2 columns",

@@ -42,6 +42,11 @@ def test_edit_one_row_then_delete_one(cli, tmp_path: Path) -> None:
     res = cli("run", "ev", "-g", cwd=tmp_path)
     assert res.code == 0, res.err
     assert res.out.count("grade: pass") == 3
+    res = cli("build", "ev", "-o", "site", cwd=tmp_path)
+    assert res.code == 0, res.err
+    page = (tmp_path / "site" / "data" / "ev" / "tasks" / "banana.js").read_text()
+    assert '"task":"banana"' in page and '"doc":{"name":"banana","prompt":"say banana"}' in page
+    assert '"status":"pass"' in page
     commit_all(tmp_path, "three rows")
     questions = ev / "tasks" / "questions.jsonl"
     questions.write_text(questions.read_text().replace("say banana", "say banana please"))

@@ -135,6 +135,11 @@ class _Reader:
         if not isinstance(value, dict):
             self.problem(line, 1, f"each line must be a JSON object, got {_kind(value)}")
             return
+        twice = _repeated_key(text)
+        if twice is not None:
+            self.problem(line, _key_col(text, twice, 2), f"duplicate key '{twice}' (most JSON "
+                         "readers would keep only its last value)")
+            return
         grading = value.pop("grading", None)
         if grading is not None and not isinstance(grading, dict):
             self.problem(line, _key_col(text, "grading"),
@@ -305,10 +310,41 @@ def _col(data: bytes, at: int) -> int:
     return len(data[:at].decode("utf-8", "replace")) + 1
 
 
-def _key_col(text: str, key: str) -> int:
-    """The column of `"key":` in one JSON line (1 when it cannot be found)."""
-    at = text.find(orjson.dumps(key).decode())
-    return at + 1 if at >= 0 else 1
+def _key_col(text: str, key: str, nth: int = 1) -> int:
+    """The column of the `nth` `"key"` in one JSON line (1 when it cannot be found)."""
+    quoted, at = orjson.dumps(key).decode(), -1
+    for _ in range(nth):
+        at = text.find(quoted, at + 1)
+        if at < 0:
+            return 1
+    return at + 1
+
+
+class _Repeated(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> None:
+    if len(pairs) > 1 and len({key for key, _ in pairs}) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+
+
+def _repeated_key(text: str) -> str | None:
+    """A key some object of a valid JSON line names twice (orjson keeps the last silently,
+    where YAML files refuse a duplicate key), or None."""
+    import json
+
+    try:
+        json.loads(text, object_pairs_hook=_pairs)
+    except _Repeated as exc:
+        return str(exc.args[0])
+    except ValueError:          # what orjson accepted and json does not: not a duplicate
+        return None
+    return None
 
 
 def _kind(value: Any) -> str:
