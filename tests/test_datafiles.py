@@ -201,3 +201,27 @@ def test_a_50_MB_line_is_refused_before_it_is_parsed(cli, tmp_path: Path) -> Non
         "ev/tasks/t.csv:3:1: line is 52,428,814 bytes, more than the limit of 1 MiB for one "
         "line of a data file\n"
         "2 problems found\n"))
+
+
+def test_a_file_over_256_MiB_is_refused_unread_and_big_cells_are_fine(cli, tmp_path: Path
+                                                                      ) -> None:
+    ev = data_eval(tmp_path / "ev", {"t.csv": b'name,prompt\nbig,"' + b"y" * 300_000 + b'"\n'})
+    with open(ev / "tasks" / "huge.jsonl", "wb") as f:     # sparse: nothing is written
+        f.truncate(300 << 20)
+    res = cli("validate", "ev", cwd=tmp_path)
+    assert (res.code, res.err) == (2, (
+        "ev/tasks/huge.jsonl:1:1: file is 314,572,800 bytes, more than the limit of 256 MiB "
+        "for a data file; split it into several files\n1 problem found\n"))
+    (ev / "tasks" / "huge.jsonl").unlink()
+    res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+    assert (res.code, res.out.splitlines()[1:]) == (0, ["  big / default / m1: 0 Run(s) exist, "
+                                                        "would run 1"])
+
+
+def test_a_misspelt_key_in_a_row_is_a_warning_at_its_row(cli, tmp_path: Path) -> None:
+    data_eval(tmp_path / "ev", {"q.jsonl": b'{"name": "a", "prompt": "x"}\n'
+                                           b'{"name": "b", "promt": "y"}\n'})
+    res = cli("validate", "ev", cwd=tmp_path)
+    assert (res.code, res.err) == (0, (
+        "ev/tasks/q.jsonl:2:1: warning: promt: unknown Task key 'promt' - did you mean "
+        "'prompt'? (as written it is an ordinary key, given to runners)\n"))

@@ -161,6 +161,7 @@ class _Reader:
         text = b"\n".join(lines).decode("utf-8", "surrogateescape")
         self.lines = text.split("\n")
         self.sep = "\t" if dialect == "excel-tab" else ","
+        csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE))   # lines are bounded
         reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
         try:
             self._table_rows(reader, raw)
