@@ -84,6 +84,11 @@ CASES = {
          "last value)",
          "ev/tasks/q.jsonl:2:35: duplicate key 'k' (most JSON readers would keep only its last "
          "value)"]),
+    "values nested too deep": (
+        {"q.jsonl": b'{"name": "a", "x": ' + b"[" * 101 + b"]" * 101 + b"}\n"
+                    b'{"name": "b", "x": ' + b"[" * 1000 + b"]" * 1000 + b"}\n"},
+        ["ev/tasks/q.jsonl:1:1: values are nested more than 100 levels deep",
+         "ev/tasks/q.jsonl:2:1: values are nested more than 100 levels deep"]),
     "a ragged CSV row": (
         {"t.csv": b"name,prompt\na,1\nb,2,extra\nc\nd,4\n"},
         ["ev/tasks/t.csv:3:1: row 2 has 3 fields but the header has 2 columns",

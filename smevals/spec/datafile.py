@@ -27,6 +27,7 @@ SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
 MAX_FILE = 256 << 20        # bytes in one data file (256 MiB)
 MAX_NAME = 200              # characters in a Task name
+MAX_DEPTH = 100             # levels of lists and objects in one row (hashing needs < 255)
 BOM = b"\xef\xbb\xbf"
 
 # (first line of the row, name, the Task's keys with `name`, its grading keys)
@@ -134,6 +135,9 @@ class _Reader:
             return
         if not isinstance(value, dict):
             self.problem(line, 1, f"each line must be a JSON object, got {_kind(value)}")
+            return
+        if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+            self.problem(line, 1, f"values are nested more than {MAX_DEPTH} levels deep")
             return
         twice = _repeated_key(text)
         if twice is not None:
@@ -321,6 +325,19 @@ def _key_col(text: str, key: str, nth: int = 1) -> int:
     return at + 1
 
 
+def _depth(value: Any) -> int:
+    """How many lists and objects deep `value` goes (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item \
+            if isinstance(item, list) else ()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
 class _Repeated(Exception):
     pass
 
@@ -343,7 +360,7 @@ def _repeated_key(text: str) -> str | None:
         json.loads(text, object_pairs_hook=_pairs)
     except _Repeated as exc:
         return str(exc.args[0])
-    except ValueError:          # what orjson accepted and json does not: not a duplicate
+    except (ValueError, RecursionError):    # what orjson took and json cannot: no duplicate
         return None
     return None
 
