@@ -164,3 +164,23 @@ def test_bad_subsets_exit_2(cli, tmp_path: Path, args: tuple[str, ...], message:
     res = cli("run", "ev", *args, cwd=tmp_path)
     assert res.code == 2
     assert res.err.splitlines()[-1] == f"Error: {message}"
+
+
+def test_a_cache_entry_of_a_data_file_that_is_not_rows_is_read_again(cli, tmp_path: Path) -> None:
+    import marshal
+
+    from tests.test_defcache import cached_files
+
+    jsonl_eval(tmp_path / "ev", ROWS)
+    settle()
+    assert cli("validate", "ev", cwd=tmp_path).code == 0
+    (cache,) = cached_files(tmp_path)
+    data = marshal.loads(cache.read_bytes())
+    entries = data[-1]
+    (key,) = [k for k in entries if k.endswith("questions.jsonl")]
+    stamp, *_rest = entries[key]
+    for junk in ([("not", "a", "row")], {"a": 1}, [(1, 2, 3, 4)]):
+        entries[key] = (stamp, junk, {}, {}, b"")
+        cache.write_bytes(marshal.dumps(data))
+        res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+        assert (res.code, names(res.out)) == (0, ["apple", "banana", "cherry"]), res.err

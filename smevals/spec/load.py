@@ -125,15 +125,22 @@ def _tasks(path: Path, problems: list[Problem], defs: Definitions) -> list[Task]
         return [task] if task else []
     shown = display_path(path)
     stamp, doc = defs.get(path, shown)
-    if doc is None:
+    if doc is not None and _rows(doc.data):
+        rows = doc.data
+    else:
         rows, found = read_rows(path, shown)
         problems.extend(found)
         if not found:
             defs.put(path, stamp, YamlDoc(shown, rows), keep_raw=False)
-    else:
-        rows = doc.data
     return [Task(name=name, path=path, doc=data, grading=grading, line=line)
             for line, name, data, grading in rows]
+
+
+def _rows(data: Any) -> bool:
+    """Whether a cache entry holds rows as read_rows returns them (else it is read again)."""
+    return isinstance(data, list) and all(
+        type(row) is tuple and len(row) == 4 and type(row[1]) is str and type(row[2]) is dict
+        and type(row[3]) is dict for row in data)
 
 
 def _unique(tasks: list[Task], problems: list[Problem]) -> list[Task]:
