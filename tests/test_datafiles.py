@@ -230,3 +230,13 @@ def test_a_misspelt_key_in_a_row_is_a_warning_at_its_row(cli, tmp_path: Path) ->
     assert (res.code, res.err) == (0, (
         "ev/tasks/q.jsonl:2:1: warning: promt: unknown Task key 'promt' - did you mean "
         "'prompt'? (as written it is an ordinary key, given to runners)\n"))
+
+
+def test_a_yaml_task_nested_too_deep_is_bad_input_too(cli, tmp_path: Path) -> None:
+    """Hashing such a Task made `run` exit 3; now it is named like any other problem."""
+    deep = "[" * 300 + "]" * 300
+    data_eval(tmp_path / "ev", {}, yaml_tasks={"deep": f"prompt: p\nx: {deep}\n",
+                                               "fine": "prompt: p\nx: [[[]]]\n"})
+    res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+    assert (res.code, res.err) == (2, "Error: ev/tasks/deep.yaml:1:1: values are nested more "
+                                      "than 100 levels deep\n")

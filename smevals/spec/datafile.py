@@ -136,7 +136,7 @@ class _Reader:
         if not isinstance(value, dict):
             self.problem(line, 1, f"each line must be a JSON object, got {_kind(value)}")
             return
-        if text.count("[") + text.count("{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
+        if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
             self.problem(line, 1, f"values are nested more than {MAX_DEPTH} levels deep")
             return
         twice = _repeated_key(text)
@@ -325,7 +325,7 @@ def _key_col(text: str, key: str, nth: int = 1) -> int:
     return at + 1
 
 
-def _depth(value: Any) -> int:
+def depth(value: Any) -> int:
     """How many lists and objects deep `value` goes (without recursion)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
