@@ -184,3 +184,13 @@ def test_a_cache_entry_of_a_data_file_that_is_not_rows_is_read_again(cli, tmp_pa
         cache.write_bytes(marshal.dumps(data))
         res = cli("run", "ev", "--dry-run", cwd=tmp_path)
         assert (res.code, names(res.out)) == (0, ["apple", "banana", "cherry"]), res.err
+
+
+def test_an_unknown_task_among_many_rows_names_a_few_and_the_closest(cli, tmp_path: Path
+                                                                     ) -> None:
+    jsonl_eval(tmp_path / "ev", [f'{{"name": "row-{i:03d}", "prompt": "p"}}' for i in range(300)])
+    res = cli("run", "ev", "-t", "row-2999", "--dry-run", cwd=tmp_path)
+    first = ", ".join(f"row-{i:03d}" for i in range(20))
+    assert (res.code, res.err) == (2, (
+        f"Error: ev: no such task(s): row-2999 - 300 tasks, the first 20 by name: {first}; "
+        "the closest: row-299, row-298, row-297 (smevals run --dry-run lists them all)\n"))
