@@ -23,6 +23,7 @@ from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.prompts import template_problems
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
+from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
@@ -47,10 +48,12 @@ class RunOptions:
     @property
     def config_names(self) -> list[str]:
         return list(dict.fromkeys(self.configs or (self.config,)))
+    subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
 
 
 class RunUI(Protocol):
-    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int) -> None: ...
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+             chosen: str = "") -> None: ...
     def start(self, total: int) -> None: ...
     def done(self, item: Attempt, grade: Any) -> None: ...
     def warn(self, problem: Problem) -> None: ...
@@ -65,6 +68,7 @@ class Prepared:
     pairs: list[PairPlan]
     grader: Grader | None
     warnings: list[Problem] = field(default_factory=list)
+    chosen: str = ""               # what --limit / --sample chose, when given
 
 
 @dataclass
@@ -87,7 +91,7 @@ def run_command(opts: RunOptions, ui: RunUI,
         for warning in prep.warnings:
             ui.warn(warning)
     for prep in prepared:
-        ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs))
+        ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs), prep.chosen)
     if opts.dry_run:
         return summary
     for prep in prepared:
@@ -99,7 +103,8 @@ def run_command(opts: RunOptions, ui: RunUI,
 
 def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     config = pick_config(ev, name)
-    tasks = pick_tasks(ev, opts.tasks)
+    picked = pick_tasks(ev, opts.tasks)
+    tasks = opts.subset.choose(picked)
     problems = config_problems(config) + template_problems(config, tasks)
     grader = pick_grader(ev, opts.grader) if opts.grader else None
     if grader is not None:
@@ -120,7 +125,8 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
     jobs, pairs = shard_plan(jobs, pairs, opts.shard, config.name)
     warnings = [w for task in tasks for w in task_key_warnings(task)]
-    return Prepared(ev, session, jobs, pairs, grader, warnings)
+    chosen = opts.subset.describe(len(tasks), len(picked)) if opts.subset else ""
+    return Prepared(ev, session, jobs, pairs, grader, warnings, chosen)
 
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
