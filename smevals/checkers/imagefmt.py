@@ -1,84 +1,125 @@
-"""Raster images by their first bytes: PNG, JPEG, GIF and WebP, and their pixel size.
+"""Raster images by their first bytes, never by their name: PNG, JPEG, GIF, WebP, AVIF and
+BMP, and their size in pixels read from the header without decoding a pixel.
 
-Used by `render_svg` (an embedded `data:` image larger than the pixel limit is left out)
-and by the judge checkers' `images:` (a file that is not one of these is refused).
+The one reader of image headers: `render_svg` (an embedded `data:` image over the pixel
+limit is left out), the judge checkers' `images:` (a file that is not a PNG, JPEG, GIF or
+WebP is refused) and the web report's pictures (smevals/site/pictures.py) use it.
 """
 
 from __future__ import annotations
 
 import struct
 
-__all__ = ["MEDIA_TYPES", "dimensions", "media_type"]
+__all__ = ["MEDIA_TYPES", "dimensions", "media_type", "size", "sniff"]
 
+# What the judge checkers send (OpenAI-compatible servers accept these four).
 MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-
-
-def media_type(data: bytes) -> str | None:
-    """The image's media type by its magic bytes, or None when it is none of the four."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data[:6] in (b"GIF87a", b"GIF89a"):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
-def dimensions(data: bytes) -> tuple[int, int] | None:
-    """(width, height) read from the header, or None when it cannot be read."""
-    kind = media_type(data)
-    try:
-        if kind == "image/png" and data[12:16] == b"IHDR":
-            width, height = struct.unpack(">II", data[16:24])
-            return width, height
-        if kind == "image/gif":
-            width, height = struct.unpack("<HH", data[6:10])
-            return width, height
-        if kind == "image/jpeg":
-            return _jpeg(data)
-        if kind == "image/webp":
-            return _webp(data)
-    except struct.error:
-        return None
-    return None
-
-
+# JPEG start-of-frame markers (they carry the size): C0-CF but C4, C8 and CC
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
 
-def _jpeg(data: bytes) -> tuple[int, int] | None:
-    pos = 2
-    while pos + 4 <= len(data):
-        if data[pos] != 0xFF:
+def sniff(head: bytes) -> str | None:
+    """The image format of these first bytes (png, jpeg, gif, webp, avif, bmp), or None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
+        return "avif"
+    if head[:2] == b"BM" and len(head) >= 26:
+        return "bmp"
+    return None
+
+
+def size(fmt: str, head: bytes) -> tuple[int, int] | None:
+    """(width, height) of a picture of format `fmt` from its header, or None."""
+    try:
+        return _SIZE[fmt](head)
+    except (struct.error, IndexError, ValueError, KeyError):
+        return None
+
+
+def media_type(data: bytes) -> str | None:
+    """The media type of a PNG, JPEG, GIF or WebP image by its magic bytes, else None."""
+    fmt = sniff(data)
+    return f"image/{fmt}" if fmt in ("png", "jpeg", "gif", "webp") else None
+
+
+def dimensions(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a PNG, JPEG, GIF or WebP image from its header, else None."""
+    return size(fmt, data) if (fmt := sniff(data)) and media_type(data) else None
+
+
+def _png(head: bytes) -> tuple[int, int] | None:
+    if head[12:16] != b"IHDR":
+        return None
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height
+
+
+def _jpeg(head: bytes) -> tuple[int, int] | None:
+    at = 2
+    while at + 4 <= len(head):
+        if head[at] != 0xFF:
             return None
-        marker = data[pos + 1]
-        if marker == 0xFF:              # fill byte
-            pos += 1
+        marker = head[at + 1]
+        if marker == 0xFF:                 # fill byte
+            at += 1
             continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            pos += 2
+        if marker in (0x01, *range(0xD0, 0xD8)):   # markers without a length
+            at += 2
             continue
-        (length,) = struct.unpack(">H", data[pos + 2:pos + 4])
+        (length,) = struct.unpack(">H", head[at + 2:at + 4])
         if marker in _SOF:
-            height, width = struct.unpack(">HH", data[pos + 5:pos + 9])
+            height, width = struct.unpack(">HH", head[at + 5:at + 9])
             return width, height
-        if length < 2:
+        if marker in (0xD9, 0xDA) or length < 2:     # end of image, start of scan
             return None
-        pos += 2 + length
+        at += 2 + length
     return None
 
 
-def _webp(data: bytes) -> tuple[int, int] | None:
-    chunk = data[12:16]
-    if chunk == b"VP8 ":
-        width, height = struct.unpack("<HH", data[26:30])
-        return width & 0x3FFF, height & 0x3FFF
-    if chunk == b"VP8L":
-        bits = int.from_bytes(data[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+def _gif(head: bytes) -> tuple[int, int]:
+    width, height = struct.unpack("<HH", head[6:10])
+    return width, height
+
+
+def _webp(head: bytes) -> tuple[int, int] | None:
+    chunk = head[12:16]
     if chunk == b"VP8X":
-        return (int.from_bytes(data[24:27], "little") + 1,
-                int.from_bytes(data[27:30], "little") + 1)
+        width = int.from_bytes(head[24:27], "little") + 1
+        height = int.from_bytes(head[27:30], "little") + 1
+        return width, height
+    if chunk == b"VP8L" and head[20] == 0x2F:
+        bits = int.from_bytes(head[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8 " and head[23:26] == b"\x9d\x01\x2a":
+        width, height = struct.unpack("<HH", head[26:30])
+        return width & 0x3FFF, height & 0x3FFF
     return None
+
+
+def _avif(head: bytes) -> tuple[int, int] | None:
+    """The largest `ispe` (image spatial extent) property in the header."""
+    sizes = []
+    at = head.find(b"ispe")
+    while at >= 0 and at + 16 <= len(head):
+        sizes.append(struct.unpack(">II", head[at + 8:at + 16]))
+        at = head.find(b"ispe", at + 4)
+    return max(sizes, key=lambda s: s[0] * s[1]) if sizes else None
+
+
+def _bmp(head: bytes) -> tuple[int, int]:
+    (header,) = struct.unpack("<I", head[14:18])
+    if header == 12:
+        width, height = struct.unpack("<HH", head[18:22])
+        return width, height
+    width, height = struct.unpack("<ii", head[18:26])
+    return width, abs(height)
+
+
+_SIZE = {"png": _png, "jpeg": _jpeg, "gif": _gif, "webp": _webp, "avif": _avif, "bmp": _bmp}
