@@ -26,10 +26,12 @@ class TextUI:
     def __init__(self) -> None:
         self.progress = Progress("run")
 
-    def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
-        self._header(ev, config, pairs, jobs)
+    def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str = "") -> None:
+        self._header(ev, config, pairs, jobs, chosen)
 
-    def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
+    def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str) -> None:
+        if chosen:
+            click.echo(f"{ev.name}: {chosen}")
         have = sum(1 for p in pairs if p.existing)
         stale = sum(p.stale for p in pairs)
         why = _reasons(pairs)
@@ -38,8 +40,8 @@ class TextUI:
                    f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same "
                    f"inputs{more})")
 
-    def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int) -> None:
-        self._header(ev, config, pairs, jobs)
+    def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str = "") -> None:
+        self._header(ev, config, pairs, jobs, chosen)
         for p in pairs:
             have = (f"{p.existing} current Run(s) + {p.stale} stale ({_reasons([p])})"
                     if p.stale else f"{p.existing} Run(s) exist")
@@ -105,6 +107,12 @@ def failure_lines(written: Any) -> list[str]:
               default="default", show_default=True, help="Config name.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
+@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only the first N Tasks of each Eval (in task order, after -t).")
+@click.option("--sample", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Only N Tasks of each Eval, chosen by --seed (the same on every machine).")
+@click.option("--seed", default=None, metavar="S",
+              help="The seed of --sample (any text; default 0).")
 @click.option("-n", "--repeat", type=click.IntRange(min=1), default=None, metavar="N",
               help="Top each task/model pair up to N successful Runs with the same inputs.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=4, show_default=True, metavar="N",
@@ -119,7 +127,8 @@ def failure_lines(written: Any) -> list[str]:
 @store_option
 @click.pass_context
 def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...], config: str,
-            tasks: tuple[str, ...], repeat: int | None, jobs: int, timeout: float | None,
+            tasks: tuple[str, ...], limit: int | None, sample: int | None, seed: str | None,
+            repeat: int | None, jobs: int, timeout: float | None,
             grader: str | None, dry_run: bool, store: str | None, shard: Any, dask: str | None,
             dask_resources: tuple[str, ...]) -> None:
     """Attempt every Task of each Eval (or Suite) with a Config's Runner, for each model.
@@ -133,7 +142,8 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
     opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader,
-                      shard, None if dry_run else cluster_spec(dask, dask_resources))
+                      shard, None if dry_run else cluster_spec(dask, dask_resources),
+                      _subset(limit, sample, seed))
     ui = TextUI()
     if dry_run:
         ui.plan = ui.dry  # type: ignore[method-assign]
@@ -143,6 +153,16 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     finally:
         ui.progress.close()
     _finish(summary, dry_run)
+
+
+def _subset(limit: int | None, sample: int | None, seed: str | None) -> Any:
+    from smevals.run.subset import Subset
+
+    if limit is not None and sample is not None:
+        raise click.UsageError("--limit and --sample cannot be used together: choose one.")
+    if seed is not None and sample is None:
+        raise click.UsageError("--seed needs --sample N (it chooses which N Tasks).")
+    return Subset(limit, sample, "0" if seed is None else seed)
 
 
 def _grade_hook() -> Any:

@@ -22,6 +22,7 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
+from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
 from smevals.store.store import Store, store_root
@@ -41,10 +42,12 @@ class RunOptions:
     grader: str | None = None
     shard: Shard | None = None
     cluster: Any = None            # a scale.ClusterSpec: attempt on a Dask cluster
+    subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
 
 
 class RunUI(Protocol):
-    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int) -> None: ...
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+             chosen: str = "") -> None: ...
     def start(self, total: int) -> None: ...
     def done(self, item: Attempt, grade: Any) -> None: ...
     def warn(self, problem: Problem) -> None: ...
@@ -59,6 +62,7 @@ class Prepared:
     pairs: list[PairPlan]
     grader: Grader | None
     warnings: list[Problem] = field(default_factory=list)
+    chosen: str = ""               # what --limit / --sample chose, when given
 
 
 @dataclass
@@ -80,7 +84,7 @@ def run_command(opts: RunOptions, ui: RunUI,
         for warning in prep.warnings:
             ui.warn(warning)
     for prep in prepared:
-        ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs))
+        ui.plan(prep.ev, prep.session.config.name, prep.pairs, len(prep.jobs), prep.chosen)
     if opts.dry_run:
         return summary
     for prep in prepared:
@@ -94,8 +98,10 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     config = pick_config(ev, opts.config)
     problems = config_problems(config)
     grader = pick_grader(ev, opts.grader) if opts.grader else None
+    picked = pick_tasks(ev, opts.tasks)
+    tasks = opts.subset.choose(picked)
     if grader is not None:
-        problems.extend(grader_problems(grader, pick_tasks(ev, opts.tasks)))
+        problems.extend(grader_problems(grader, tasks))
     if problems:
         raise SpecError(problems)
     if any(not m.strip() for m in opts.models):
@@ -104,7 +110,6 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     if not models:
         raise SmevalsError(f"{config.path}: config '{config.name}' names no model; "
                            "add `model:` to it or pass -m MODEL")
-    tasks = pick_tasks(ev, opts.tasks)
     runner = resolve_runner(config)
     store = Store(store_root(ev.path, ev.name, opts.store))
     timeout = opts.timeout if opts.timeout is not None else config.timeout
@@ -113,7 +118,8 @@ def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
     jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
     jobs, pairs = shard_plan(jobs, pairs, opts.shard, config.name)
     warnings = [w for task in tasks for w in task_key_warnings(task)]
-    return Prepared(ev, session, jobs, pairs, grader, warnings)
+    chosen = opts.subset.describe(len(tasks), len(picked)) if opts.subset else ""
+    return Prepared(ev, session, jobs, pairs, grader, warnings, chosen)
 
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from smevals.errors import Problem
 from smevals.spec.discover import find_evals
-from smevals.spec.load import display_path, read_eval
+from smevals.spec.load import display_path, read_eval, where
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.programs import ProgramError, resolve_program
-from smevals.store.layout import slug
 
 
 @dataclass
@@ -50,25 +49,12 @@ def validate_paths(paths: list[str]) -> Summary:
 
 
 def cross_file_problems(ev: Eval) -> list[Problem]:
-    problems = _duplicate_tasks(ev)
+    problems: list[Problem] = []
     for config in ev.configs.values():
         problems.extend(config_problems(config))
     for grader in ev.graders.values():
         problems.extend(grader_problems(grader, ev.tasks))
     return problems
-
-
-def _duplicate_tasks(ev: Eval) -> list[Problem]:
-    seen: dict[str, Path] = {}
-    out = []
-    for task in ev.tasks:
-        key = slug(task.name)
-        if key in seen:
-            first = display_path(seen[key])
-            out.append(Problem(display_path(task.path), 1, 1,
-                               f"task name '{task.name}' is already used by {first}", "name"))
-        seen.setdefault(key, task.path)
-    return out
 
 
 def config_problems(config: Config) -> list[Problem]:
@@ -219,24 +205,32 @@ def _lacking(tasks: list[Task], keys: tuple[str, ...]) -> str:
     have = [str(k) for k in (*task.grading, *task.doc)]
     close = difflib.get_close_matches(keys[0], have, 1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return f"which Task '{task.name}' ({display_path(task.path)}) lacks{hint}"
+    return f"which Task '{task.name}' ({where(task)}) lacks{hint}"
 
 
 def task_key_warnings(task: Task) -> list[Problem]:
     """A top-level Task key that looks like a misspelling of a known one (`gradng:`). Any key
     is allowed (runners see it), so this is a warning."""
-    from smevals.schemas import load_schema
-
-    known = list(load_schema("task").get("properties", {}))
     out = []
     for key in task.doc:
-        if not isinstance(key, str) or key in known:
-            continue
-        close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
+        close = _misspelt(key) if isinstance(key, str) else None
         if close:
-            line, col = task.locs.get((key,), (1, 1))
+            line, col = task.pos(key)
             out.append(Problem(display_path(task.path), line, col,
-                               f"unknown Task key '{key}' - did you mean '{close[0]}'? (as "
+                               f"unknown Task key '{key}' - did you mean '{close}'? (as "
                                "written it is an ordinary key, given to runners)", key,
                                warning=True))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _misspelt(key: str) -> str | None:
+    """The known Task key `key` looks like a misspelling of (None for a known key): asked
+    once per key, not once per Task, for Evals of thousands of rows."""
+    from smevals.schemas import load_schema
+
+    known = list(load_schema("task").get("properties", {}))
+    if key in known:
+        return None
+    close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
+    return close[0] if close else None

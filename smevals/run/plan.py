@@ -77,15 +77,21 @@ def resolved_config(config: Config, runner: Runner, model: str) -> dict[str, Any
     return {**config.doc, "name": config.name, "runner": runner.display, "model": model}
 
 
-def inputs_of(task: Task, config: Config, runner: Runner, model: str) -> Inputs:
+def inputs_of(task: Task, config: Config, runner: Runner, model: str,
+              config_digest: str | None = None) -> Inputs:
     """Hashes of what determines a Run: the task (without grading), the config as written
-    (with its model), and the runner's content. Paths on this machine are left out."""
+    (with its model), and the runner's content. Paths on this machine are left out.
+    `config_digest` is `digest_of_config(config, model)`, when the caller already has it."""
     parts = {
         "task": sha256_bytes(dumps(task.doc)),
-        "config": sha256_bytes(dumps({**config.doc, "name": config.name, "model": model})),
+        "config": config_digest or digest_of_config(config, model),
         "runner": runner.digest,
     }
     return cast(Inputs, {"hash": sha256_bytes(dumps(parts)), **parts})
+
+
+def digest_of_config(config: Config, model: str) -> str:
+    return sha256_bytes(dumps({**config.doc, "name": config.name, "model": model}))
 
 
 def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], models: list[str],
@@ -94,9 +100,10 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     earlier = _ok_inputs(store)
     have = Counter(str(one.get("hash")) for runs in earlier.values() for one in runs)
     pairs, needs = [], {}
+    digests = {model: digest_of_config(config, model) for model in models}
     for task in tasks:
         for model in models:
-            inputs = inputs_of(task, config, runner, model)
+            inputs = inputs_of(task, config, runner, model, digests[model])
             existing = have[inputs["hash"]]
             wanted = 1 if repeat is None else max(0, repeat - existing)
             needs[(task.name, model)] = (inputs, existing, wanted)

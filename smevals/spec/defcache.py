@@ -27,7 +27,7 @@ from smevals.store.index import RACY_NS
 VERSION = 1
 _CODE = ("schemas/eval.schema.json", "schemas/task.schema.json", "schemas/config.schema.json",
          "schemas/grader.schema.json", "schemas/__init__.py", "schemas/words.py",
-         "spec/yamlio.py", "spec/schema.py")
+         "spec/yamlio.py", "spec/schema.py", "spec/datafile.py")
 
 Stamp = tuple[int, int, int, int]
 Entry = tuple[Stamp, Any, Any, Any, bytes]          # stamp, data, locs, vlocs, raw

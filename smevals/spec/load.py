@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
+from smevals.spec.datafile import is_data_file, read_rows
 from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
@@ -48,7 +49,8 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     defs = Definitions(path, cached)
     head = read_doc(path / "eval.yaml", "eval", problems, defs)
     data = head.data if head and isinstance(head.data, dict) else {}
-    tasks = [t for t in (_task(p, problems, defs) for p in _files(path, "tasks")) if t]
+    found = [t for p in _files(path, "tasks", data=True) for t in _tasks(p, problems, defs)]
+    tasks = _unique(found, problems)
     configs = [c for c in (_config(p, problems, defs) for p in _files(path, "configs")) if c]
     graders = [g for g in (_grader(p, problems, defs) for p in _files(path, "graders")) if g]
     defs.save()
@@ -63,12 +65,14 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     return ev, problems
 
 
-def _files(root: Path, sub: str) -> list[Path]:
+def _files(root: Path, sub: str, data: bool = False) -> list[Path]:
+    """The authoring files of `root/sub` in name order (with `data`, data files too)."""
     folder = root / sub
     try:
         with os.scandir(folder) as entries:
             names = sorted(e.name for e in entries
-                           if os.path.splitext(e.name)[1] in (".yaml", ".yml") and e.is_file())
+                           if (os.path.splitext(e.name)[1] in (".yaml", ".yml")
+                               or (data and is_data_file(e.name))) and e.is_file())
     except (NotADirectoryError, FileNotFoundError):
         return []
     return [folder / name for name in names]
@@ -113,6 +117,46 @@ def _named(doc: YamlDoc, path: Path, problems: list[Problem], kind: str) -> str 
                                     f"'{path.name}' (rename one so they match)", at_value=True))
         return None
     return str(name)
+
+
+def _tasks(path: Path, problems: list[Problem], defs: Definitions) -> list[Task]:
+    """The Tasks of one file of tasks/: a YAML Task, or every good row of a data file."""
+    if not is_data_file(path.name):
+        task = _task(path, problems, defs)
+        return [task] if task else []
+    shown = display_path(path)
+    stamp, doc = defs.get(path, shown)
+    if doc is None:
+        rows, found = read_rows(path, shown)
+        problems.extend(found)
+        if not found:
+            defs.put(path, stamp, YamlDoc(shown, rows), keep_raw=False)
+    else:
+        rows = doc.data
+    return [Task(name=name, path=path, doc=data, grading=grading, line=line)
+            for line, name, data, grading in rows]
+
+
+def _unique(tasks: list[Task], problems: list[Problem]) -> list[Task]:
+    """The Tasks, the first of each name only: every later one is a problem naming both places.
+    (Distinct names never share a store folder: store/layout.py's slug keeps them apart.)"""
+    seen: dict[str, Task] = {}
+    out = []
+    for task in tasks:
+        first = seen.setdefault(task.name, task)
+        if first is task:
+            out.append(task)
+            continue
+        problems.append(Problem(display_path(task.path), *task.pos("name"),
+                                f"task name '{task.name}' is already used by {where(first)}",
+                                "name"))
+    return out
+
+
+def where(task: Task) -> str:
+    """`tasks/one.yaml`, or `tasks/questions.jsonl:7` for a row of a data file."""
+    shown = display_path(task.path)
+    return f"{shown}:{task.line}" if task.line else shown
 
 
 def _task(path: Path, problems: list[Problem], defs: Definitions) -> Task | None:

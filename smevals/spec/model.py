@@ -14,6 +14,11 @@ class Task:
     doc: dict[str, Any]          # every key but `grading` (what runners see)
     grading: dict[str, Any]      # answer keys only checkers see
     locs: dict[Any, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
+    line: int = 0                # a row of a data file: its first line (0 for a YAML file)
+
+    def pos(self, key: str) -> tuple[int, int]:
+        """Where the top-level `key` is written (the row, or the file's start, at worst)."""
+        return self.locs.get((key,), (self.line or 1, 1))
 
 
 @dataclass(frozen=True)
