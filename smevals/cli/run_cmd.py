@@ -103,8 +103,8 @@ def failure_lines(written: Any) -> list[str]:
 @click.option("-m", "--model", "models", metavar="MODEL",
               multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
-@click.option("-c", "--config", metavar="CONFIG",
-              default="default", show_default=True, help="Config name.")
+@click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
+              help="Config name (repeatable: each in turn). Default: default.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
@@ -126,9 +126,10 @@ def failure_lines(written: Any) -> list[str]:
 @scale_options
 @store_option
 @click.pass_context
-def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...], config: str,
-            tasks: tuple[str, ...], limit: int | None, sample: int | None, seed: str | None,
-            repeat: int | None, jobs: int, timeout: float | None,
+def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
+            configs: tuple[str, ...], tasks: tuple[str, ...], limit: int | None,
+            sample: int | None, seed: str | None, repeat: int | None, jobs: int,
+            timeout: float | None,
             grader: str | None, dry_run: bool, store: str | None, shard: Any, dask: str | None,
             dask_resources: tuple[str, ...]) -> None:
     """Attempt every Task of each Eval (or Suite) with a Config's Runner, for each model.
@@ -141,9 +142,9 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, config, tasks, repeat, jobs, timeout, store, dry_run, grader,
-                      shard, None if dry_run else cluster_spec(dask, dask_resources),
-                      _subset(limit, sample, seed))
+    opts = RunOptions(paths, models, "default", tasks, repeat, jobs, timeout, store, dry_run,
+                      grader, shard, None if dry_run else cluster_spec(dask, dask_resources),
+                      _subset(limit, sample, seed), configs=configs)
     ui = TextUI()
     if dry_run:
         ui.plan = ui.dry  # type: ignore[method-assign]

@@ -20,6 +20,7 @@ from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
+from smevals.run.prompts import template_problems
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
@@ -43,6 +44,11 @@ class RunOptions:
     shard: Shard | None = None
     cluster: Any = None            # a scale.ClusterSpec: attempt on a Dask cluster
     subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
+    configs: tuple[str, ...] = ()  # several Configs (`-c a -c b`), each in turn; else `config`
+
+    @property
+    def config_names(self) -> list[str]:
+        return list(dict.fromkeys(self.configs or (self.config,)))
 
 
 class RunUI(Protocol):
@@ -78,7 +84,8 @@ class RunSummary:
 def run_command(opts: RunOptions, ui: RunUI,
                 grade_one: Callable[[Prepared, Attempt], Any] | None = None) -> RunSummary:
     """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
-    prepared = [_prepare(ev, opts) for ev in load_evals(opts.paths)]
+    prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
+                for name in opts.config_names]
     summary = RunSummary()
     for prep in prepared:
         for warning in prep.warnings:
@@ -94,12 +101,12 @@ def run_command(opts: RunOptions, ui: RunUI,
     return summary
 
 
-def _prepare(ev: Eval, opts: RunOptions) -> Prepared:
-    config = pick_config(ev, opts.config)
-    problems = config_problems(config)
-    grader = pick_grader(ev, opts.grader) if opts.grader else None
+def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
+    config = pick_config(ev, name)
     picked = pick_tasks(ev, opts.tasks)
     tasks = opts.subset.choose(picked)
+    problems = config_problems(config) + template_problems(config, tasks)
+    grader = pick_grader(ev, opts.grader) if opts.grader else None
     if grader is not None:
         problems.extend(grader_problems(grader, tasks))
     if problems:

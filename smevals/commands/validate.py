@@ -7,6 +7,7 @@ import functools
 from dataclasses import dataclass, field
 
 from smevals.errors import Problem
+from smevals.run.prompts import template_problems
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, read_eval, where
 from smevals.spec.model import Check, Config, Eval, Grader, Task
@@ -52,6 +53,7 @@ def cross_file_problems(ev: Eval) -> list[Problem]:
     problems: list[Problem] = []
     for config in ev.configs.values():
         problems.extend(config_problems(config))
+        problems.extend(template_problems(config, ev.tasks))
     for grader in ev.graders.values():
         problems.extend(grader_problems(grader, ev.tasks))
     return problems

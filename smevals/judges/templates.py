@@ -4,15 +4,18 @@ A template is the user message; `system` is the system message. Placeholders:
 `{{output}}` (the Run's output), `{{prompt}}` (the Task's prompt), `{{rubric}}`,
 `{{expected}}`, `{{categories}}`, `{{scale_min}}`, `{{scale_max}}`, `{{a}}` and `{{b}}`
 (pairwise), `{{format}}` (the verdict's JSON shape) and `{{task.KEY}}` (any Task key).
-An unknown placeholder is an error in the grader (the Check fails).
+An unknown placeholder is an error in the grader (the Check fails). The syntax (and `\\{{`
+for a literal `{{`) is spec/template.py's, shared with Configs' `prompt_template`.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from typing import Any
+
+from smevals.spec.template import TemplateError, as_text, substitute
+
+__all__ = ["DEFAULTS", "SYSTEM", "TemplateError", "as_text", "messages", "render"]
 
 SYSTEM = (
     "You are a careful, impartial grader. Judge only what is asked, using the material "
@@ -55,22 +58,8 @@ DEFAULTS: dict[str, str] = {
     ),
 }
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
-
-
-class TemplateError(Exception):
-    """A template names a placeholder that has no value."""
-
-
-def as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
 def render(template: str, values: Mapping[str, Any], task: Mapping[str, Any]) -> str:
-    def one(match: re.Match[str]) -> str:
-        name = match.group(1)
+    def one(name: str) -> str:
         if name.startswith("task."):
             key = name[5:]
             if key not in task:
@@ -83,7 +72,7 @@ def render(template: str, values: Mapping[str, Any], task: Mapping[str, Any]) ->
                                 "task.KEY)")
         return as_text(values[name])
 
-    return _PLACEHOLDER.sub(one, template)
+    return substitute(template, one)
 
 
 def messages(system: str, user: str, values: Mapping[str, Any],

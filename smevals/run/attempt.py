@@ -80,6 +80,8 @@ def runner_env(session: Session, job: Job, workspace: Path) -> dict[str, str]:
     })
     if "prompt" in job.task.doc:
         env["SMEVALS_PROMPT"] = str(job.task.doc["prompt"])
+    if isinstance(job.config.get("system"), str):
+        env["SMEVALS_SYSTEM"] = job.config["system"]
     return env
 
 

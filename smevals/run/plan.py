@@ -29,7 +29,7 @@ class Runner:
 
 @dataclass(frozen=True)
 class Job:
-    task: Task
+    task: Task                 # as the runner sees it (a Config's prompt_template filled in)
     model: str
     config: dict[str, Any]     # the resolved config
     inputs: Inputs
@@ -110,14 +110,26 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
             stale, why = _stale(earlier.get((task.name, config.name, model), []), inputs)
             pairs.append(PairPlan(task.name, model, existing, wanted, stale, why))
     jobs = []
+    given: dict[str, tuple[Task, dict[str, Any]]] = {}
     for index in range(max((p.wanted for p in pairs), default=0)):
         for task in tasks:
             for model in models:
                 inputs, existing, wanted = needs[(task.name, model)]
                 if index < wanted:
-                    cfg = resolved_config(config, runner, model)
-                    jobs.append(Job(task, model, cfg, inputs, existing + index))
+                    seen, cfg = given.get(task.name) or given.setdefault(
+                        task.name, _given(task, config, runner))
+                    jobs.append(Job(seen, model, {**cfg, "model": model}, inputs,
+                                    existing + index))
     return jobs, pairs
+
+
+def _given(task: Task, config: Config, runner: Runner) -> tuple[Task, dict[str, Any]]:
+    """The Task and the resolved config as a Run of `task` gets them: the Config's
+    `prompt_template` and `system` filled in (run/prompts.py)."""
+    from smevals.run.prompts import given_task, resolve_config
+
+    cfg = resolved_config(config, runner, "")
+    return given_task(task, config), resolve_config(cfg, config, task)
 
 
 def _ok_inputs(store: Store) -> dict[tuple[str, str, str], list[Mapping[str, object]]]:

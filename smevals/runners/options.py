@@ -24,7 +24,8 @@ from smevals.runners.base import type_name
 from smevals.schemas import Schema, Violation
 
 # Config keys every Config may carry whatever its runner; a built-in never flags them.
-COMMON_KEYS = frozenset({"name", "runner", "model", "timeout", "description"})
+COMMON_KEYS = frozenset({"name", "runner", "model", "timeout", "description", "prompt_template",
+                         "system"})
 
 Problems = list[tuple[str, str]]
 

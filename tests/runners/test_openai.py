@@ -386,8 +386,8 @@ def test_config_problems_openai() -> None:
         ("backoff.base", "must be >= 0, not -1"),
         ("sytem", "unknown key for smevals:openai; did you mean 'system'? known keys: "
                   "api_key_env, backoff, base_url, description, headers, max_tokens, model, "
-                  "name, params, request_timeout, retries, runner, system, temperature, "
-                  "timeout"),
+                  "name, params, prompt_template, request_timeout, retries, runner, system, "
+                  "temperature, timeout"),
         ("system", "must be a string, not list"),
     ]
 

@@ -188,7 +188,8 @@ def test_config_problems_replay() -> None:
     ]
     assert config_problems("replay", {**CONFIG, "respones": "x.jsonl", "timeout": 5}) == [
         ("respones", "unknown key for smevals:replay; did you mean 'responses'? known keys: "
-                     "description, model, name, responses, runner, timeout"),
+                     "description, model, name, prompt_template, responses, runner, system, "
+                     "timeout"),
     ]
 
 
