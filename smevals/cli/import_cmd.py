@@ -31,3 +31,31 @@ def import_promptfoo_cmd(config: str, out: str) -> None:
     else:
         click.echo("Everything was imported.")
     click.echo(f"Next: smevals validate {out} && smevals run {out} --dry-run")
+
+
+@import_group.command("inspect", short_help="An Eval from an Inspect dataset (CSV, JSON, JSONL).")
+@click.argument("source", type=click.Path(dir_okay=False), metavar="FILE")
+@click.argument("out", type=click.Path(file_okay=False), metavar="DIR")
+def import_inspect_cmd(source: str, out: str) -> None:
+    """Turn an Inspect dataset (samples with input, target, id, metadata) into an Eval in DIR
+    (new or empty): one Task per sample in tasks/<stem>.jsonl (target as the grading key
+    `expected`), a smevals:openai config stub and a grader checking that the output contains
+    the target."""
+    from smevals.commands.inspect_import import import_inspect
+
+    done = import_inspect(Path(source), Path(out))
+    click.echo(f"Imported {source} into {out}: {done.tasks} Task(s) in {done.data_file}, "
+               "config 'default' (a stub: give it a model), grader 'default'")
+    notes = []
+    if done.chat:
+        notes.append(f"{done.chat} chat input(s): the user messages' text became the prompt")
+    if done.renamed:
+        notes.append(f"{done.renamed} id(s) changed to be valid, unique Task names")
+    if done.without_target:
+        notes.append(f"{done.without_target} sample(s) without a target (the grader's Check "
+                     "skips them)")
+    notes += [f"{count} sample(s) with `{key}`: not imported" for key, count in
+              sorted(done.dropped.items())]
+    for note in notes:
+        click.echo(f"  {note}")
+    click.echo(f"Next: smevals validate {out} && smevals run {out} -m MODEL")
