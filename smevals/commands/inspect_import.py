@@ -162,7 +162,7 @@ def _text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):          # content parts: keep the text ones
-        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") ==
+        parts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") ==
                  "text" and isinstance(p.get("text"), str)]
         return "\n".join(parts) if parts else None
     return None
