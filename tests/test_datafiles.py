@@ -77,6 +77,18 @@ CASES = {
     "a row named like a row of another file": (
         {"a.csv": b"name,prompt\nx,1\n", "b.jsonl": b'{"prompt": "2"}\n{"id": "x"}\n'},
         ["ev/tasks/b.jsonl:2:1: name: task name 'x' is already used by ev/tasks/a.csv:2"]),
+    "a key twice in one object": (
+        {"q.jsonl": b'{"name": "a", "prompt": "x", "prompt": "y"}\n'
+                    b'{"name": "b", "grading": {"k": 1, "k": 2}}\n'},
+        ["ev/tasks/q.jsonl:1:30: duplicate key 'prompt' (most JSON readers would keep only its "
+         "last value)",
+         "ev/tasks/q.jsonl:2:35: duplicate key 'k' (most JSON readers would keep only its last "
+         "value)"]),
+    "values nested too deep": (
+        {"q.jsonl": b'{"name": "a", "x": ' + b"[" * 101 + b"]" * 101 + b"}\n"
+                    b'{"name": "b", "x": ' + b"[" * 1000 + b"]" * 1000 + b"}\n"},
+        ["ev/tasks/q.jsonl:1:1: values are nested more than 100 levels deep",
+         "ev/tasks/q.jsonl:2:1: values are nested more than 100 levels deep"]),
     "a ragged CSV row": (
         {"t.csv": b"name,prompt\na,1\nb,2,extra\nc\nd,4\n"},
         ["ev/tasks/t.csv:3:1: row 2 has 3 fields but the header has 2 columns",
@@ -194,3 +206,37 @@ def test_a_50_MB_line_is_refused_before_it_is_parsed(cli, tmp_path: Path) -> Non
         "ev/tasks/t.csv:3:1: line is 52,428,814 bytes, more than the limit of 1 MiB for one "
         "line of a data file\n"
         "2 problems found\n"))
+
+
+def test_a_file_over_256_MiB_is_refused_unread_and_big_cells_are_fine(cli, tmp_path: Path
+                                                                      ) -> None:
+    ev = data_eval(tmp_path / "ev", {"t.csv": b'name,prompt\nbig,"' + b"y" * 300_000 + b'"\n'})
+    with open(ev / "tasks" / "huge.jsonl", "wb") as f:     # sparse: nothing is written
+        f.truncate(300 << 20)
+    res = cli("validate", "ev", cwd=tmp_path)
+    assert (res.code, res.err) == (2, (
+        "ev/tasks/huge.jsonl:1:1: file is 314,572,800 bytes, more than the limit of 256 MiB "
+        "for a data file; split it into several files\n1 problem found\n"))
+    (ev / "tasks" / "huge.jsonl").unlink()
+    res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+    assert (res.code, res.out.splitlines()[1:]) == (0, ["  big / default / m1: 0 Run(s) exist, "
+                                                        "would run 1"])
+
+
+def test_a_misspelt_key_in_a_row_is_a_warning_at_its_row(cli, tmp_path: Path) -> None:
+    data_eval(tmp_path / "ev", {"q.jsonl": b'{"name": "a", "prompt": "x"}\n'
+                                           b'{"name": "b", "promt": "y"}\n'})
+    res = cli("validate", "ev", cwd=tmp_path)
+    assert (res.code, res.err) == (0, (
+        "ev/tasks/q.jsonl:2:1: warning: promt: unknown Task key 'promt' - did you mean "
+        "'prompt'? (as written it is an ordinary key, given to runners)\n"))
+
+
+def test_a_yaml_task_nested_too_deep_is_bad_input_too(cli, tmp_path: Path) -> None:
+    """Hashing such a Task made `run` exit 3; now it is named like any other problem."""
+    deep = "[" * 300 + "]" * 300
+    data_eval(tmp_path / "ev", {}, yaml_tasks={"deep": f"prompt: p\nx: {deep}\n",
+                                               "fine": "prompt: p\nx: [[[]]]\n"})
+    res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+    assert (res.code, res.err) == (2, "Error: ev/tasks/deep.yaml:1:1: values are nested more "
+                                      "than 100 levels deep\n")

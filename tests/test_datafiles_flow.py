@@ -42,6 +42,11 @@ def test_edit_one_row_then_delete_one(cli, tmp_path: Path) -> None:
     res = cli("run", "ev", "-g", cwd=tmp_path)
     assert res.code == 0, res.err
     assert res.out.count("grade: pass") == 3
+    res = cli("build", "ev", "-o", "site", cwd=tmp_path)
+    assert res.code == 0, res.err
+    page = (tmp_path / "site" / "data" / "ev" / "tasks" / "banana.js").read_text()
+    assert '"task":"banana"' in page and '"doc":{"name":"banana","prompt":"say banana"}' in page
+    assert '"status":"pass"' in page
     commit_all(tmp_path, "three rows")
     questions = ev / "tasks" / "questions.jsonl"
     questions.write_text(questions.read_text().replace("say banana", "say banana please"))
@@ -159,3 +164,33 @@ def test_bad_subsets_exit_2(cli, tmp_path: Path, args: tuple[str, ...], message:
     res = cli("run", "ev", *args, cwd=tmp_path)
     assert res.code == 2
     assert res.err.splitlines()[-1] == f"Error: {message}"
+
+
+def test_a_cache_entry_of_a_data_file_that_is_not_rows_is_read_again(cli, tmp_path: Path) -> None:
+    import marshal
+
+    from tests.test_defcache import cached_files
+
+    jsonl_eval(tmp_path / "ev", ROWS)
+    settle()
+    assert cli("validate", "ev", cwd=tmp_path).code == 0
+    (cache,) = cached_files(tmp_path)
+    data = marshal.loads(cache.read_bytes())
+    entries = data[-1]
+    (key,) = [k for k in entries if k.endswith("questions.jsonl")]
+    stamp, *_rest = entries[key]
+    for junk in ([("not", "a", "row")], {"a": 1}, [(1, 2, 3, 4)]):
+        entries[key] = (stamp, junk, {}, {}, b"")
+        cache.write_bytes(marshal.dumps(data))
+        res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+        assert (res.code, names(res.out)) == (0, ["apple", "banana", "cherry"]), res.err
+
+
+def test_an_unknown_task_among_many_rows_names_a_few_and_the_closest(cli, tmp_path: Path
+                                                                     ) -> None:
+    jsonl_eval(tmp_path / "ev", [f'{{"name": "row-{i:03d}", "prompt": "p"}}' for i in range(300)])
+    res = cli("run", "ev", "-t", "row-2999", "--dry-run", cwd=tmp_path)
+    first = ", ".join(f"row-{i:03d}" for i in range(20))
+    assert (res.code, res.err) == (2, (
+        f"Error: ev: no such task(s): row-2999 - 300 tasks, the first 20 by name: {first}; "
+        "the closest: row-299, row-298, row-297 (smevals run --dry-run lists them all)\n"))

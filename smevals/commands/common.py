@@ -48,9 +48,25 @@ def pick_tasks(ev: Eval, names: tuple[str, ...] | list[str]) -> list[Task]:
     known = {t.name: t for t in ev.tasks}
     missing = [n for n in names if n not in known]
     if missing:
-        raise SmevalsError(f"{ev.name}: no such task(s): {', '.join(missing)} - available "
-                           f"tasks: {', '.join(sorted(known))}")
+        raise SmevalsError(f"{ev.name}: no such task(s): {', '.join(missing)} - "
+                           + _available(sorted(known), missing))
     return [known[n] for n in dict.fromkeys(names)]
+
+
+SHOWN_TASKS = 20
+
+
+def _available(names: list[str], missing: list[str]) -> str:
+    """Every Task name, or (for an Eval of data-file rows) the first few and the closest."""
+    if len(names) <= SHOWN_TASKS:
+        return f"available tasks: {', '.join(names)}"
+    import difflib
+
+    close = list(dict.fromkeys(c for name in missing[:5]
+                               for c in difflib.get_close_matches(name, names, 3)))
+    hint = f"; the closest: {', '.join(close)}" if close else ""
+    return (f"{len(names)} tasks, the first {SHOWN_TASKS} by name: {', '.join(names[:SHOWN_TASKS])}"
+            f"{hint} (smevals run --dry-run lists them all)")
 
 
 # OS reasons that say the store cannot take more: an environment problem (exit 2), not a bug

@@ -27,6 +27,7 @@ SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
 MAX_FILE = 256 << 20        # bytes in one data file (256 MiB)
 MAX_NAME = 200              # characters in a Task name
+MAX_DEPTH = 100             # levels of lists and objects in one row (hashing needs < 255)
 BOM = b"\xef\xbb\xbf"
 
 # (first line of the row, name, the Task's keys with `name`, its grading keys)
@@ -135,6 +136,14 @@ class _Reader:
         if not isinstance(value, dict):
             self.problem(line, 1, f"each line must be a JSON object, got {_kind(value)}")
             return
+        if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
+            self.problem(line, 1, f"values are nested more than {MAX_DEPTH} levels deep")
+            return
+        twice = _repeated_key(text)
+        if twice is not None:
+            self.problem(line, _key_col(text, twice, 2), f"duplicate key '{twice}' (most JSON "
+                         "readers would keep only its last value)")
+            return
         grading = value.pop("grading", None)
         if grading is not None and not isinstance(grading, dict):
             self.problem(line, _key_col(text, "grading"),
@@ -156,6 +165,7 @@ class _Reader:
         text = b"\n".join(lines).decode("utf-8", "surrogateescape")
         self.lines = text.split("\n")
         self.sep = "\t" if dialect == "excel-tab" else ","
+        csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE))   # lines are bounded
         reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
         try:
             self._table_rows(reader, raw)
@@ -305,10 +315,54 @@ def _col(data: bytes, at: int) -> int:
     return len(data[:at].decode("utf-8", "replace")) + 1
 
 
-def _key_col(text: str, key: str) -> int:
-    """The column of `"key":` in one JSON line (1 when it cannot be found)."""
-    at = text.find(orjson.dumps(key).decode())
-    return at + 1 if at >= 0 else 1
+def _key_col(text: str, key: str, nth: int = 1) -> int:
+    """The column of the `nth` `"key"` in one JSON line (1 when it cannot be found)."""
+    quoted, at = orjson.dumps(key).decode(), -1
+    for _ in range(nth):
+        at = text.find(quoted, at + 1)
+        if at < 0:
+            return 1
+    return at + 1
+
+
+def depth(value: Any) -> int:
+    """How many lists and objects deep `value` goes (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item \
+            if isinstance(item, list) else ()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+class _Repeated(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> None:
+    if len(pairs) > 1 and len({key for key, _ in pairs}) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+
+
+def _repeated_key(text: str) -> str | None:
+    """A key some object of a valid JSON line names twice (orjson keeps the last silently,
+    where YAML files refuse a duplicate key), or None."""
+    import json
+
+    try:
+        json.loads(text, object_pairs_hook=_pairs)
+    except _Repeated as exc:
+        return str(exc.args[0])
+    except (ValueError, RecursionError):    # what orjson took and json cannot: no duplicate
+        return None
+    return None
 
 
 def _kind(value: Any) -> str:

@@ -3,7 +3,8 @@ thousands of task files again when none changed.
 
 One marshal file per Eval folder (in the cache folder of store/cache.py) holds, for every
 file that loaded with no problem, its stat stamp (inode, size, mtime and ctime in ns) and
-what was read: the data and the line and column of every field. An entry is used only
+what was read: the data and the line and column of every field (for a data file of
+tasks/, spec/datafile.py, its rows: one entry for the whole file). An entry is used only
 while the file's stamp is the same; a file changed within RACY_NS of a read is not cached
 (a second change in the same clock tick could keep its stamp). A file with a problem is
 never cached, so every error is found and reported by reading the file, as before. A

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
-from smevals.spec.datafile import is_data_file, read_rows
+from smevals.spec.datafile import MAX_DEPTH, depth, is_data_file, read_rows
 from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
@@ -105,6 +105,9 @@ def _read_doc(path: Path, shown: str, kind: str, problems: list[Problem]) -> Yam
         what = "empty" if doc.data is None else f"a {type(doc.data).__name__}"
         problems.append(doc.problem((), f"the top level must be a mapping, but the file is {what}"))
         return None
+    if depth(doc.data) > MAX_DEPTH:          # hashing and caching it would fail
+        problems.append(doc.problem((), f"values are nested more than {MAX_DEPTH} levels deep"))
+        return None
     found = schema_problems(doc, kind)
     problems.extend(found)
     return None if found else doc
@@ -126,15 +129,22 @@ def _tasks(path: Path, problems: list[Problem], defs: Definitions) -> list[Task]
         return [task] if task else []
     shown = display_path(path)
     stamp, doc = defs.get(path, shown)
-    if doc is None:
+    if doc is not None and _rows(doc.data):
+        rows = doc.data
+    else:
         rows, found = read_rows(path, shown)
         problems.extend(found)
         if not found:
             defs.put(path, stamp, YamlDoc(shown, rows), keep_raw=False)
-    else:
-        rows = doc.data
     return [Task(name=name, path=path, doc=data, grading=grading, line=line)
             for line, name, data, grading in rows]
+
+
+def _rows(data: Any) -> bool:
+    """Whether a cache entry holds rows as read_rows returns them (else it is read again)."""
+    return isinstance(data, list) and all(
+        type(row) is tuple and len(row) == 4 and type(row[1]) is str and type(row[2]) is dict
+        and type(row[3]) is dict for row in data)
 
 
 def _unique(tasks: list[Task], problems: list[Problem]) -> list[Task]:
