@@ -166,6 +166,21 @@ def test_the_openai_runner_sends_the_resolved_system_and_prompt(tmp_path: Path, 
         {"role": "user", "content": "Capital of France?"}]
 
 
+def test_a_judge_sees_the_prompt_that_was_asked(tmp_path: Path, cli, fake_openai) -> None:
+    from tests.judges.helpers import answer_with, user_messages
+
+    answer_with(fake_openai, lambda _user: {"reason": "fine", "pass": True})
+    grader = (f"judge: {{model: judge-x, base_url: '{fake_openai.base_url}', retries: 0}}\n"
+              "checks:\n  - checker: llm_judge\n    rubric: Is it fine?\n"
+              "    template: 'Asked: {{prompt}} ({{task.country}})'\n")
+    ev = make_eval(tmp_path / "ev", tasks=TASKS, configs={"chatty": CHATTY},
+                   files={"configs/show.sh": SHOW}, graders={"default": grader})
+    res = cli("run", str(ev), "-c", "chatty", "-g")
+    assert res.code == 0, res.both
+    assert sorted(user_messages(fake_openai)) == [
+        "Asked: Tell me about Egypt.\n (Egypt)", "Asked: Tell me about France.\n (France)"]
+
+
 def git(repo: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
                    check=True, capture_output=True)
