@@ -13,6 +13,8 @@ from typing import Any
 import yaml
 
 from smevals.errors import SmevalsError
+from smevals.spec.yamlio import YamlProblem
+from smevals.spec.yamlio import _bound as bound_aliases
 
 VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 OPEN = re.compile(r"\{\{|\{%")
@@ -124,7 +126,13 @@ def load_yaml_lines(path: Path, where: str | None = None) -> tuple[Any, dict[int
     loader = _Loader(text)
     loader.lines, loader.items, loader.keys = {}, {}, {}
     try:
-        data = loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}, {}
+        bound_aliases(node, str(path))          # a "billion laughs" document is refused
+        data = loader.construct_document(node)
+    except YamlProblem as exc:
+        raise ImportInputError(str(exc)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

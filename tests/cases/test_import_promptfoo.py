@@ -227,3 +227,14 @@ def test_promptfoo_target_not_empty_and_missing_example_file(tmp_path: Path) -> 
     assert res.code == 2
     assert res.err == (f"Error: {CORPUS / 'ollama/promptfooconfig.yaml'}:5: "
                        "file://prompts/openai_prompt.json: no such file\n")
+
+
+def test_promptfoo_alias_bomb_is_bad_input(tmp_path: Path) -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]"
+              for p, c in zip("abcdefg", "bcdefgh", strict=True)]
+    (tmp_path / "pf.yaml").write_text("\n".join(lines) + "\nprompts: [*h]\n")
+    res = run_cli("import", "promptfoo", "pf.yaml", "ev", cwd=tmp_path)
+    assert res.code == 2, res.both
+    assert res.err.startswith("Error: pf.yaml:"), res.err
+    assert "alias bomb" in res.err
