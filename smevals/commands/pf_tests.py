@@ -178,6 +178,9 @@ def _case(src: Source, doc: dict[str, Any], at: str) -> Case:
     for key, value in vars_.items():
         if isinstance(value, str) and value.startswith("file://"):
             src.skip(at, f"var {key}", "a file:// var is kept as its reference, not read")
+        elif isinstance(value, list):
+            src.skip(at, f"var {key}", "promptfoo makes one test per item of a list var; "
+                     "smevals keeps one Task with the list")
     case = Case(dict(vars_), [], at, doc.get("description") if isinstance(
         doc.get("description"), str) else None,
         doc["metadata"] if isinstance(doc.get("metadata"), dict) else {})

@@ -142,7 +142,7 @@ tests:
     assert:
       - type: contains-any
         value: [Tokyo, Edo]
-  - vars: {{country: Peru, name: x}}
+  - vars: {{country: Peru, name: x, tags: [a, b]}}
     assert:
       - type: regex
         value: '^L'
@@ -159,7 +159,9 @@ def test_promptfoo_import_runs_and_grades_each_test_with_its_own_checks(
     assert res.out == (
         "Imported pf.yaml into ev: 3 Task(s) in tasks/tests.jsonl, 2 Config(s) (small, "
         "llama3.2), grader 'default' with 5 Check(s)\n"
-        "Not imported: 1 item(s) with no counterpart (also in ev/README.md):\n"
+        "Not imported: 2 item(s) with no counterpart (also in ev/README.md):\n"
+        "  pf.yaml:25: var tags: promptfoo makes one test per item of a list var; smevals "
+        "keeps one Task with the list\n"
         "  pf.yaml:29: webhook assertion: calls a webhook with promptfoo's payload: see "
         "custom_webhook in the judges docs to port it by hand\n"
         "Next: smevals validate ev && smevals run ev --dry-run\n")
@@ -170,7 +172,7 @@ def test_promptfoo_import_runs_and_grades_each_test_with_its_own_checks(
         "runner: smevals:openai\nmodel: llama3.2\nbase_url: http://localhost:11434/v1\n"
         "prompt_template: Capital of {{task.country}}?\n")
     peru = json.loads((tmp_path / "ev/tasks/tests.jsonl").read_text().splitlines()[2])
-    assert peru == {"name": "test-3", "country": "Peru", "var_name": "x",
+    assert peru == {"name": "test-3", "country": "Peru", "var_name": "x", "tags": ["a", "b"],
                     "grading": {"regex_1": "^L"}}
     for answer in ("The capital is Paris.", "Tokyo, sorry", "Lima"):
         fake_openai.reply(answer)
