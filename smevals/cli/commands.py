@@ -7,6 +7,7 @@ from smevals.cli import (  # noqa: F401
     check_cmd,
     diff_cmd,
     grade_cmd,
+    import_cmd,
     init_cmd,
     merge_cmd,
     report_cmd,

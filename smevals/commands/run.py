@@ -43,12 +43,12 @@ class RunOptions:
     grader: str | None = None
     shard: Shard | None = None
     cluster: Any = None            # a scale.ClusterSpec: attempt on a Dask cluster
+    subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
     configs: tuple[str, ...] = ()  # several Configs (`-c a -c b`), each in turn; else `config`
 
     @property
     def config_names(self) -> list[str]:
         return list(dict.fromkeys(self.configs or (self.config,)))
-    subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
 
 
 class RunUI(Protocol):

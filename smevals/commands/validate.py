@@ -181,6 +181,9 @@ def task_key_problems(grader: Grader, check: Check, tasks: tuple[Task, ...] | li
     shown = display_path(grader.path)
     where = ("checks", check.index)
     out = []
+    only = check.spec.get("if_task_has")
+    if isinstance(only, str):        # the Check applies only to the Tasks with that key
+        tasks = [t for t in tasks if only in t.grading or only in t.doc]
     for option, keys in checkers.task_needs(check.checker, check.options):
         lacking = [t for t in tasks if not any(k in t.grading or k in t.doc for k in keys)]
         if not lacking:

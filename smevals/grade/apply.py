@@ -83,7 +83,7 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[Che
                          job.groups, job)
     results: list[CheckRecord] = []
     halted = False
-    for check in job.grader.checks:
+    for check in applicable(job.grader.checks, task):
         if halted:
             results.append({"checker": check.checker, "skipped": True, **_label(check)})
             continue
@@ -91,6 +91,13 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[Che
         results.append(result)
         halted = check.required and not result["ok"]
     return results
+
+
+def applicable(checks: tuple[Check, ...], task: dict[str, Any]) -> list[Check]:
+    """The Checks that apply to this Task: those without `if_task_has`, and those whose key
+    the Task has (a top-level or a grading key). The others are left out of its Grade."""
+    return [c for c in checks
+            if not isinstance(key := c.spec.get("if_task_has"), str) or key in task]
 
 
 class _Named(TypedDict, total=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smevals.grade.apply import GradeJob, grading_data, judge_context
+from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
 
 
@@ -25,7 +25,7 @@ def dry_judge(job: GradeJob, judged: list[Check], count: Any) -> None:
     task = {**run.record.get("task", {}), **grading_data(job.ev, run)}
     run_dir = job.store.path_of(run)
     output = (run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
-    for check in judged:
+    for check in applicable(tuple(judged), task):
         inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
                                   run_dir=run_dir, workspace=None,
                                   check_name=check.spec.get("name"),

@@ -16,7 +16,7 @@ from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
 RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
     {"checker", "type", "name", "description", "required", "creates", "timeout", "weight", "min",
-     "depends"}
+     "depends", "if_task_has"}
 )
 
 

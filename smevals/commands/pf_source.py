@@ -1,0 +1,212 @@
+"""Reading a promptfoo config for `smevals import promptfoo`: YAML with line numbers, the
+`file://` references it makes, promptfoo's `{{var}}` templates, and the skipped-items list.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from smevals.errors import SmevalsError
+from smevals.spec.yamlio import YamlProblem
+from smevals.spec.yamlio import _bound as bound_aliases
+
+VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+OPEN = re.compile(r"\{\{|\{%")
+# Task keys smevals gives a meaning of its own: a promptfoo var of that name is renamed.
+RESERVED_KEYS = frozenset({"name", "id", "grading", "messages", "prompt"})
+MAX_FILE = 64 * 1024 * 1024
+
+
+class ImportInputError(SmevalsError):
+    """Bad input to an importer: exit 2, naming the file and line."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    where: str          # file:line
+    what: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.where}: {self.what}: {self.why}"
+
+
+@dataclass
+class Source:
+    """A parsed promptfoo config, with the line of each mapping and list item in it."""
+
+    path: Path
+    data: dict[str, Any]
+    lines: dict[int, int]
+    items: dict[int, list[int]]
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def where(self, obj: Any = None, index: int | None = None, path: Path | None = None,
+              line: int | None = None) -> str:
+        if line is None and obj is not None:
+            line = self.items.get(id(obj), [])[index] if index is not None and \
+                index < len(self.items.get(id(obj), [])) else self.lines.get(id(obj))
+        return f"{path or self.path}:{line}" if line else str(path or self.path)
+
+    def key_where(self, mapping: dict[str, Any], key: str) -> str:
+        """file:line of a mapping's key."""
+        keys = list(mapping)
+        return self.where(mapping, keys.index(key)) if key in keys else self.where(mapping)
+
+    def skip(self, where: str, what: str, why: str) -> None:
+        self.skipped.append(Skipped(where, what, why))
+
+    def resolve(self, ref: str, where: str) -> list[Path]:
+        """The files a `file://` reference names (a glob may name several); exit 2 if none."""
+        rel = ref[len("file://"):].split(":", 1)[0]      # file://a.py:func names a function
+        base = self.path.parent
+        if any(c in rel for c in "*?["):
+            found = sorted(Path(p) for p in glob.glob(str(base / rel)))
+        else:
+            found = [base / rel] if (base / rel).is_file() else []
+        if not found:
+            raise ImportInputError(f"{where}: {ref}: no such file")
+        return found
+
+
+def read_text(path: Path, where: str) -> str:
+    try:
+        if path.stat().st_size > MAX_FILE or not path.is_file():
+            raise ImportInputError(f"{where}: {path}: not a regular file of at most 64 MiB")
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportInputError(f"{where}: {path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ImportInputError(f"{where}: {path}: {exc.strerror}") from None
+
+
+class _Loader(yaml.SafeLoader):
+    lines: dict[int, int]
+    keys: dict[int, dict[str, int]]
+    items: dict[int, list[int]]
+
+
+def _map(loader: _Loader, node: yaml.MappingNode) -> Any:
+    data: dict[Any, Any] = {}
+    yield data
+    data.update(loader.construct_mapping(node, deep=True))
+    loader.lines[id(data)] = node.start_mark.line + 1
+    loader.keys[id(data)] = {k.value: k.start_mark.line + 1 for k, _ in node.value
+                             if isinstance(k, yaml.ScalarNode)}
+
+
+def _seq(loader: _Loader, node: yaml.SequenceNode) -> Any:
+    data: list[Any] = []
+    yield data
+    data.extend(loader.construct_sequence(node, deep=True))
+    loader.lines[id(data)] = node.start_mark.line + 1
+    loader.items[id(data)] = [n.start_mark.line + 1 for n in node.value]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _map)
+# promptfoo reads YAML 1.2: only true/false are booleans (`body: Yes` is the text "Yes").
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _first in "tTfF":
+    _Loader.add_implicit_resolver("tag:yaml.org,2002:bool",
+                                  re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), [_first])
+_Loader.add_constructor("tag:yaml.org,2002:seq", _seq)
+
+
+def load_yaml_lines(path: Path, where: str | None = None) -> tuple[Any, dict[int, int],
+                                                                   dict[int, list[int]]]:
+    text = read_text(path, where or str(path))
+    loader = _Loader(text)
+    loader.lines, loader.items, loader.keys = {}, {}, {}
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}, {}
+        bound_aliases(node, str(path))          # a "billion laughs" document is refused
+        data = loader.construct_document(node)
+    except YamlProblem as exc:
+        raise ImportInputError(str(exc)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise ImportInputError(f"{at}: not valid YAML: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise ImportInputError(f"{path}: not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    for obj, keys in loader.keys.items():       # a key's own line: (id(mapping), key) → line
+        loader.items[obj] = [keys[k] for k in keys]
+    return data, loader.lines, loader.items
+
+
+PROMPTFOO_KEYS = ("prompts", "providers", "targets", "tests")
+
+
+def load_config(path: Path) -> Source:
+    if not path.is_file():
+        raise ImportInputError(f"{path}: no such file")
+    data, lines, items = load_yaml_lines(path)
+    if not isinstance(data, dict) or not any(k in data for k in PROMPTFOO_KEYS):
+        raise ImportInputError(f"{path}:1: not a promptfoo config: it needs at least one of "
+                               "`prompts`, `providers` (or `targets`) and `tests`")
+    return Source(path, data, lines, items)
+
+
+def key_for(var: str) -> str:
+    """The Task key a promptfoo var becomes (smevals' own keys get a `var_` prefix)."""
+    return f"var_{var}" if var in RESERVED_KEYS else var
+
+
+def convert_template(text: str, where: str, src: Source) -> str:
+    """promptfoo's `{{var}}` becomes `{{task.var}}`; any other Nunjucks expression or tag is
+    kept as literal text (escaped) and reported."""
+    out: list[str] = []
+    pos = 0
+    others: list[str] = []
+    for m in OPEN.finditer(text):
+        if m.start() < pos:
+            continue
+        out.append(text[pos:m.start()])
+        var = VAR.match(text, m.start())
+        if var:
+            out.append("{{task." + key_for(var.group(1)) + "}}")
+            pos = var.end()
+            continue
+        end = text.find("}}" if m.group() == "{{" else "%}", m.end())
+        end = len(text) if end < 0 else end + 2
+        others.append(text[m.start():end])
+        out.append("\\" + m.group() if m.group() == "{{" else m.group())
+        pos = m.end()
+    out.append(text[pos:])
+    for expr in others:
+        src.skip(where, f"template expression {_short(expr)}",
+                 "only plain {{var}} placeholders have a counterpart; kept as literal text")
+    return "".join(out)
+
+
+def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
+    """promptfoo fills an assertion's value from the test's vars: do the same for `{{var}}`."""
+    if not isinstance(value, str):
+        return value
+
+    def fill(m: re.Match[str]) -> str:
+        v = vars_.get(m.group(1))
+        return m.group(0) if v is None else (v if isinstance(v, str) else str(v))
+
+    return VAR.sub(fill, value)
+
+
+def _short(text: str, room: int = 60) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= room else text[:room - 3] + "...")
+
+
+def short(text: Any, room: int = 60) -> str:
+    return _short(str(text), room)
