@@ -128,7 +128,9 @@ def test_the_workflow_runs_grades_commits_and_gates_a_pull_request(tmp_path: Pat
                                                                   wheel: Path) -> None:
     bin_dir, venv = tmp_path / "bin", fresh_venv(tmp_path)
     write(bin_dir / "gh", '#!/bin/sh\nprintf "%s\\n" "$*" >> "$GH_LOG"\n', executable=True)
-    path = [p for p in os.environ["PATH"].split(os.pathsep) if p != str(Path(SMEVALS).parent)]
+    # no folder that already holds an `smevals` (this test's venv, another activated one)
+    path = [p for p in os.environ["PATH"].split(os.pathsep)
+            if p and not os.path.exists(os.path.join(p, "smevals"))]
     env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), str(venv / "bin"), *path]),
            "HOME": str(tmp_path), "GH_LOG": str(tmp_path / "gh.log"),
            "GIT_CONFIG_NOSYSTEM": "1", "PIP_NO_INDEX": "1",
@@ -166,7 +168,8 @@ def test_the_workflow_runs_grades_commits_and_gates_a_pull_request(tmp_path: Pat
     git(work, "checkout", "-q", "-b", "tighten")
     contact = work / "evals" / "jx" / "tasks" / "contact.yaml"
     contact.write_text(contact.read_text().replace("field_path: email", "field_path: name")
-                       .replace("amara.okafor@", "Dr. Amara Okafor#"))
+                       .replace("field_value: amara.okafor@fernwood.example",
+                                 "field_value: Dr. Amara Okafor"))  # the answer key only
     git(work, "commit", "-q", "-am", "the contact's name keeps its title")
     context = {"github.head_ref": "tighten", "github.ref_name": "7/merge",
                "secrets.OPENAI_API_KEY": "",

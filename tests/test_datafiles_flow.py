@@ -34,7 +34,7 @@ def diff_json(cli, cwd: Path, *revs: str) -> dict:
     return {key: one[key] for key in ("added", "removed", "stale", "flips")}
 
 
-NOTHING = {"runs": [], "tasks": [], "models": [], "configs": []}
+NOTHING = {"runs": [], "tasks": [], "models": [], "configs": [], "runs_by_pair": []}
 
 
 def test_edit_one_row_then_delete_one(cli, tmp_path: Path) -> None:

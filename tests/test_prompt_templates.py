@@ -5,6 +5,7 @@ Runs after a template edit, the checks before any Run, and `report`/`diff` filte
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from datetime import date
 from pathlib import Path
@@ -193,7 +194,8 @@ def test_report_and_diff_take_several_configs(tmp_path: Path, cli) -> None:
     assert res.code == 0, res.both
     assert "- Filters: -c chatty -c terse" in res.out
     board = [line for line in res.out.splitlines() if line[:3] in ("1. ", "2. ", "3. ")]
-    assert sorted(line.split("(")[1].split(",")[0] for line in board) == ["chatty", "terse"]
+    configs = [re.search(r"\((\w+), \d+ runs?\b", line) for line in board]
+    assert sorted(m.group(1) for m in configs if m) == ["chatty", "terse"], board
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-qm", "base")
