@@ -57,6 +57,9 @@ def test_the_diff_page_shows_the_paired_figures_of_smevals_diff(sites: Sites,
             f"{round(100 * a['pass_rate'])}% ({a['passed']}/{a['runs']})"
         assert cell.nth(10).inner_text() == g["verdict"]
     assert "Δ score, paired (95% CI)" in page.locator("table.groups thead").inner_text()
+    assert ev["version_changed_files"] == ["graders/default.yaml"]      # why the version moved
+    assert (f"grader default {ev['version_a']} → {ev['version_b']} (changed: "
+            "graders/default.yaml) · ") in page.locator("p.muted.small").first.inner_text()
 
     stale = page.locator(".leftout .stale").inner_text()
     assert stale == "Stale Runs left out: A 1 (task edited: 1); B 1 (task edited: 1)."

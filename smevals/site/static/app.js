@@ -650,8 +650,9 @@
     return h("div", null,
       h("h1", null, `${data.name}: `, h("code", null, doc.a.label), " → ", h("code", null, doc.b.label)),
       d.explanation ? h("p", { class: "note" }, d.explanation) : null,
-      h("p", { class: "muted small" }, `grader ${d.grader} ${d.version_a} → ${d.version_b} · ` +
-        `${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
+      h("p", { class: "muted small" }, `grader ${d.grader} ${d.version_a} → ${d.version_b}` +
+        ((d.version_changed_files || []).length ? ` (changed: ${d.version_changed_files.join(", ")})` : "") +
+        ` · ${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
       leftOut(d),
       section("Models", diffGroups(d, doc.ci_level)),
       section("Flips", diffFlips(data, d)),
