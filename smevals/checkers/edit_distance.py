@@ -1,11 +1,11 @@
 """Levenshtein (edit) distance over code points, with the work bounded.
 
-`levenshtein(a, b)` is exact and bit-parallel (Myers 1999, Hyyrö 2001): |a| steps on
-integers of |b| bits. `within(a, b, k)` is Ukkonen's cut-off: the distance if it is at most
-`k`, else `k + 1`, computed along the 2k+1 diagonals nearest the main one (Landau–Vishkin):
-(k+1)² steps in Python, each sliding along matching characters by slice comparison in C,
-so at most (|a|+|b|)·(2k+1) character comparisons. `bounded` picks one of the two.
-"""
+`levenshtein(a, b)` is exact and bit-parallel (Myers 1999, Hyyrö 2001): one step per
+character of one text, on integers with a bit per character of the other.
+`within(a, b, k)` is Ukkonen's cut-off: the distance if it is at most `k`, else `k + 1`,
+computed along the 2k+1 diagonals nearest the main one (Landau–Vishkin): (k+1)² steps in
+Python, each sliding along matching characters by slice comparison in C, so at most
+(|a|+|b|)·(2k+1) character comparisons. `bounded` picks between the two."""
 
 from __future__ import annotations
 
@@ -22,17 +22,45 @@ class TooLong(Exception):
 
 
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance over code points, bit-parallel (Myers / Hyyrö)."""
-    if len(a) < len(b):
+    """Edit distance over code points, bit-parallel (Myers / Hyyrö): one text is scanned,
+    the other is the bit mask. Scanning the shorter one is quicker when it has few distinct
+    characters (a mask per character, built in C); else the longer one is scanned."""
+    if len(a) > len(b):
         a, b = b, a
-    if not b:
-        return len(a)
-    peq: dict[str, int] = {}
-    for i, char in enumerate(b):
-        peq[char] = peq.get(char, 0) | (1 << i)
-    full, top = (1 << len(b)) - 1, 1 << (len(b) - 1)
-    pv, mv, score = full, 0, len(b)
-    for char in a:
+    if not a:
+        return len(b)
+    kinds = set(a)
+    if len(kinds) <= _FEW_KINDS:
+        return _scan(a, b, _masks(b, kinds))
+    return _scan(b, a, _masks_by_position(a))
+
+
+_FEW_KINDS = 64
+
+
+def _masks(text: str, chars: set[str]) -> dict[str, int]:
+    """Bit i of mask[c] is set when text[i] is c, for each c of `chars` in `text`."""
+    table = dict.fromkeys(map(ord, set(text)), "0")
+    out: dict[str, int] = {}
+    for char in chars:
+        if ord(char) in table:
+            table[ord(char)] = "1"
+            out[char] = int(text.translate(table)[::-1], 2)
+            table[ord(char)] = "0"
+    return out
+
+
+def _masks_by_position(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i, char in enumerate(text):
+        out[char] = out.get(char, 0) | (1 << i)
+    return out
+
+
+def _scan(text: str, pattern: str, peq: dict[str, int]) -> int:
+    full, top = (1 << len(pattern)) - 1, 1 << (len(pattern) - 1)
+    pv, mv, score = full, 0, len(pattern)
+    for char in text:
         eq = peq.get(char, 0)
         xv = eq | mv
         xh = (((eq & pv) + pv) ^ pv) | eq
@@ -105,15 +133,21 @@ def _next_rows(a: str, b: str, rows: dict[int, int], edits: int) -> dict[int, in
 def bounded(a: str, b: str, k: int) -> int | None:
     """The exact distance, or None when it is more than `k` (not computed further).
 
-    Raises TooLong when the texts are too long for an exact answer and `k` is above
-    MAX_BAND, and their distance is more than MAX_BAND.
+    The band comes first when it is cheaper than the exact computation (a near copy of a
+    long text is quick to measure); the exact computation runs within EXACT_BUDGET. Raises
+    TooLong when the texts are too long for an exact answer, `k` is above MAX_BAND and their
+    distance is more than MAX_BAND.
     """
     a, b = trim_common(a, b)
     longer, shorter = max(len(a), len(b)), min(len(a), len(b))
-    if longer * (shorter // 1024 + 1) <= EXACT_BUDGET:
-        return levenshtein(a, b)
+    exact_cost = longer * (shorter // 1024 + 1)
     band = min(k, MAX_BAND)
-    found = within(a, b, band)
+    found = within(a, b, band) if 4 * (band + 1) ** 2 < exact_cost else None
+    if found is not None and found <= band:
+        return found
+    if exact_cost <= EXACT_BUDGET:
+        return levenshtein(a, b)
+    found = within(a, b, band) if found is None else found
     if found <= band:
         return found
     if band < k:

@@ -75,6 +75,7 @@ def test_band_agrees_with_the_full_computation(a: str, b: str, k: int) -> None:
     assert levenshtein(a, b) == full
     assert within(a, b, k) == (full if full <= k else k + 1)
     assert levenshtein(*trim_common(a, b)) == full
+    assert bounded(a, b, k) == full             # short texts: always the exact distance
 
 
 @settings(max_examples=100, deadline=None)
@@ -94,6 +95,18 @@ def test_band_on_long_near_copies(base: str, edits: list[tuple[int, int, str]],
     other = "".join(chars)
     full = levenshtein(base, other)
     assert within(base, other, k) == (full if full <= k else k + 1)
+    assert bounded(base, other, k) == full
+
+
+def test_many_distinct_characters_take_the_other_orientation() -> None:
+    """Over 64 distinct characters in the shorter text: the longer one is scanned."""
+    rng = random.Random(3)
+    alphabet = [chr(0x4E00 + i) for i in range(100)] + list("abc")
+    for _ in range(10):
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(150, 220)))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(150, 220)))
+        assert len(set(a)) > 64 and len(set(b)) > 64
+        assert levenshtein(a, b) == levenshtein(b, a) == _full(a, b)
 
 
 def test_huge_inputs_use_the_band() -> None:
