@@ -109,6 +109,10 @@ USAGE = {
     "tool_calls": [{"name": f"tool_{i % 7}", "arguments": {"q": f"x{i}"}} for i in range(20)],
 }
 REFERENCE = prose(600)
+# TEXT with four edits in three places: the distance is found along the band. The other
+# levenshtein figures: an unrelated 10 KB text (the exact, quadratic computation) and a
+# short expected value.
+NEAR_COPY = TEXT[:1000] + "X" + TEXT[1001:5000] + TEXT[5001:9000] + "YZ" + TEXT[9000:]
 JOIN = ("SELECT c.name, COUNT(*), SUM(o.amount) FROM customers c JOIN orders o "
         "ON o.customer_id = c.id WHERE c.city = 'city7' GROUP BY c.name ORDER BY c.name")
 # Every one of the 10,000 orders joined and grouped: bound by SQLite's own speed.
@@ -134,6 +138,7 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
     "exact_match": ({"expected": TEXT}, TEXT),
     "not_contains": ({"fragments": ["zebra", "giraffe"]}, TEXT),
     "blocklist": ({"terms": ["zebra", "mat", "graded"]}, TEXT),
+    "levenshtein": ({"value": NEAR_COPY}, TEXT),
     "regex": ({"pattern": r"(checks?|graded)\s+by\s+zebra", "flags": "i"}, TEXT),
     "not_regex": ({"pattern": r"\bzebra\b"}, TEXT),
     "json_valid": ({}, json_doc()),
@@ -192,6 +197,8 @@ EXTRA: dict[str, tuple[str, dict[str, Any], str]] = {
         json_doc(),
     ),
     "bleu (variant: caveman)": ("bleu", {"reference": REFERENCE, "variant": "caveman"}, TEXT),
+    "levenshtein (other 10 KB)": ("levenshtein", {"value": (REFERENCE * 20)[:SIZE]}, TEXT),
+    "levenshtein (short value)": ("levenshtein", {"value": "the cat sat on a mat"}, TEXT),
     "regex (1 KB output)": ("regex", {"pattern": r"graded\s+by\s+zebra"}, prose(1024)),
     "sql_execution (full scan)": (
         "sql_execution",

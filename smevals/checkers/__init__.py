@@ -52,6 +52,7 @@ _FAMILY: dict[str, str] = {
     "exact_match": "text",
     "not_contains": "text",
     "blocklist": "text",
+    "levenshtein": "text",
     "regex": "regex",
     "not_regex": "regex",
     "json_valid": "json_checks",

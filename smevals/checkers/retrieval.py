@@ -13,6 +13,7 @@ from smevals.checkers.base import (
     fail,
     one_of_words,
 )
+from smevals.checkers.edit_distance import levenshtein
 from smevals.checkers.inputs import input_text, parse_json
 from smevals.checkers.locations import Locations, line_iou, parse_locations
 from smevals.checkers.overlap import f1
@@ -23,31 +24,6 @@ MAX_MEMBERS = 64
 MAX_LIST_CHARS = 8192
 _PINNED_WS = " \t\n\r\f\v"
 _STRINGS = {"type": "array", "items": {"type": "string"}, "x-expect": "a list of strings"}
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance over code points, bit-parallel (Myers / Hyyrö)."""
-    if len(a) < len(b):
-        a, b = b, a
-    if not b:
-        return len(a)
-    peq: dict[str, int] = {}
-    for i, char in enumerate(b):
-        peq[char] = peq.get(char, 0) | (1 << i)
-    full, top = (1 << len(b)) - 1, 1 << (len(b) - 1)
-    pv, mv, score = full, 0, len(b)
-    for char in a:
-        eq = peq.get(char, 0)
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | (~(xh | pv) & full)
-        mh = pv & xh
-        score += 1 if ph & top else -1 if mh & top else 0
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = mh | (~(xv | ph) & full)
-        mv = ph & xv
-    return score
 
 
 def _normalize(member: str) -> str:

@@ -1,4 +1,4 @@
-"""Text checkers: contains, not_contains, exact, exact_match, blocklist."""
+"""Text checkers: contains, not_contains, exact, exact_match, blocklist, levenshtein."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from typing import Any
 
 from smevals.checkers.base import (
     BOOL,
+    STRING,
     UNIT,
     Checker,
+    CheckFailure,
     CheckInput,
     CheckResult,
     binary,
@@ -18,6 +20,7 @@ from smevals.checkers.base import (
     ratio_result,
     str_list,
 )
+from smevals.checkers.edit_distance import TooLong, bounded
 from smevals.checkers.inputs import input_text, parse_json
 
 CHECKERS: dict[str, Checker] = {}
@@ -203,3 +206,39 @@ def _has_word(text: str, term: str) -> bool:
             return True
         start = text.find(term, start + 1)
     return False
+
+
+_EDITS = {"type": "integer", "minimum": 0, "x-expect": "a non-negative whole number"}
+
+
+@checker(
+    CHECKERS,
+    "levenshtein",
+    "Edit distance to the expected text at most max_distance (default 5, as promptfoo's).",
+    properties={"value": STRING, "max_distance": _EDITS, "strip": BOOL},
+    required=("value",),
+    task_keys={"value": ("expected",)},
+)
+def levenshtein(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    label, text = input_text(opts, inp)
+    value = opts["value"]
+    if opts.get("strip", False):
+        text, value = text.strip(), value.strip()
+    limit = int(opts.get("max_distance", 5))
+    try:
+        distance = bounded(text, value, limit)
+    except TooLong as exc:
+        raise CheckFailure(str(exc)) from None
+    if distance is None:
+        return CheckResult(
+            ok=False,
+            notes=f"{label} is more than {limit} edits from the expected value (the exact "
+            "distance is not computed for texts this long)",
+            details={"distance_above": limit},
+        )
+    longest = max(len(text), len(value))
+    ok = distance <= limit
+    notes = "" if ok else f"{label} is {distance} edits from the expected value (at most " \
+        f"{limit} allowed)"
+    return CheckResult(ok=ok, score=1 - distance / longest if longest else 1.0, notes=notes,
+                       details={"distance": distance})

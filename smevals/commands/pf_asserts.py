@@ -6,6 +6,7 @@ assertion's value goes (a literal for `defaultTest`, `{task: KEY}` for a test's 
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -17,7 +18,6 @@ NO_COUNTERPART = {
     "webhook": "calls a webhook with promptfoo's payload: see custom_webhook in the judges "
                "docs to port it by hand",
     "similar": "embedding similarity: no built-in counterpart",
-    "levenshtein": "edit distance: no built-in counterpart (token_f1 is the nearest)",
     "select-best": "compares every provider's output at once: no built-in counterpart "
                    "(llm_pairwise compares with one named reference model)",
     "is-valid-openai-tools-call": "no built-in validates tool calls against the provider's "
@@ -145,6 +145,18 @@ def _limit(checker: str, key: str) -> Any:
     return make
 
 
+def _levenshtein(value: Any, threshold: Any) -> Made:
+    """Passes when the edit distance is at most `threshold` (promptfoo's default 5)."""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        return None, "levenshtein needs a string value", None
+    limit = 5 if threshold is None else threshold
+    if isinstance(limit, bool) or not isinstance(limit, int | float) \
+            or not (math.isfinite(limit) and limit >= 0):
+        return None, "levenshtein needs a non-negative threshold", None
+    return {"checker": "levenshtein", "value": VALUE, "max_distance": math.floor(limit)}, "", \
+        str(value)
+
+
 def _rubric(value: Any, threshold: Any) -> Made:
     if not _need_str(value):
         return None, "a rubric must be text (a file or object rubric is not read)", None
@@ -178,7 +190,7 @@ _PLAIN: dict[str, Any] = {
     "contains-any": _any(True), "icontains-any": _any(False),
     "contains-all": _all(True), "icontains-all": _all(False),
     "regex": _regex, "starts-with": _starts, "is-json": _is_json,
-    "contains-json": _contains_json,
+    "contains-json": _contains_json, "levenshtein": _levenshtein,
     "rouge-n": _scored("rouge", 0.75, {"rouge_type": "rouge_1"}),
     "bleu": _scored("bleu", 0.5), "latency": _limit("latency_threshold", "max_ms"),
     "cost": _limit("cost_threshold", "max_usd"), "llm-rubric": _rubric,

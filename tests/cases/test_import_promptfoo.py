@@ -240,3 +240,64 @@ def test_promptfoo_alias_bomb_is_bad_input(tmp_path: Path) -> None:
     assert res.code == 2, res.both
     assert res.err.startswith("Error: pf.yaml:"), res.err
     assert "alias bomb" in res.err
+
+
+LEVENSHTEIN = """
+prompts: ['Spell {{{{word}}}}']
+providers:
+  - id: openai:chat:small
+    config: {{apiBaseUrl: {url}}}
+tests:
+  - vars: {{word: necessary}}
+    assert:
+      - type: levenshtein
+        value: necessary
+        threshold: 1
+  - vars: {{word: rhythm}}
+    assert:
+      - type: levenshtein
+        value: rhythm
+  - vars: {{word: queue}}
+    assert:
+      - type: levenshtein
+        value: queue
+        threshold: 0
+      - type: not-levenshtein
+        value: queue
+      - type: levenshtein
+        value: queue
+        threshold: -1
+"""
+
+
+def test_promptfoo_levenshtein_is_imported_and_graded(tmp_path: Path, fake_openai) -> None:
+    write(tmp_path / "pf.yaml", LEVENSHTEIN.format(url=fake_openai.base_url))
+    res = run_cli("import", "promptfoo", "pf.yaml", "ev", cwd=tmp_path)
+    assert res.code == 0, res.both
+    assert res.out.splitlines()[:4] == [
+        "Imported pf.yaml into ev: 3 Task(s) in tasks/tests.jsonl, 1 Config(s) (default), "
+        "grader 'default' with 3 Check(s)",
+        "Not imported: 2 item(s) with no counterpart (also in ev/README.md):",
+        "  pf.yaml:20: not-levenshtein assertion: no built-in checks the opposite of "
+        "levenshtein",
+        "  pf.yaml:22: levenshtein assertion: levenshtein needs a non-negative threshold"]
+    grader = (tmp_path / "ev/graders/default.yaml").read_text()
+    assert "- name: levenshtein\n  checker: levenshtein\n  value:\n    task: levenshtein_1\n" \
+           "  max_distance: 1\n  if_task_has: levenshtein_1\n" in grader
+    assert "  max_distance: 5\n  if_task_has: levenshtein_2\n" in grader       # the default
+    rows = [json.loads(line) for line in (tmp_path / "ev/tasks/tests.jsonl").read_text()
+            .splitlines()]
+    assert [r["grading"] for r in rows] == [
+        {"levenshtein_1": "necessary"}, {"levenshtein_2": "rhythm"},
+        {"levenshtein_3": "queue"}]
+    assert run_cli("validate", "ev", cwd=tmp_path).code == 0
+    for answer in ("neccessary", "rythm", "queue!"):
+        fake_openai.reply(answer)
+    ran = run_cli("run", "ev", "-j", "1", "-g", cwd=tmp_path)
+    assert ran.code == 1, ran.both
+    checks = {}
+    for path in sorted((tmp_path / "ev/results").rglob("grade.json")):
+        rec = json.loads(path.read_text())
+        checks[rec["run"]["task"]] = [(c["ok"], c.get("details")) for c in rec["checks"]]
+    assert checks == {"test-1": [(True, {"distance": 1})], "test-2": [(True, {"distance": 1})],
+                      "test-3": [(False, {"distance": 1})]}

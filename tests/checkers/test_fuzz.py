@@ -29,6 +29,7 @@ VALID: dict[str, dict[str, Any]] = {
     "exact_match": {"expected": {"a": 1}},
     "not_contains": {"fragments": ["x"]},
     "blocklist": {"terms": ["bad"]},
+    "levenshtein": {"value": "the cat", "max_distance": 3},
     "regex": {"pattern": r"\d+", "flags": "im"},
     "not_regex": {"pattern": "^a"},
     "json_valid": {"extract": "json"},

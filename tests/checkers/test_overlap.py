@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smevals.checkers.edit_distance import levenshtein
 from smevals.checkers.overlap import lcs_length, pinned_tokens, word_tokens
-from smevals.checkers.retrieval import levenshtein
 from tests.checkers.helpers import Case, case, run, verify
 
 REF = "the cat sat on the mat"

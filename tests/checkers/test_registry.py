@@ -32,7 +32,7 @@ ALL = checker_names()
 
 
 def test_catalog() -> None:
-    assert len(ALL) == 37 and sorted(ALL) == ALL
+    assert len(ALL) == 38 and sorted(ALL) == ALL
     assert isinstance(CATALOG_VERSION, str) and CATALOG_VERSION
     assert {
         "checker",
