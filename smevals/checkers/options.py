@@ -127,18 +127,20 @@ def _group_problems(
     task: Mapping[str, Any] | None,
     origin: dict[str, str] | None = None,
 ) -> list[Problem]:
-    """Exactly one of each required group; at grade time fill absent ones from the Task."""
+    """Exactly one of each required group; at grade time fill absent ones from the Task
+    (recording in `origin`, the caller's dict, which option came from which Task key)."""
+    origin = {} if origin is None else origin
     problems: list[Problem] = []
     for group in checker.groups():
         present = [o for o in group if o in opts]
         if len(present) > 1:
             problems.append((present[1], f"give only one of {_words(group)}"))
         elif not present and task is not None:
-            problems += _fill_from_task(checker, group, opts, task, origin or {})
+            problems += _fill_from_task(checker, group, opts, task, origin)
         elif not present and not any(o in checker.task_keys for o in group):
             problems.append((group[0], _missing(checker, group)))
     if task is not None:
-        _fill_optional(checker, opts, task, origin or {})
+        _fill_optional(checker, opts, task, origin)
     return problems
 
 
@@ -191,7 +193,7 @@ def _type_problems(
     validator = _validator(checker)
     if validator.is_valid(opts):
         return []
-    origin = origin or {}
+    origin = origin if origin is not None else {}
     problems = []
     for found in validator.violations(opts):
         err = _precise(found)

@@ -151,3 +151,12 @@ def test_bad_options_at_validate(cli, tmp_path: Path) -> None:
         "\"yes please\"",
         "5 problems found",
     ]
+
+
+def test_a_bad_value_taken_from_the_task_says_which_task_key_it_came_from() -> None:
+    from smevals.checkers import CheckInput, run_check
+
+    result = run_check("levenshtein", {}, CheckInput(output="x", task={"expected": 5}, usage={},
+                                                      workspace=Path(".")))
+    assert not result.ok
+    assert result.notes == "option 'value': expected a string, got 5 (from Task key 'expected')"
