@@ -29,17 +29,9 @@ def checker_program(grader: Grader, check: Check) -> Path | None:
 def grader_version(grader: Grader) -> str:
     from smevals import checkers
 
-    programs = {}
-    paths = []
-    for check in grader.checks:
-        try:
-            path = checker_program(grader, check)
-        except ProgramError as exc:
-            programs[check.checker] = f"missing: {exc}"
-            continue
-        if path is not None:
-            programs[check.checker] = hashlib.sha256(path.read_bytes()).hexdigest()
-            paths.append(path)
+    found = _programs(grader)
+    programs = {name: digest for name, _path, digest in found}
+    paths = [path for _name, path, _digest in found if path is not None]
     spec = {"spec": {**grader.doc, "name": grader.name}, "programs": programs,
             "catalog": checkers.CATALOG_VERSION}
     revised = revisions(grader)
@@ -55,6 +47,21 @@ def grader_version(grader: Grader) -> str:
     if depends:
         spec["depends"] = depends
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
+
+
+def _programs(grader: Grader) -> list[tuple[str, Path | None, str]]:
+    """Each checker program the grader names: (the name as written, its path, its sha256),
+    or (name, None, "missing: ...") when it cannot be found. Built-ins are left out."""
+    out: list[tuple[str, Path | None, str]] = []
+    for check in grader.checks:
+        try:
+            path = checker_program(grader, check)
+        except ProgramError as exc:
+            out.append((check.checker, None, f"missing: {exc}"))
+            continue
+        if path is not None:
+            out.append((check.checker, path, hashlib.sha256(path.read_bytes()).hexdigest()))
+    return out
 
 
 def dependencies(grader: Grader, programs: list[Path]) -> dict[str, str]:
@@ -94,16 +101,10 @@ def version_files(grader: Grader) -> dict[str, str]:
 
     out = {rel(grader.path, grader.path.name):
            sha256_bytes(dumps({**grader.doc, "name": grader.name}))}
-    paths: list[Path] = []
-    for check in grader.checks:
-        try:
-            path = checker_program(grader, check)
-        except ProgramError as exc:
-            out[check.checker] = f"missing: {exc}"
-            continue
-        if path is not None:
-            out[rel(path, check.checker)] = hashlib.sha256(path.read_bytes()).hexdigest()
-            paths.append(path)
+    found = _programs(grader)
+    out.update({name if path is None else rel(path, name): digest
+                for name, path, digest in found})
+    paths = [path for _name, path, _digest in found if path is not None]
     judged = judge_inputs(grader)
     builtin = [checkers.CATALOG_VERSION, revisions(grader), judged.pop("templates", None)]
     out["smevals built-ins"] = sha256_bytes(dumps(builtin))
