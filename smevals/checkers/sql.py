@@ -9,6 +9,7 @@ comparison in sqlcompare.py.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from smevals.checkers.base import (
@@ -100,11 +101,7 @@ def _shape(row: Any) -> list[Any] | dict[str, Any]:
     problems=_rows_problems,
 )
 def sql_execution(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
-    label, text = input_text(opts, inp)
-    sql = extract_sql(text)
-    if not sql:
-        fail(f"no SQL found in {label}", score=0.0)
-    path = database_path(opts, inp)
+    sql, path = _sql_and_database(opts, inp)
     timeout, max_rows = check_timeout(inp), opts.get("max_rows", DEFAULT_MAX_ROWS)
     conn, refused = open_readonly(private_copy(path))
     try:
@@ -188,11 +185,7 @@ def _clip(sql: str, limit: int = 500) -> str:
     task_keys={"database": ("database",)},
 )
 def sql_valid(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
-    label, text = input_text(opts, inp)
-    sql = extract_sql(text)
-    if not sql:
-        fail(f"no SQL found in {label}", score=0.0)
-    path = database_path(opts, inp)
+    sql, path = _sql_and_database(opts, inp)
     conn, refused = open_readonly(private_copy(path))
     try:
         explain(conn, refused, sql, check_timeout(inp))
@@ -202,3 +195,11 @@ def sql_valid(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         conn.close()
     return CheckResult(ok=True, score=1.0)
 
+
+def _sql_and_database(opts: dict[str, Any], inp: CheckInput) -> tuple[str, Path]:
+    """The model's SQL (a fail with score 0 when there is none) and the database to run it on."""
+    label, text = input_text(opts, inp)
+    sql = extract_sql(text)
+    if not sql:
+        fail(f"no SQL found in {label}", score=0.0)
+    return sql, database_path(opts, inp)

@@ -10,9 +10,6 @@ The Runs are made by the ordinary run engine, so their inputs hashes are current
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ import yaml
 from smevals.cases.casefile import Case, ForgeInputError, read_cases
 from smevals.cases.program import PROGRAM
 from smevals.cases.scoring import plan_case
+from smevals.commands.common import new_eval_folder, staged_folder
 from smevals.commands.editor_schemas import PROJECT_DIR, point_comments, write_schemas
 from smevals.errors import SmevalsError
 from smevals.store.layout import slug
@@ -51,9 +49,7 @@ def import_forge(cases_path: Path, out: Path | None, model: str, store: str | No
         plan_case(case)
     names = _task_names(cases)
     target = out if out is not None else Path(slug(cases_path.stem))
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SmevalsError(f"{target} already exists and is not empty; choose another folder "
-                           "with -o")
+    new_eval_folder(target, " with -o")
     _write_eval(target, cases, names, model, cases_path)
     runs = _record_runs(target, model, store)
     return Imported(target, len(cases), runs, model)
@@ -74,17 +70,8 @@ def _task_names(cases: list[Case]) -> list[str]:
 
 def _write_eval(target: Path, cases: list[Case], names: list[str], model: str,
                 source: Path) -> None:
-    """Write into a temporary sibling folder, then move it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
+    with staged_folder(target) as staging:
         _files(staging, cases, names, model, source, target.absolute().name)
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def _files(root: Path, cases: list[Case], names: list[str], model: str, source: Path,

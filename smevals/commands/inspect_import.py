@@ -20,7 +20,8 @@ from typing import Any
 
 import yaml
 
-from smevals.commands.pf_import import target_ok, write_eval
+from smevals.commands.common import new_eval_folder
+from smevals.commands.pf_import import write_eval
 from smevals.commands.pf_source import ImportInputError, read_text
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
@@ -48,7 +49,7 @@ class InspectImport:
 
 
 def import_inspect(source: Path, target: Path) -> InspectImport:
-    target_ok(target)
+    new_eval_folder(target)
     if not source.is_file():
         raise ImportInputError(f"{source}: no such file")
     samples = _read(source)

@@ -10,15 +10,13 @@ dropped: in the returned report and in the Eval's README.md.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from smevals.commands.common import new_eval_folder, staged_folder
 from smevals.commands.pf_asserts import VALUE, check_for
 from smevals.commands.pf_configs import config_matrix, read_prompts, read_providers
 from smevals.commands.pf_source import (
@@ -53,14 +51,8 @@ class PromptfooImport:
     skipped: list[Skipped]
 
 
-def target_ok(target: Path) -> None:
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise ImportInputError(f"{target} already exists and is not empty; choose another "
-                               "folder")
-
-
 def import_promptfoo(config: Path, target: Path) -> PromptfooImport:
-    target_ok(target)
+    new_eval_folder(target)
     src = load_config(config)
     for key in src.data:
         if key not in TOP_KEYS:
@@ -229,20 +221,12 @@ def _yaml(doc: dict[str, Any]) -> str:
 
 
 def write_eval(target: Path, files: dict[str, str]) -> None:
-    """Write into a temporary sibling folder, then move it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
+    """Write the files (path relative to the Eval -> text) as a new Eval at `target`."""
+    with staged_folder(target) as staging:
         for rel, text in files.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 __all__ = ["PromptfooImport", "import_promptfoo", "short"]
