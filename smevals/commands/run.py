@@ -19,7 +19,7 @@ from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
+from smevals.run.plan import Job, JobPlan, PairPlan, plan_jobs, resolve_runner
 from smevals.run.prompts import template_problems
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
@@ -64,7 +64,7 @@ class RunUI(Protocol):
 class Prepared:
     ev: Eval
     session: Session
-    jobs: list[Job]
+    jobs: JobPlan | list[Job]     # a JobPlan makes its Jobs as they are taken
     pairs: list[PairPlan]
     grader: Grader | None
     warnings: list[Problem] = field(default_factory=list)
@@ -122,8 +122,8 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     timeout = opts.timeout if opts.timeout is not None else config.timeout
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))
-    jobs, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
-    jobs, pairs = shard_plan(jobs, pairs, opts.shard, config.name)
+    planned, pairs = plan_jobs(ev, config, runner, tasks, models, opts.repeat, store)
+    jobs, pairs = shard_plan(planned, pairs, opts.shard, config.name)
     warnings = [w for task in tasks for w in task_key_warnings(task)]
     chosen = opts.subset.describe(len(tasks), len(picked)) if opts.subset else ""
     return Prepared(ev, session, jobs, pairs, grader, warnings, chosen)

@@ -114,7 +114,7 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
     import http.client
     import socket
 
-    from smevals.runners.base import HttpCall
+    from smevals.runners.base import HttpCall, ResponseTooLarge
     from smevals.runners.openai import _seconds
 
     call = HttpCall(endpoint, body, headers, timeout)
@@ -123,6 +123,8 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
             call.abort()
             raise CallError("cancelled", attempts=attempt)
     error = call.error
+    if isinstance(error, ResponseTooLarge):
+        raise CallError(f"{endpoint.url}: {error}", attempts=attempt)
     if isinstance(error, socket.gaierror):
         raise CallError(f"cannot resolve host {endpoint.host!r}: {error}", attempts=attempt)
     if isinstance(error, TimeoutError):

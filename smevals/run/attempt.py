@@ -17,6 +17,7 @@ from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.objects import RECORD_NAMES, Written
 from smevals.store.records import Failure, RunFields, Truncation
+from smevals.store.regular import USAGE_LIMIT_SETTING, TooLarge, read_capped, usage_limit
 from smevals.store.store import Store
 
 USAGE_FILE = "smevals-usage.json"
@@ -227,7 +228,10 @@ def _usage(workspace: Path) -> tuple[dict[str, Any] | None, str | None]:
     if not path.is_file() or path.is_symlink():
         return None, None
     try:
-        data = loads(path.read_bytes())
+        data = loads(read_capped(str(path), usage_limit(), "a usage file",
+                                 USAGE_LIMIT_SETTING)[1])
+    except TooLarge as exc:
+        return None, f"{USAGE_FILE} is {exc}"
     except ValueError as exc:
         return None, f"{USAGE_FILE} is not valid JSON: {exc}"
     finally:

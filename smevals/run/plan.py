@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -95,11 +95,12 @@ def digest_of_config(config: Config, model: str) -> str:
 
 
 def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], models: list[str],
-              repeat: int | None, store: Store) -> tuple[list[Job], list[PairPlan]]:
+              repeat: int | None, store: Store) -> tuple[JobPlan, list[PairPlan]]:
     """Jobs in passes (repeat index, then task, then model) so an interruption leaves balance."""
     earlier = _ok_inputs(store)
     have = Counter(str(one.get("hash")) for runs in earlier.values() for one in runs)
-    pairs, needs = [], {}
+    pairs: list[PairPlan] = []
+    needs: dict[tuple[str, str], tuple[Inputs, int, int]] = {}
     digests = {model: digest_of_config(config, model) for model in models}
     for task in tasks:
         for model in models:
@@ -109,18 +110,31 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
             needs[(task.name, model)] = (inputs, existing, wanted)
             stale, why = _stale(earlier.get((task.name, config.name, model), []), inputs)
             pairs.append(PairPlan(task.name, model, existing, wanted, stale, why))
-    jobs = []
-    given: dict[str, tuple[Task, dict[str, Any]]] = {}
-    for index in range(max((p.wanted for p in pairs), default=0)):
-        for task in tasks:
-            for model in models:
-                inputs, existing, wanted = needs[(task.name, model)]
+    return JobPlan(tasks, models, needs, config, runner), pairs
+
+
+class JobPlan:
+    """The Jobs of a plan in passes, made one at a time as they are taken: a plan of a
+    million Runs is counted (`len`) without a million Jobs in memory."""
+
+    def __init__(self, tasks: list[Task], models: list[str],
+                 needs: dict[tuple[str, str], tuple[Inputs, int, int]], config: Config,
+                 runner: Runner) -> None:
+        self.slots = [(task, model, *needs[(task.name, model)])
+                      for task in tasks for model in models]
+        self.config, self.runner = config, runner
+
+    def __len__(self) -> int:
+        return sum(wanted for *_rest, wanted in self.slots)
+
+    def __iter__(self) -> Iterator[Job]:
+        given: dict[str, tuple[Task, dict[str, Any]]] = {}
+        for index in range(max((wanted for *_rest, wanted in self.slots), default=0)):
+            for task, model, inputs, existing, wanted in self.slots:
                 if index < wanted:
                     seen, cfg = given.get(task.name) or given.setdefault(
-                        task.name, _given(task, config, runner))
-                    jobs.append(Job(seen, model, {**cfg, "model": model}, inputs,
-                                    existing + index))
-    return jobs, pairs
+                        task.name, _given(task, self.config, self.runner))
+                    yield Job(seen, model, {**cfg, "model": model}, inputs, existing + index)
 
 
 def _given(task: Task, config: Config, runner: Runner) -> tuple[Task, dict[str, Any]]:

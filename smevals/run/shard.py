@@ -11,9 +11,10 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from smevals.errors import SmevalsError
+from smevals.run.plan import Job, JobPlan, PairPlan
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -45,8 +46,8 @@ def parse_shard(text: str | None) -> Shard | None:
     return Shard(index, count)
 
 
-def shard_plan(jobs: list[Any], pairs: list[Any], shard: Shard | None,
-               config: str) -> tuple[list[Any], list[Any]]:
+def shard_plan(jobs: JobPlan, pairs: list[PairPlan], shard: Shard | None,
+               config: str) -> tuple[JobPlan | list[Job], list[PairPlan]]:
     """The Jobs of this shard (by task, config, model and sample slot), and each pair's
     count of them."""
     if shard is None:

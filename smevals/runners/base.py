@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.store.regular import megabytes
+
 if TYPE_CHECKING:
     import http.client
     import ssl
@@ -179,12 +181,25 @@ class Reply:
     latency_ms: float  # from sending the request to the end of the body
 
 
+RESPONSE_LIMIT_SETTING = "SMEVALS_MAX_RESPONSE_MB"
+RESPONSE_LIMIT_MB = 32
+
+
+class ResponseTooLarge(Exception):
+    """A response body above the limit, given up on after limit + 1 bytes (never retried)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the response body is above the {limit / (1 << 20):g} MB limit of a "
+                         f"response ({RESPONSE_LIMIT_SETTING} raises it)")
+
+
 class HttpCall:
     """One POST on a worker thread, so that the caller can give up on it at any moment."""
 
     def __init__(self, endpoint: Endpoint, body: bytes, headers: Mapping[str, str],
                  timeout: float) -> None:
         self.conn = endpoint.connect(timeout)
+        self.limit = megabytes(RESPONSE_LIMIT_SETTING, RESPONSE_LIMIT_MB)
         self.reply: Reply | None = None
         self.error: BaseException | None = None
         request = (endpoint.target, body, dict(headers))
@@ -197,7 +212,9 @@ class HttpCall:
         try:
             self.conn.request("POST", target, body, headers)
             response = self.conn.getresponse()
-            data = response.read()
+            data = response.read(self.limit + 1)
+            if len(data) > self.limit:
+                raise ResponseTooLarge(self.limit)
             latency = round((time.monotonic() - started) * 1000, 1)
             names = {name.lower(): value for name, value in response.getheaders()}
             self.reply = Reply(response.status, data, names, latency)

@@ -25,6 +25,7 @@ from smevals.runners.base import (
     HttpCall,
     Problems,
     Reply,
+    ResponseTooLarge,
     RunFailed,
     chat_messages,
     is_int,
@@ -248,6 +249,8 @@ class Session:
 
     def network_error(self, error: BaseException, timeout: float) -> BaseException:
         url, where = self.plan.endpoint.url, f"{self.plan.endpoint.host}:{self.plan.endpoint.port}"
+        if isinstance(error, ResponseTooLarge):
+            return RunFailed(f"{url}: {error}")
         if isinstance(error, _RESETS):  # RemoteDisconnected is a ConnectionResetError
             return _Reset(f"connection lost ({type(error).__name__}: {error})")
         if isinstance(error, TimeoutError):

@@ -15,6 +15,7 @@ one shape whichever engine found them.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ import orjson
 
 from smevals.schemas.words import say
 
+LARGE = 1 << 20     # bytes of JSON above which a document's violations are found lazily
+LARGE_MOST = 100    # and at most this many of them are kept
 SCHEMA_NAMES = ("eval", "task", "config", "grader", "run", "grade", "usage", "fixture")
 
 Path = tuple[str | int, ...]
@@ -83,14 +86,24 @@ class Schema:
         return _nonfinite(data) and bool(self._slow.is_valid(data))
 
     def violations(self, data: Any) -> list[Violation]:
-        """Every violation, ordered by path (and, at one path, as the schema lists them)."""
+        """Every violation, ordered by path (and, at one path, as the schema lists them).
+
+        A document of more than LARGE bytes of JSON is checked by jsonschema, lazily, and only
+        its first LARGE_MOST violations are kept: jsonschema-rs hands each error a fresh copy
+        of the part of the document it is about, so a 2 MB record that breaks its schema at
+        the top made it use 800 MB and 4 s (bench/memory.py)."""
         try:
             if _nonfinite(data):    # jsonschema-rs would see null for .inf and .nan
                 raise ValueError
+            if _large(data):
+                return sorted(self._lazy(data, LARGE_MOST), key=_order)
             found = [self._from_rs(e) for e in self._fast.iter_errors(data)]
         except ValueError:
             found = [_from_py(e) for e in self._slow.iter_errors(data)]
         return sorted(found, key=_order)
+
+    def _lazy(self, data: Any, most: int) -> list[Violation]:
+        return [_from_py(e) for e in itertools.islice(self._slow.iter_errors(data), most)]
 
     def first(self, data: Any) -> Violation | None:
         """The first violation in `violations` order, or None when `data` is valid."""
@@ -118,6 +131,14 @@ class Schema:
         message = say(keyword, value, instance, details, error.message)
         return Violation(tuple(error.instance_path), keyword, value, node, instance, message,
                          context)
+
+
+def _large(data: Any) -> bool:
+    """Whether `data` is more than LARGE bytes as JSON (False when it is not plain JSON)."""
+    try:
+        return len(orjson.dumps(data)) > LARGE
+    except (TypeError, orjson.JSONEncodeError):
+        return False
 
 
 def _nonfinite(data: Any) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import DEPTH, RECORD_NAMES
-from smevals.store.regular import NotRegular, read_regular
+from smevals.store.regular import NotRegular, read_record, read_regular
 
 _CHUNK = 1 << 20
 
@@ -127,7 +127,7 @@ def read_or_none(path: str) -> bytes | str | None:
     """The bytes of a regular file, None when it cannot be read, or a str saying what it is
     when it is not a regular file (never opened, so a FIFO cannot block)."""
     try:
-        return read_regular(path)[1]
+        return read_record(path)[1]
     except NotRegular as exc:
         return f"{os.path.basename(path)} is {exc}"
     except OSError:

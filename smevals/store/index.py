@@ -27,7 +27,7 @@ from smevals.store.brief import brief as brief_view
 from smevals.store.brief import share_strings
 from smevals.store.canonical import loads
 from smevals.store.layout import DEPTH, RECORD_NAMES
-from smevals.store.regular import NotRegular, read_regular
+from smevals.store.regular import NotRegular, read_record
 
 RACY_NS = 2_000_000_000
 FREEZE_AFTER = 100_000      # new container objects that make a pause end in gc.freeze()
@@ -186,7 +186,7 @@ def read_one(path: str) -> Read:
 
 def _read(path: str) -> Read:
     try:
-        info, data = read_regular(path)
+        info, data = read_record(path)
     except NotRegular as exc:
         return None, f"{os.path.basename(path)} is {exc}"
     except OSError:
