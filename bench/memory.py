@@ -59,12 +59,13 @@ def make_eval(root: Path, runner: str = RUNNER, grader: str = GRADER) -> Path:
 
 
 def big_json(path: Path, mb: int) -> None:
-    """A JSON object of `mb` MB made of many small objects: the worst case for a parser."""
+    """A JSON object of `mb` MB: half one long string (a hand-edited note), half many small
+    objects (the worst case for a parser)."""
     item = b'{"a": 1, "b": [1, 2, 3], "c": "x"},'
-    count = mb * 1024 * 1024 // len(item)
+    half = mb * 1024 * 1024 // 2
     with path.open("wb") as out:
-        out.write(b'{"items": [')
-        for _ in range(count // 4096):
+        out.write(b'{"note": "' + b"x" * half + b'", "items": [')
+        for _ in range(half // len(item) // 4096):
             out.write(item * 4096)
         out.write(b'{}]}')
 

@@ -8,9 +8,10 @@ import tempfile
 import threading
 from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from smevals.store.base import SourceError
+from smevals.store.regular import RECORD_LIMIT_SETTING, over_limit
 
 WORKERS = 2                 # cat-file processes reading at once (git does the inflating)
 _BUFFER = 1 << 20
@@ -104,15 +105,17 @@ def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS) -> list[bytes
 def _drain(repo: Path, blobs: list[str]) -> list[bytes | None]:
     stream = cat_files(repo, blobs)
     try:
-        return [next(stream) for _ in blobs]
+        return [cast(bytes | None, next(stream)) for _ in blobs]   # no limit: never a str
     finally:
         stream.close()
 
 
-def cat_files(repo: Path, blobs: Iterable[str]) -> Generator[bytes | None, None, None]:
+def cat_files(repo: Path, blobs: Iterable[str],
+              limit: int | None = None) -> Generator[bytes | str | None, None, None]:
     """The contents of `blobs` in order (None for a missing one), streamed through one
     `git cat-file --batch` fed from a thread so that neither pipe can fill up. The caller
-    takes exactly as many items as it gave blobs, then closes the generator."""
+    takes exactly as many items as it gave blobs, then closes the generator. With `limit`
+    (records), a blob above it is skipped unread and given as a str saying its size."""
     try:
         proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch", "--buffer"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -124,7 +127,7 @@ def cat_files(repo: Path, blobs: Iterable[str]) -> Generator[bytes | None, None,
     feeder.start()
     try:
         while True:
-            yield _response(proc.stdout)
+            yield _response(proc.stdout, limit)
     finally:
         proc.stdout.close()
         proc.kill()
@@ -146,7 +149,15 @@ def _feed(pipe: IO[bytes], blobs: Iterable[str]) -> None:
         return
 
 
-def _response(out: IO[bytes]) -> bytes | None:
+def _skip(out: IO[bytes], size: int) -> None:
+    while size > 0:
+        chunk = out.read(min(size, 1 << 20))
+        if not chunk:
+            raise SourceError("git cat-file stopped in the middle of an object")
+        size -= len(chunk)
+
+
+def _response(out: IO[bytes], limit: int | None = None) -> bytes | str | None:
     header = out.readline()
     if not header:
         raise SourceError("git cat-file stopped before giving every object")
@@ -154,6 +165,9 @@ def _response(out: IO[bytes]) -> bytes | None:
     if len(parts) < 3 or parts[1] == b"missing":
         return None
     size = int(parts[2])
+    if limit is not None and size > limit:
+        _skip(out, size + 1)        # the blob and its newline, never held in memory
+        return over_limit(int(parts[2]), limit, "a record", RECORD_LIMIT_SETTING)
     data = out.read(size)
     out.read(1)
     return data

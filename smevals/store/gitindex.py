@@ -18,7 +18,8 @@ from typing import Any
 from smevals.store import cache, index
 from smevals.store.gitcat import cat_files
 from smevals.store.gitsource import GitSource
-from smevals.store.layout import KINDS
+from smevals.store.layout import KINDS, RECORD_NAMES
+from smevals.store.regular import record_limit
 
 KEEP = 3                    # revisions kept in the cache per store and kind
 
@@ -93,12 +94,17 @@ def _read(wanted: list[tuple[str, str]], repo: Path, kind: str,
     """Parsed (and checked against the object's id) as they come from one `git cat-file`,
     while git reads the next ones."""
     memo: dict[str, str] = {}
-    contents = cat_files(repo, [blob for blob, _oid in wanted])
+    contents = cat_files(repo, [blob for blob, _oid in wanted], record_limit())
     try:
-        return [index.parse_record(kind, next(contents), brief, memo, oid)
+        return [index.parse_record(kind, _named(kind, next(contents)), brief, memo, oid)
                 for _blob, oid in wanted]
     finally:
         contents.close()
+
+
+def _named(kind: str, data: bytes | str | None) -> bytes | str | None:
+    """A blob refused for its size, said as the working tree says it."""
+    return f"{RECORD_NAMES[kind]} is {data}" if isinstance(data, str) else data
 
 
 def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from typing import Any
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.objects import _fsync_dir, _ignore_in_git, _make_parents, host_name
+from smevals.store.regular import read_record
 
 try:
     import fcntl
@@ -236,7 +237,7 @@ def check_entry(path: Path) -> tuple[bytes | None, dict[str, Any] | None, list[s
         return None, None, [OLD if _OLD_NAME.match(path.name) and stat.S_ISREG(mode)
                             else STRAY]
     try:
-        data = path.read_bytes()
+        data = read_record(str(path))[1]
         record = loads(data)
     except (OSError, ValueError) as exc:
         return None, None, [f"unreadable judge cache entry: {exc}"]

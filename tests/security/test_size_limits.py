@@ -8,6 +8,7 @@ of megabytes of the issue (bench/memory.py measures the peak memory on the real 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import make_eval, run_cli
@@ -41,6 +42,14 @@ def test_a_record_above_the_limit_is_damage_named_never_parsed(tmp_path: Path) -
     assert f"{grade.relative_to(tmp_path)}: {said}" in verify.out
     report = run_cli("report", str(ev), env=env, cwd=tmp_path)
     assert report.code == 0
+    assert said in report.err
+    assert "Graded: 0 runs (0 failed, 1 ungraded)" in report.out
+    # committed, it is refused the same way when read out of git
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t",
+                                                 "commit", "-qm", "big"]):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    report = run_cli("report", "--rev", "HEAD", str(ev), env=env, cwd=tmp_path)
+    assert report.code == 0, report.err
     assert said in report.err
     assert "Graded: 0 runs (0 failed, 1 ungraded)" in report.out
     # raised, the limit lets the record be read: it is then damaged for what it says
