@@ -86,9 +86,9 @@ def counting_cat(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     asked: list[str] = []
     real = gitindex.cat_files
 
-    def spy(repo: Path, blobs: list[str]) -> Any:
+    def spy(repo: Path, blobs: list[str], limit: int | None = None) -> Any:
         asked.extend(blobs)
-        return real(repo, blobs)
+        return real(repo, blobs, limit)
 
     monkeypatch.setattr(gitindex, "cat_files", spy)
     return asked
