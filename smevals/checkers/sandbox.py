@@ -91,10 +91,10 @@ def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap:
 def _wrapper_error(tools: list[str], program: str, code: int | None,
                    stderr: bytes) -> str | None:
     """Why the program could not start, when a tool of the containment says it could not
-    exec it."""
-    if code not in (126, 127) or program in tools:
+    exec it (`setpriv: failed to execute X: ...`, 127; `bwrap: execvp X: ...`, 1)."""
+    line = stderr.decode("utf-8", "replace").strip().partition("\n")[0]
+    if code not in (1, 126, 127) or program in tools or program not in line:
         return None
-    if not any(stderr.startswith(os.path.basename(t).encode() + b": ") for t in tools):
+    if not any(line.startswith(os.path.basename(t) + ": ") for t in tools):
         return None
-    reason = stderr.decode("utf-8", "replace").strip().rpartition(": ")[2]
-    return f"cannot start {program}: {reason}"
+    return f"cannot start {program}: {line.rpartition(': ')[2]}"
