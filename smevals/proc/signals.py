@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["INTERRUPTED", "deferred", "finish", "install", "stop"]
+__all__ = ["INTERRUPTED", "deferred", "finish", "forget", "install", "stop"]
 
 INTERRUPTED = 130
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -56,6 +56,12 @@ def deferred() -> Iterator[None]:
         if not _state["held"] and _state["pending"]:
             _state["pending"] = 0
             raise KeyboardInterrupt
+
+
+def forget() -> None:
+    """The interrupt was this command's normal end (`serve`): it does not make the exit
+    130."""
+    _state["got"] = 0
 
 
 def finish(code: int) -> int:
