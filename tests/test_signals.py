@@ -129,8 +129,8 @@ def test_the_guardian_kills_a_child_it_knew_only_by_its_tag(tmp_path: Path) -> N
     # smevals killed (kill -9) after a child started but before it could send the child's
     # pid: the guardian had only the tag, sent before the start
     tag, arg = os.urandom(12).hex(), f"33.{os.getpid()}"
-    child = subprocess.Popen(["sh", "-c", f"setsid sleep {arg} & wait"], start_new_session=True,
-                             env={**os.environ, "_SMEVALS_TREE": tag})
+    child = subprocess.Popen(["sh", "-c", 'setsid sleep "$S" & wait'], start_new_session=True,
+                             env={**os.environ, "_SMEVALS_TREE": tag, "S": arg})
     try:
         wait_for(lambda: len(tagged(arg)) == 1)
         guardian = subprocess.Popen([sys.executable, "-I", "-m", "smevals.proc.guardian"],
