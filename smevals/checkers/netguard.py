@@ -4,8 +4,9 @@ connect to the very address that was checked, never follow a redirect, one deadl
 Refused unless the Check allows private addresses: loopback, private (10/8, 172.16/12,
 192.168/16, fc00::/7), link-local (169.254/16, fe80::/10, so cloud metadata at
 169.254.169.254), shared (100.64/10), documentation, multicast, reserved and unspecified
-addresses: every address that is not global unicast. An IPv4-mapped IPv6 address is
-judged as the IPv4 address it carries.
+addresses: every address that is not global unicast. An IPv6 address that carries an
+IPv4 address (IPv4-mapped, IPv4-translated, IPv4-compatible, 6to4, NAT64, Teredo) is judged
+by the IPv4 address(es) it carries, since that is where the packets go.
 """
 
 from __future__ import annotations
@@ -40,8 +41,16 @@ class Response:
 def blocked(address: str) -> str | None:
     """Why `address` may not be reached without allow_private, or None."""
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    inside = [] if ip.version == 4 or ip.is_loopback or ip.is_unspecified \
+        else embedded_ipv4(ipaddress.IPv6Address(ip))
+    for form, inner in inside:
+        why = _why(inner)
+        if why is not None:
+            return f"{why}, carried as {form} {inner}"
+    return None if inside else _why(ip)
+
+
+def _why(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if ip.is_loopback:
         return "a loopback address"
     if ip.is_link_local:
@@ -50,6 +59,49 @@ def blocked(address: str) -> str | None:
             or not ip.is_global:
         return "a private or reserved address"
     return None
+
+
+_COMPATIBLE = ipaddress.IPv6Network("::/96")          # IPv4-compatible (deprecated)
+_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # IPv4-translated (SIIT)
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")        # NAT64, well-known prefix
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # NAT64, local use (RFC 8215)
+# RFC 6052: where the IPv4 address sits behind a NAT64 prefix of each length (bit spans;
+# bits 64-71 are always left out)
+_NAT64_SPANS = (((96, 128),), ((72, 104),), ((56, 64), (72, 96)), ((48, 64), (72, 88)))
+
+Embedded = list[tuple[str, ipaddress.IPv4Address]]
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> Embedded:
+    """The IPv4 addresses `ip` carries, each with the name of its form; [] for none.
+
+    A Teredo address carries two (the server, and the client, stored inverted); an address
+    in the local-use NAT64 prefix is read at each position RFC 6052 allows, since its prefix
+    length is the operator's choice."""
+    if ip.ipv4_mapped is not None:
+        return [("IPv4-mapped", ip.ipv4_mapped)]
+    if ip.sixtofour is not None:
+        return [("6to4", ip.sixtofour)]
+    if ip.teredo is not None:
+        server, client = ip.teredo
+        return [("Teredo server", server), ("Teredo client", client)]
+    value = int(ip)
+    if ip in _NAT64 or ip in _TRANSLATED or ip in _COMPATIBLE:
+        form = "NAT64" if ip in _NAT64 else \
+            "IPv4-translated" if ip in _TRANSLATED else "IPv4-compatible"
+        return [(form, ipaddress.IPv4Address(value & 0xFFFFFFFF))]
+    if ip in _NAT64_LOCAL:
+        return [("local-use NAT64", _bits(value, spans)) for spans in _NAT64_SPANS]
+    return []
+
+
+def _bits(value: int, spans: tuple[tuple[int, int], ...]) -> ipaddress.IPv4Address:
+    """The IPv4 address made of these bit spans of a 128-bit value (bit 0 the highest)."""
+    out = 0
+    for start, end in spans:
+        width = end - start
+        out = (out << width) | ((value >> (128 - end)) & ((1 << width) - 1))
+    return ipaddress.IPv4Address(out)
 
 
 def resolve(host: str, port: int) -> str:

@@ -155,7 +155,7 @@ def _run_in(
         outcome = run_limited(argv, private, timeout,
                               opts.get("memory_mb", DEFAULT_MEMORY_MB), cap, env)
     if outcome.error is not None:
-        fail(outcome.error)
+        fail(outcome.error, sandbox=outcome.sandbox)
     _keep(cwd, prefix, outcome)
     expected = opts["expected_output"]
     return _verdict(outcome, expected if isinstance(expected, str) else str(expected), timeout, cap)
@@ -184,14 +184,15 @@ def _tail(text: str, limit: int = 500) -> str:
 
 def _verdict(outcome: Outcome, expected: str, timeout: float, cap: int) -> CheckResult:
     stdout, stderr = _decode(outcome.stdout), _decode(outcome.stderr)
-    details: dict[str, Any] = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out}
+    details: dict[str, Any] = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
+                               "sandbox": outcome.sandbox}
     problem = _failure(outcome, timeout, cap)
     if problem is None and stdout.strip() != expected.strip():
         problem = "stdout does not match expected_output"
         details["expected"] = _tail(expected.strip())
         details["stdout"] = _tail(stdout.strip())
     if problem is None:
-        return CheckResult(ok=True, score=1.0)
+        return CheckResult(ok=True, score=1.0, details={"sandbox": outcome.sandbox})
     if stderr.strip():
         details["stderr"] = _tail(stderr)
     return CheckResult(ok=False, score=0.0, notes=problem, details=details)

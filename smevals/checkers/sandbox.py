@@ -8,35 +8,32 @@ read. On top of that, for code nobody reviewed:
   key or token reaches the code; HOME and TMPDIR point into its private folder;
 - limits set before exec: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE (FILE_CAP), RLIMIT_NPROC
   (PROCESSES more than the user already runs; the kernel does not apply it to root);
-- no network when a network namespace can be made: `bwrap --unshare-net` when bubblewrap
-  is installed, else `unshare --net` (as root) or `unshare --net --map-root-user` (when
-  user namespaces are enabled). Otherwise the code runs with the network (see
-  docs/security.md); `network_isolation()` says which.
+- no network and no other process in sight (its own network and PID namespaces, a private
+  /proc, no capabilities) as far as the machine allows: see `smevals.proc.contain`. The
+  Check's details name the containment used (`sandbox`). Where no PID namespace can be
+  made and smevals' environment holds a variable that looks like a secret, the program is
+  not run (the Check is an error) unless SMEVALS_ALLOW_UNCONTAINED=1 says to run it anyway:
+  it could read smevals' environment from /proc (docs/decisions.md).
 
 The private folder is the caller's (see checkers/program.py). POSIX only.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smevals.checkers.base import CheckError
 from smevals.proc import Limits, Spec, run_child
+from smevals.proc.contain import Containment, containment, secret_names
 
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
 FILE_CAP = 64 * 1024 * 1024
 PROCESSES = 64
-
-_NET_WRAPPERS = (
-    ("bwrap", ["bwrap", "--unshare-net", "--die-with-parent", "--dev-bind", "/", "/", "--"]),
-    ("unshare", ["unshare", "--net", "--"]),
-    ("unshare", ["unshare", "--net", "--map-root-user", "--"]),
-)
+ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
 
 
 @dataclass
@@ -47,6 +44,7 @@ class Outcome:
     stderr: bytes = b""
     over_cap: list[str] = field(default_factory=list)
     error: str | None = None
+    sandbox: str = "none"               # the containment used (smevals.proc.contain)
 
 
 def sandbox_env(environ: Mapping[str, str], home: Path) -> dict[str, str]:
@@ -58,35 +56,45 @@ def sandbox_env(environ: Mapping[str, str], home: Path) -> dict[str, str]:
     return env
 
 
-@functools.cache
-def network_isolation() -> tuple[str, ...]:
-    """The command prefix that takes the network away, () when none works here."""
-    for tool, prefix in _NET_WRAPPERS:
-        if shutil.which(tool) is None:
-            continue
-        probe = run_child(Spec([*prefix, "true"], Path("/"), dict(os.environ), timeout=10))
-        if probe.exit_code == 0:
-            return tuple(prefix)
-    return ()
+def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment) -> str | None:
+    """Why the program may not run under `box`: it could read smevals' environment from
+    /proc, and that holds secrets (unless ALLOW_UNCONTAINED is 1); None when it may."""
+    if box.processes or environ.get(ALLOW_UNCONTAINED) == "1":
+        return None
+    names = secret_names(environ, env)
+    if not names:
+        return None
+    return (f"not run: no PID namespace can be made here, so the program could read "
+            f"smevals' environment, which holds {', '.join(names)} (see docs/security.md); "
+            f"unset them, or set {ALLOW_UNCONTAINED}=1 to run it anyway")
 
 
 def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap: int,
                 env: dict[str, str]) -> Outcome:
-    """Run `argv` in `cwd` under the limits above; never raises for the program's failures."""
+    """Run `argv` in `cwd` under the limits above; never raises for the program's failures
+    (CheckError when it may not run here, see `refusal`)."""
+    box = containment()
+    why = refusal(os.environ, env, box)
+    if why is not None:
+        raise CheckError(why, {"sandbox": box.name})
     limits = Limits(cpu_seconds=math.ceil(timeout) + 1, memory_bytes=memory_mb * 1024 * 1024,
                     file_bytes=FILE_CAP, processes=PROCESSES, core_dumps=False)
-    spec = Spec([*network_isolation(), *argv], cwd, env, timeout=timeout, cap=cap,
-                limits=limits, stop_at_cap=True)
+    spec = Spec(box.wrap(argv), cwd, env, timeout=timeout, cap=cap, limits=limits,
+                stop_at_cap=True)
     res = run_child(spec)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
-    error = res.error or _wrapper_error(spec.argv[0], argv[0], res.exit_code, res.stderr.data)
-    return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error)
+    error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
+    return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
+                   box.name)
 
 
-def _wrapper_error(wrapper: str, program: str, code: int | None, stderr: bytes) -> str | None:
-    """Why the program could not start, when the network wrapper says it could not exec it."""
-    name = os.path.basename(wrapper).encode()
-    if wrapper == program or code not in (126, 127) or not stderr.startswith(name + b": "):
+def _wrapper_error(tools: list[str], program: str, code: int | None,
+                   stderr: bytes) -> str | None:
+    """Why the program could not start, when a tool of the containment says it could not
+    exec it (`setpriv: failed to execute X: ...`, 127; `bwrap: execvp X: ...`, 1)."""
+    line = stderr.decode("utf-8", "replace").strip().partition("\n")[0]
+    if code not in (1, 126, 127) or program in tools or program not in line:
         return None
-    reason = stderr.decode("utf-8", "replace").strip().rpartition(": ")[2]
-    return f"cannot start {program}: {reason}"
+    if not any(line.startswith(os.path.basename(t) + ": ") for t in tools):
+        return None
+    return f"cannot start {program}: {line.rpartition(': ')[2]}"

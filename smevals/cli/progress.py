@@ -65,12 +65,11 @@ def _clock(seconds: float) -> str:
 
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while long work runs, so both stop it the same way."""
+    """Treat SIGTERM like Ctrl-C while long work runs, so both stop it the same way (the
+    `smevals` command does so from its start: smevals/proc/signals.py)."""
+    from smevals.proc.signals import stop
 
-    def _raise(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, _raise)
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:

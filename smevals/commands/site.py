@@ -117,7 +117,9 @@ def serve_command(opts: SiteOptions, host: str, port: int,
                  "every Run, including untrusted model output")
     try:
         server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:        # Ctrl-C or SIGTERM is how `serve` ends: exit 0
+        from smevals.proc.signals import forget
+
+        forget()
     finally:
         server.server_close()

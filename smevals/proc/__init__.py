@@ -8,6 +8,9 @@ that left its process group or session (tree.py). This package imports nothing e
 smevals, and imports its own modules only when first used (the CLI calls `own_process`
 at start-up). The one other kind, `worker.Worker`, is a long-lived child that answers
 framed requests on stdin, each with its own deadline (`render_svg`'s renderer).
+`contain.containment()` gives the command prefix that hides the network and every other
+process from code nobody reviewed (`match_output`); `signals` makes SIGINT and SIGTERM
+exit 130 from the `smevals` command's first line.
 
 When smevals runs as its own process (the `smevals` command calls `own_process`), it
 also becomes a child subreaper, so finding a child's processes needs no scan of the

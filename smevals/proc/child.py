@@ -12,6 +12,7 @@ from pathlib import Path
 
 from smevals.proc import OWNED, guardian
 from smevals.proc.limits import Limits, launcher
+from smevals.proc.signals import deferred
 from smevals.proc.stream import Reader
 from smevals.proc.tree import HELPERS, ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
 
@@ -100,32 +101,47 @@ class Children:
 
 
 def run_child(spec: Spec, children: Children | None = None) -> Result:
-    """Run `spec.argv`; never raises for the child's own failures."""
+    """Run `spec.argv`; never raises for the child's own failures. An interrupt (Ctrl-C,
+    SIGTERM) never falls between the start of the child and its registration with the
+    guardian, and one that stops the supervision half-way kills the whole tree again."""
     start = time.monotonic()
     tag, env = new_tag(spec.env)
     _prepare()
+    with deferred():
+        try:
+            proc, tree = _start(spec, env, tag, children)
+        except (OSError, subprocess.SubprocessError) as exc:
+            empty = Captured(b"", 0)
+            reason = getattr(exc, "strerror", None) or str(exc)
+            return Result(None, empty, empty, time.monotonic() - start,
+                          error=f"cannot start {spec.argv[0]}: {reason}")
     try:
-        with SPAWN_LOCK:
-            proc = subprocess.Popen(
-                spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=launcher(spec.limits))
-            ROOTS.add(proc.pid)
-    except (OSError, subprocess.SubprocessError) as exc:
-        empty = Captured(b"", 0)
-        reason = getattr(exc, "strerror", None) or str(exc)
-        return Result(None, empty, empty, time.monotonic() - start,
-                      error=f"cannot start {spec.argv[0]}: {reason}")
+        return _supervise(proc, tree, spec, start)
+    except BaseException:
+        with deferred():
+            tree.kill()
+        raise
+    finally:
+        with deferred():
+            guardian.unregister(proc.pid)
+            if children is not None:
+                children.remove(tree)
+
+
+def _start(spec: Spec, env: dict[str, str], tag: str,
+           children: Children | None) -> tuple[subprocess.Popen[bytes], Tree]:
+    guardian.expect(tag)
+    with SPAWN_LOCK:
+        proc = subprocess.Popen(
+            spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=launcher(spec.limits))
+        ROOTS.add(proc.pid)
     guardian.register(proc.pid, tag)
     tree = Tree(proc.pid, tag)
     if children is not None:
         children.add(tree)
-    try:
-        return _supervise(proc, tree, spec, start)
-    finally:
-        guardian.unregister(proc.pid)
-        if children is not None:
-            children.remove(tree)
+    return proc, tree
 
 
 def _prepare() -> None:

@@ -1,8 +1,9 @@
 """The guardian: a helper process that kills every child tree when smevals dies.
 
 smevals starts one guardian, at its first child, in a session of its own (so Ctrl-C at
-the terminal does not reach it), and tells it through a pipe about each child it starts
-(pid and tag) and each that ended. When the pipe closes because smevals exited, crashed,
+the terminal does not reach it), and tells it through a pipe about each child: its tag
+before it starts (so a child that runs before smevals could name its pid is known too),
+its pid and tag once started, and its end. When the pipe closes because smevals exited, crashed,
 or was killed with SIGKILL, the guardian kills every tree still registered. It finds
 each tree by the marks `smevals.proc.tree` uses (process group, session, the tag in the
 environment, descendants), so a runner's own children die too, not only the runner.
@@ -40,6 +41,11 @@ def start() -> int | None:
         return None if proc is None else proc.pid
 
 
+def expect(tag: str) -> None:
+    """Say that a child with `tag` is about to start."""
+    _send(f"t {tag}\n")
+
+
 def register(pid: int, tag: str) -> None:
     _send(f"+ {pid} {tag}\n")
 
@@ -60,27 +66,34 @@ def _send(line: str) -> None:
             _broken.set()
 
 
-def watch(lines: IO[bytes]) -> dict[int, str]:
-    """Read registrations until the pipe closes; the trees still registered then."""
+def watch(lines: IO[bytes]) -> tuple[dict[int, str], set[str]]:
+    """Read registrations until the pipe closes; the trees still registered then, and the
+    tags of children announced but never registered with a pid."""
     live: dict[int, str] = {}
+    expected: set[str] = set()
     for raw in lines:
         op, _, rest = raw.decode("ascii", "replace").strip().partition(" ")
-        if op == "+" and len(rest.split()) == 2:
+        if op == "t" and rest.isalnum():
+            expected.add(rest)
+        elif op == "+" and len(rest.split()) == 2:
             pid, tag = rest.split()
             live[int(pid)] = tag
+            expected.discard(tag)
         elif op == "-" and rest.isdigit():
             live.pop(int(rest), None)
-    return live
+    return live, expected
 
 
 def main() -> None:
-    live = watch(sys.stdin.buffer)
-    if not live:
+    live, expected = watch(sys.stdin.buffer)
+    if not live and not expected:
         return
-    from smevals.proc.tree import Tree
+    from smevals.proc.tree import Tree, kill_tagged
 
     for pid, tag in live.items():
         Tree(pid, tag).kill()
+    for tag in expected:
+        kill_tagged(tag)
 
 
 if __name__ == "__main__":

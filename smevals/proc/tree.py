@@ -127,6 +127,19 @@ class Tree:
         return found | _descendants(table, found | {self.pid})
 
 
+def kill_tagged(tag: str) -> None:
+    """SIGKILL every process whose environment holds `tag`, and their descendants, until
+    none is left (a child whose pid was never known: see guardian.py)."""
+    for _ in range(_ROUNDS):
+        table = _table()
+        found = {pid for pid in table or {} if _tagged(pid, tag)} - {os.getpid()}
+        found |= _descendants(table or {}, found)
+        if not found:
+            return
+        for pid in found:
+            _kill(pid, signal.SIGKILL)
+
+
 def reap_orphans() -> None:
     """Reap re-parented processes that ended (smevals' zombies it did not start as children
     through this module). Other subprocesses of smevals stay in smevals' session, so a zombie

@@ -76,6 +76,7 @@ class Worker:
                 with SPAWN_LOCK:
                     HELPERS.add(pid)
         tag, env = new_tag(self.env)
+        guardian.expect(tag)
         try:
             with SPAWN_LOCK:
                 proc = subprocess.Popen(

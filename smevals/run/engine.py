@@ -7,6 +7,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 J = TypeVar("J")
+_WAKE = 0.1     # seconds
 R = TypeVar("R")
 
 
@@ -32,7 +33,9 @@ def run_pool(items: Iterable[J], work: Callable[[J], R | None], workers: int,
     try:
         _fill(pool, queue, work, pending, workers)
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            # a timeout, so that the main thread runs a signal handler within it even when
+            # the kernel gave the signal to a worker thread (a plain wait would sleep on)
+            finished, _ = wait(pending, timeout=_WAKE, return_when=FIRST_COMPLETED)
             for future in finished:
                 pending.discard(future)
                 result = future.result()

@@ -9,14 +9,22 @@ from pathlib import Path
 import pytest
 
 from smevals.checkers.program import extract_program
+from smevals.proc.contain import containment
 from tests.checkers.helpers import run
 
 FENCED = "Sure!\n```python\nprint(6 * 7)\n```\nThat prints 42."
 
 
 def match(output: str, expected: str = "42", **kw: object) -> dict[str, object]:
+    """The result, less `details.sandbox`, which must name the containment in force."""
     opts = {"expected_output": expected, **kw.pop("opts", {})}  # type: ignore[dict-item]
-    return run("match_output", opts, output, **kw).as_dict()  # type: ignore[arg-type]
+    result = run("match_output", opts, output, **kw).as_dict()  # type: ignore[arg-type]
+    details = result.get("details", {})
+    if "sandbox" in details:
+        assert details.pop("sandbox") == containment().name
+        if not details:
+            del result["details"]
+    return result
 
 
 TABLE = [

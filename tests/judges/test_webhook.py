@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import json
 from pathlib import Path
 
 from tests.conftest import make_eval
@@ -34,7 +36,7 @@ def test_private_addresses_are_refused(tmp_path: Path, cli, fake_openai) -> None
                      f"(cloud metadata lives there); {allow}"),
         "named": f"localhost resolves to 127.0.0.1, a loopback address; {allow}",
         "mapped": (f"::ffff:192.168.1.1 resolves to ::ffff:192.168.1.1, a private or reserved "
-                   f"address; {allow}"),
+                   f"address, carried as IPv4-mapped 192.168.1.1; {allow}"),
     }
     assert fake_openai.requests == []
 
@@ -87,3 +89,49 @@ def test_an_answer_without_passed_is_an_error(tmp_path: Path, cli, fake_openai) 
         f"webhook {url}: the answer needs a boolean `passed`: {{\"passed\": \"true\"}}")
     assert second["error"] and second["notes"] == f"webhook {url}: no answer before the deadline"
     assert newest(ev, "one")["outcome"] == "error"
+
+
+# Each IPv6 form that carries an IPv4 address: one carrying a refused address (cloud
+# metadata, a private or a documentation address) and one carrying 8.8.8.8.
+CARRIERS = {
+    "6to4": ("2002:a9fe:a9fe::", "169.254.169.254", "2002:808:808::"),
+    "NAT64": ("64:ff9b::a9fe:a9fe", "169.254.169.254", "64:ff9b::808:808"),
+    "local-use NAT64": ("64:ff9b:1::a00:1", "10.0.0.1", "64:ff9b:1:808:8:808:808:808"),
+    "IPv4-mapped": ("::ffff:169.254.169.254", "169.254.169.254", "::ffff:8.8.8.8"),
+    "IPv4-translated": ("::ffff:0:a00:1", "10.0.0.1", "::ffff:0:808:808"),
+    "IPv4-compatible": ("::169.254.169.254", "169.254.169.254", "::808:808"),
+    "Teredo client": ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "192.0.2.45",
+                      "2001:0:4136:e378:8000:63bf:f7f7:f7f7"),
+    "Teredo server": ("2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7", "169.254.169.254",
+                      "2001:0:4136:e378:8000:63bf:f7f7:f7f7"),
+}
+
+
+def test_ipv6_forms_that_carry_a_refused_ipv4_address_are_refused() -> None:
+    from click.testing import CliRunner
+
+    from smevals.cli import cli
+
+    allow = "refused (set allow_private: true on the Check to allow it)"
+    for form, (address, inner, _) in CARRIERS.items():
+        spec = json.dumps({"checker": "custom_webhook", "url": f"http://[{address}]/hook"})
+        res = CliRunner().invoke(cli, ["check", spec, "--output", "x"])
+        assert res.exit_code == 1, res.output
+        why = ("a link-local address (cloud metadata lives there)" if inner.startswith("169")
+               else "a private or reserved address")
+        assert json.loads(res.output)["notes"] == (
+            f"{address} resolves to {address}, {why}, carried as {form} {inner}; "
+            f"{allow}"), form
+
+
+def test_ipv6_forms_that_carry_an_allowed_ipv4_address_are_allowed() -> None:
+    # judged without a request: these addresses are outside this machine
+    from smevals.checkers.netguard import blocked, embedded_ipv4
+
+    for form, (_, _, address) in CARRIERS.items():
+        assert blocked(address) is None, form
+        carried = dict(embedded_ipv4(ipaddress.IPv6Address(address)))
+        assert form in carried and "8.8.8.8" in map(str, carried.values()), form
+    assert blocked("::1") == "a loopback address"
+    assert blocked("::") == "a private or reserved address"
+    assert blocked("fe80::1") == "a link-local address (cloud metadata lives there)"
