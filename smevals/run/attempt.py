@@ -15,6 +15,7 @@ from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
+from smevals.store.folders import named
 from smevals.store.objects import RECORD_NAMES, Written
 from smevals.store.records import Failure, RunFields, Truncation
 from smevals.store.regular import REGULAR, NotRegular, read_regular
@@ -136,9 +137,10 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
     failure: Failure | None = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
     fd = open_dir(workspace)            # every name below is looked at relative to it
     try:
-        left = _write_texts(fd, out_text, err_text)
-        usage, usage_error = _usage(fd)
-        refused = [f for f in (left, _refuse_undecodable(fd), _refuse_reserved(fd)) if f]
+        with named(workspace):
+            left = _write_texts(fd, out_text, err_text)
+            usage, usage_error = _usage(fd)
+            refused = [f for f in (left, _refuse_undecodable(fd), _refuse_reserved(fd)) if f]
         failure = refused[0] if refused else failure
     finally:
         os.close(fd)

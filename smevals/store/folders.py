@@ -14,6 +14,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
@@ -27,6 +29,19 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 class NotAFolder(SmevalsError):
     """A store folder is a symlink or a file (exit 2; the message names it)."""
+
+
+@contextmanager
+def named(folder: Path) -> Iterator[None]:
+    """An OSError raised inside names its file by its whole path: a call relative to a
+    folder descriptor names only the part below `folder` (or nothing)."""
+    try:
+        yield
+    except OSError as exc:
+        name = exc.filename
+        if name is None or (isinstance(name, str) and not os.path.isabs(name)):
+            exc.filename = str(folder if name is None else folder / name)
+        raise
 
 
 def open_folder(root: Path, rel: str, create: bool = True) -> int:
@@ -43,8 +58,9 @@ def open_folder(root: Path, rel: str, create: bool = True) -> int:
     shown = root
     try:
         for part in rel.split("/"):
+            with named(shown):
+                inner = _enter(fd, part, shown / part, create)
             shown = shown / part
-            inner = _enter(fd, part, shown, create)
             os.close(fd)
             fd = inner
     except BaseException:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
-from smevals.store.folders import open_folder
+from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.objects import _ignore_in_git, host_name
 
@@ -182,7 +182,7 @@ def _link_into(root: Path, name: str, rel: str) -> None:
     try:
         target = open_folder(root, folder)
         try:
-            with contextlib.suppress(FileExistsError):
+            with contextlib.suppress(FileExistsError), named(root / folder):
                 os.link(name, leaf, src_dir_fd=source, dst_dir_fd=target)
                 os.fsync(target)
         finally:

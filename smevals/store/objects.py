@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
-from smevals.store.folders import open_folder
+from smevals.store.folders import named, open_folder
 from smevals.store.layout import (
     ID_RE,
     RECORD_NAMES,
@@ -72,7 +72,8 @@ class Staging:
         try:
             _ignore_in_git(folder)
             name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-            os.mkdir(name, dir_fd=fd)
+            with named(folder):
+                os.mkdir(name, dir_fd=fd)
         finally:
             os.close(fd)
         self.dir = folder / name
@@ -187,7 +188,8 @@ def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
     fsynced and made read-only, a copy of its own first when it has other hard links."""
     fd = open_dir(folder)
     try:
-        return manifest_at(fd, seal)
+        with named(folder):
+            return manifest_at(fd, seal)
     except BadName as exc:
         raise StoreError(str(exc)) from None
     finally:
@@ -202,8 +204,9 @@ def _rename_into(root: Path, name: str, rel: str) -> None:
     try:
         target = open_folder(root, parent)
         try:
-            os.rename(name, oid, src_dir_fd=source, dst_dir_fd=target)
-            os.fsync(target)
+            with named(root / parent):
+                os.rename(name, oid, src_dir_fd=source, dst_dir_fd=target)
+                os.fsync(target)
         finally:
             os.close(target)
     finally:
