@@ -146,3 +146,21 @@ def test_a_store_folder_that_is_a_symlink_is_never_written_through(cli, tmp_path
     assert res.code == 1
     assert (f"{root / name}: a symlink to '{outside}', not a folder: smevals never reads or "
             "writes through it\n") in res.out
+
+
+def test_a_linked_folder_below_runs_is_never_written_through(cli, tmp_path: Path):
+    ev = eval_with(tmp_path, "echo it says hi\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ev / "results" / "runs").mkdir(parents=True)
+    os.symlink(outside, ev / "results" / "runs" / "t")
+    res = cli("run", str(ev), timeout=QUICK)
+    assert res.code == 2, res.both
+    assert res.err.endswith(f"Error: {ev}/results/runs/t is a symlink to '{outside}', not a "
+                            "folder: smevals never writes through it (remove it, then run "
+                            "`smevals verify`)\n")
+    assert os.listdir(outside) == []
+    assert os.listdir(ev / "results" / ".staging") == [".gitignore"]   # nothing left behind
+    res = cli("verify", str(ev), timeout=QUICK)
+    assert res.code == 1
+    assert f"{ev}/results/runs/t: stray entry outside any object folder\n" in res.out
