@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def eval_with(root: Path, runner: str) -> Path:
                      files={"configs/r.sh": "#!/bin/sh\n" + runner})
 
 
-def only_run(ev: Path) -> tuple[Path, dict]:
+def only_run(ev: Path) -> tuple[Path, dict[str, Any]]:
     (folder,) = (ev / "results" / "runs").glob("*/*/*/*")
     return folder, json.loads((folder / "run.json").read_text())
 
@@ -39,7 +40,7 @@ def victim(path: Path, text: str = "secret\n") -> Path:
 
 
 @pytest.mark.parametrize("target", ["file", "folder", "/proc/self/environ"])
-def test_a_symlinked_output_txt_is_never_written_through(cli, tmp_path: Path, target: str):
+def test_a_symlinked_output_txt_is_never_written_through(cli, tmp_path: Path, target: str) -> None:
     outside = {"file": victim(tmp_path / "victim"), "folder": tmp_path / "place",
                "/proc/self/environ": Path("/proc/self/environ")}[target]
     (tmp_path / "place").mkdir()
@@ -63,7 +64,7 @@ def test_a_symlinked_output_txt_is_never_written_through(cli, tmp_path: Path, ta
     assert cli("verify", str(ev), timeout=QUICK).code == 0
 
 
-def test_hard_links_to_outside_files_are_copied_never_sealed(cli, tmp_path: Path):
+def test_hard_links_to_outside_files_are_copied_never_sealed(cli, tmp_path: Path) -> None:
     kept, out = victim(tmp_path / "kept"), victim(tmp_path / "out", "untouched\n")
     before = {p: (p.stat().st_ino, p.stat().st_nlink) for p in (kept, out)}
     ev = eval_with(tmp_path, f"echo answer\nln '{kept}' hard.txt\nmkdir sub\n"
@@ -88,7 +89,7 @@ def test_hard_links_to_outside_files_are_copied_never_sealed(cli, tmp_path: Path
 SOCKET = "python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('{}')\"\n"
 
 
-def test_fifos_and_sockets_never_block_a_run(cli, tmp_path: Path):
+def test_fifos_and_sockets_never_block_a_run(cli, tmp_path: Path) -> None:
     ev = eval_with(tmp_path, "echo answer\necho oops >&2\nmkfifo output.txt pipe "
                              "smevals-usage.json\n" + SOCKET.format("stderr.txt")
                    + SOCKET.format("sock"))
@@ -109,7 +110,7 @@ def test_fifos_and_sockets_never_block_a_run(cli, tmp_path: Path):
     assert cli("verify", str(ev), timeout=QUICK).code == 0
 
 
-def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path):
+def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path) -> None:
     ev = eval_with(tmp_path, "echo answer\n")
     assert cli("run", str(ev), timeout=QUICK).code == 0
     folder, _rec = only_run(ev)
@@ -125,7 +126,7 @@ def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path)
 
 @pytest.mark.parametrize("name", ["runs", "grades", "judges", ".staging"])
 def test_a_store_folder_that_is_a_symlink_is_never_written_through(cli, tmp_path: Path,
-                                                                   name: str):
+                                                                   name: str) -> None:
     ev = eval_with(tmp_path, "echo it says hi\n")
     assert cli("run", str(ev), "-g", timeout=QUICK).code == 0
     root = ev / "results"
@@ -148,7 +149,7 @@ def test_a_store_folder_that_is_a_symlink_is_never_written_through(cli, tmp_path
             "writes through it\n") in res.out
 
 
-def test_a_linked_folder_below_runs_is_never_written_through(cli, tmp_path: Path):
+def test_a_linked_folder_below_runs_is_never_written_through(cli, tmp_path: Path) -> None:
     ev = eval_with(tmp_path, "echo it says hi\n")
     outside = tmp_path / "outside"
     outside.mkdir()
