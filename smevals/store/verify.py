@@ -202,6 +202,8 @@ def changed(want: dict[str, Any], have: Entry) -> str:
         return f"symlink changed: {want.get('symlink')!r} recorded, {have.link!r} found"
     if want.get("special"):
         return "" if have.sha256 is None else "special file replaced by a regular file"
+    if have.sha256 is None:
+        return "regular file replaced by a special file (a FIFO, socket or device)"
     if have.size < 0:
         return "cannot be read"
     if want.get("size") != have.size:

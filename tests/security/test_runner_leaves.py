@@ -122,6 +122,10 @@ def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path)
     assert "Graded 0 Run(s)" in res.out
     assert f"{folder}: output.txt is a FIFO, not a regular file\n" in res.err
     assert not (ev / "results" / "grades").exists()
+    res = cli("verify", str(ev), timeout=QUICK)
+    assert res.code == 1
+    assert (f"{folder}/output.txt: regular file replaced by a special file (a FIFO, socket or "
+            "device)\n") in res.out
 
 
 @pytest.mark.parametrize("name", ["runs", "grades", "judges", ".staging"])
