@@ -20,6 +20,7 @@ from smevals.proc.launch import ProcessGroups
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
+from smevals.store import folders
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
 from smevals.store.records import GradeRecord, RunRecord
@@ -147,6 +148,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     grader = grader or checked_grader(ev, opts.grader, opts.tasks)
     version = grader_version(grader)
     store = store or Store(store_root(ev.path, ev.name, opts.store))
+    folders.refuse_links(store.root)            # a writer: never through a linked folder
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
     is_stale = None if opts.include_stale else stale.predicate(ev)

@@ -9,6 +9,7 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
+from smevals.store import folders
 from smevals.store.base import SourceError
 from smevals.store.layout import RECORD_NAMES, STAGING
 from smevals.store.records import GradeRecord, RunRecord
@@ -145,6 +146,8 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     report = GcReport()
     targets: list[tuple[Path, Path, str]] = []
     roots = store_roots(paths, store)
+    for root in roots:
+        folders.refuse_links(root)      # nothing is removed through a linked store folder
     for root in roots:
         targets += [(root, p, f"staging leftover ({why})")
                     for p, why in stale_staging_reasons(root, grace)]

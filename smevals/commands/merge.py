@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.store import folders
 from smevals.store.merge import Merged, merge_store, store_pairs
 from smevals.store.objects import StoreError
 
@@ -29,6 +30,8 @@ def merge_command(sources: tuple[str, ...], into: str,
             if one.resolve() == target.resolve():
                 raise SmevalsError(f"{text}: is the store merged into (--into {into})")
         pairs.extend(found)
+    for _src, target in pairs:
+        folders.refuse_links(target)         # never written through a linked store folder
     done = []
     for src, target in pairs:
         try:

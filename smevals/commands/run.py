@@ -26,6 +26,7 @@ from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
+from smevals.store import folders
 from smevals.store.store import Store, store_root
 
 
@@ -119,6 +120,7 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
                            "add `model:` to it or pass -m MODEL")
     runner = resolve_runner(config)
     store = Store(store_root(ev.path, ev.name, opts.store))
+    folders.refuse_links(store.root)            # before any runner starts (exit 2)
     timeout = opts.timeout if opts.timeout is not None else config.timeout
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))

@@ -15,7 +15,9 @@ from smevals.grade.version import checker_program, grading_hash
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.programs import ProgramError
+from smevals.store import damage
 from smevals.store.records import CheckRecord, GradeFields, RunFields
+from smevals.store.regular import NotRegular, read_text
 from smevals.store.store import Obj, Store
 
 GRADER_COPY = "grader.yaml"
@@ -54,7 +56,8 @@ def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
 
 
 def grade_run(job: GradeJob) -> GradeResult | None:
-    """Grade `job.run`; None when the session was cancelled meanwhile."""
+    """Grade `job.run`; None when the session was cancelled meanwhile, or when its
+    `output.txt` is no regular file (it is then left out as damaged, never graded)."""
     staging = job.store.stage("grade")
     try:
         started, clock = datetime.now(UTC), time.monotonic()
@@ -68,6 +71,10 @@ def grade_run(job: GradeJob) -> GradeResult | None:
         rec = job.run.record
         written = staging.commit(record, [job.grader.name, rec["task"]["name"],
                                           rec["config"]["name"], rec["model"]])
+    except NotRegular as exc:       # its output.txt is a FIFO, ...: damage, never graded
+        staging.abort()
+        damage.note(job.store.source.label, job.run.rel, f"output.txt is {exc}")
+        return None
     except BaseException:
         staging.abort()
         raise
@@ -127,7 +134,7 @@ def _one(job: GradeJob, check: Check, ctx: CheckerContext) -> CheckRecord:
 def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
     from smevals import checkers
 
-    output = (ctx.run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
+    output = read_text(str(ctx.run_dir / "output.txt"))
     inp = checkers.CheckInput(output=output, task=ctx.task, usage=ctx.run.get("usage"),
                               run_dir=ctx.run_dir, workspace=ctx.workspace,
                               timeout=check.timeout, check_name=check.spec.get("name"),
@@ -152,8 +159,11 @@ def judge_context(job: GradeJob, check: Check, dry: Any = None) -> Any:
         if not runs:
             return None
         newest = max(runs, key=lambda r: (str(r.record.get("started")), r.id))
-        return (job.store.path_of(newest) / "output.txt").read_text(encoding="utf-8",
-                                                                     errors="replace")
+        try:
+            return read_text(str(job.store.path_of(newest) / "output.txt"))
+        except NotRegular as exc:                   # a FIFO, ...: damage, never read
+            damage.note(job.store.source.label, newest.rel, f"output.txt is {exc}")
+            return None
 
     block = job.grader.doc.get("judge")
     return JudgeContext(store_root=job.store.root, use_cache=job.judge_cache,

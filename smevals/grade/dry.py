@@ -7,6 +7,8 @@ from typing import Any
 
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
+from smevals.store import damage
+from smevals.store.regular import NotRegular, read_text
 
 
 def judge_checks(grader: Grader) -> list[Check]:
@@ -24,7 +26,11 @@ def dry_judge(job: GradeJob, judged: list[Check], count: Any) -> None:
     run = job.run
     task = {**run.record.get("task", {}), **grading_data(job.ev, run)}
     run_dir = job.store.path_of(run)
-    output = (run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
+    try:
+        output = read_text(str(run_dir / "output.txt"))
+    except NotRegular as exc:       # a FIFO, ...: damage, never read (store.regular)
+        damage.note(job.store.source.label, run.rel, f"output.txt is {exc}")
+        return
     for check in applicable(tuple(judged), task):
         inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
                                   run_dir=run_dir, workspace=None,

@@ -15,10 +15,19 @@ from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
+from smevals.store.folders import named
 from smevals.store.objects import RECORD_NAMES, Written
 from smevals.store.records import Failure, RunFields, Truncation
-from smevals.store.regular import USAGE_LIMIT_SETTING, TooLarge, read_capped, usage_limit
+from smevals.store.regular import (
+    REGULAR,
+    USAGE_LIMIT_SETTING,
+    NotRegular,
+    TooLarge,
+    read_capped,
+    usage_limit,
+)
 from smevals.store.store import Store
+from smevals.store.workspace import is_regular, open_dir, remove, write_new
 
 USAGE_FILE = "smevals-usage.json"
 
@@ -132,12 +141,16 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
             started: datetime) -> RunFields:
     out_text, out_bad = normalise(_whole_chars(fin.stdout, "stdout" in fin.written))
     err_text, err_bad = normalise(_whole_chars(fin.stderr, "stderr" in fin.written))
-    (workspace / "output.txt").write_text(out_text, encoding="utf-8", newline="\n")
-    if err_text:
-        (workspace / "stderr.txt").write_text(err_text, encoding="utf-8", newline="\n")
-    usage, usage_error = _usage(workspace)
     failure: Failure | None = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
-    failure = _refuse_undecodable(workspace) or _refuse_reserved(workspace) or failure
+    fd = open_dir(workspace)            # every name below is looked at relative to it
+    try:
+        with named(workspace):
+            left = _write_texts(fd, out_text, err_text)
+            usage, usage_error = _usage(fd)
+            refused = [f for f in (left, _refuse_undecodable(fd), _refuse_reserved(fd)) if f]
+        failure = refused[0] if refused else failure
+    finally:
+        os.close(fd)
     record: RunFields = {
         "eval": session.ev.name, "task": job.task.doc, "grading": job.task.grading,
         "config": job.config, "model": job.model, "inputs": job.inputs, "sample": job.sample,
@@ -177,16 +190,40 @@ def _whole_chars(data: bytes, cut: bool) -> bytes:
     return data
 
 
-def _refuse_undecodable(workspace: Path) -> Failure | None:
+def _write_texts(fd: int, out_text: str, err_text: str) -> Failure | None:
+    """Write `output.txt` (and `stderr.txt` when the runner printed to stderr) as new files
+    in the workspace `fd`. What the runner left under those names is removed first, never
+    written through (a hard link to a file elsewhere is only unlinked); one that is not a
+    regular file (a symlink, a FIFO, a folder ...) is also never opened, and makes the Run
+    failed, naming it."""
+    found = []
+    for name, text in (("output.txt", out_text), ("stderr.txt", err_text)):
+        writes = name == "output.txt" or bool(text)
+        if writes or is_regular(fd, name) is False:
+            was = remove(fd, name)
+            if was not in (None, REGULAR):
+                found.append(f"{name} is {was}")
+        if writes:
+            try:
+                write_new(fd, name, text.encode("utf-8"))
+            except FileExistsError:             # made again meanwhile (a runner's child)
+                found.append(f"{name} was made again while smevals wrote it")
+                remove(fd, name)
+    if not found:
+        return None
+    return {"kind": "artifact", "detail": f"{' and '.join(found)}: not a regular file, so "
+            "smevals removed it without following or opening it; the Run counts as failed"}
+
+
+def _refuse_undecodable(fd: int) -> Failure | None:
     """Remove what the runner wrote under a name that is not UTF-8 (a Run's file names are
     text in its record); the Run then counts as failed, saying which."""
     bad = []
-    for top, dirs, files in os.walk(workspace):
+    for top, dirs, files, here in os.fwalk(".", dir_fd=fd):
         for name in [*dirs, *files]:
             if _undecodable(name):
-                path = os.path.join(top, name)
-                bad.append(os.fsencode(os.path.relpath(path, workspace)))
-                _remove(path)
+                bad.append(os.fsencode(os.path.normpath(os.path.join(top, name))))
+                remove(here, name)
         dirs[:] = [d for d in dirs if not _undecodable(d)]
     if not bad:
         return None
@@ -203,39 +240,34 @@ def _undecodable(name: str) -> bool:
     return False
 
 
-def _remove(path: str) -> None:
-    import shutil
-
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        os.unlink(path)
-
-
-def _refuse_reserved(workspace: Path) -> Failure | None:
+def _refuse_reserved(fd: int) -> Failure | None:
     name = RECORD_NAMES["run"]
-    path = workspace / name
-    if not (path.exists() or path.is_symlink()):
+    if remove(fd, name) is None:
         return None
-    path.unlink()
     return {"kind": "artifact", "detail": f"the runner wrote '{name}', a name reserved for the "
             "Run record; that file was not kept and the Run counts as failed"}
 
 
-def _usage(workspace: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """Read and validate the runner's usage file; a malformed one is noted, not fatal."""
-    path = workspace / USAGE_FILE
-    if not path.is_file() or path.is_symlink():
-        return None, None
+def _usage(fd: int) -> tuple[dict[str, Any] | None, str | None]:
+    """Read and validate the runner's usage file; a malformed one is noted, not fatal. One
+    that is not a regular file is never opened: it stays, recorded as what it is."""
     try:
-        data = loads(read_capped(str(path), usage_limit(), "a usage file",
-                                 USAGE_LIMIT_SETTING)[1])
-    except TooLarge as exc:
+        raw = read_capped(USAGE_FILE, usage_limit(), "a usage file", USAGE_LIMIT_SETTING,
+                          fd)[1]
+    except FileNotFoundError:
+        return None, None
+    except TooLarge as exc:         # not kept either: it would be an artifact of that size
+        os.unlink(USAGE_FILE, dir_fd=fd)
         return None, f"{USAGE_FILE} is {exc}"
+    except NotRegular as exc:
+        return None, f"{USAGE_FILE} is {exc}; it was not read"
+    except OSError as exc:
+        return None, f"{USAGE_FILE} cannot be read: {exc.strerror or exc}"
+    os.unlink(USAGE_FILE, dir_fd=fd)
+    try:
+        data = loads(raw)
     except ValueError as exc:
         return None, f"{USAGE_FILE} is not valid JSON: {exc}"
-    finally:
-        os.unlink(path)
     from smevals.schemas import packaged
 
     error = packaged("usage").first(data)

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from smevals.store.folders import open_folder
 from smevals.store.layout import STAGING
 
 try:
@@ -37,6 +38,8 @@ except ImportError:                      # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
 CLAIMS = ".claims"
+_LOCK_FLAGS = (os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+               | getattr(os, "O_CLOEXEC", 0))
 BUCKETS = 256
 POLL = 0.05                              # seconds between tries while another holds a lock
 VANISHED = 1000                          # locked files found removed before giving up
@@ -131,19 +134,19 @@ class Claims:
         return self.folder / f"{self.prefix}-{bucket:03d}.lock"
 
     def _open(self, bucket: int) -> int:
-        path = self._path(bucket)
+        """The bucket's lock file, opened (made) in the claims folder, which is entered
+        without following a link (a linked `.staging` is refused: store.folders)."""
         try:
-            return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return -1
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            _ignored(self.folder.parent)
-            return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+            folder = open_folder(self.folder.parent.parent, f"{STAGING}/{CLAIMS}")
         except OSError:
             return -1                    # cannot lock (read-only store): go on unclaimed
+        try:
+            _ignored(self.folder.parent)
+            return os.open(self._path(bucket).name, _LOCK_FLAGS, 0o644, dir_fd=folder)
+        except OSError:
+            return -1
+        finally:
+            os.close(folder)
 
 
 _ALL: dict[tuple[str, str], Claims] = {}

@@ -33,7 +33,9 @@ class FsSource:
             found: list[str] = []
             strays: list[str] = []
             base = f"{kind}s"
-            walk_objects(os.path.join(self.root, base), base, DEPTH[kind], found, strays)
+            top = os.path.join(self.root, base)
+            if os.path.isdir(top) and not os.path.islink(top):     # else: store.folders
+                walk_objects(top, base, DEPTH[kind], found, strays)
             self._walked[kind] = (found, strays)
         return self._walked[kind]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -116,8 +117,10 @@ class _Walk:
     def names(self, path: str, rel: str) -> list[str]:
         """The sub-folders of `rel`, sorted: as listed before while its stamp is the same."""
         try:
-            st = os.stat(path)
+            st = os.stat(path, follow_symlinks=False)
         except OSError:
+            return []
+        if not stat.S_ISDIR(st.st_mode):        # a linked `runs/` is never read through
             return []
         stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         hit = self.old.get(rel)

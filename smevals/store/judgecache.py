@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
-from smevals.store.objects import _fsync_dir, _ignore_in_git, _make_parents, host_name
+from smevals.store.objects import _ignore_in_git, host_name
 from smevals.store.regular import read_record
 
 try:
@@ -154,7 +155,7 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
     if dest.exists():
         return dest
     staging = root / STAGING
-    staging.mkdir(parents=True, exist_ok=True)
+    os.close(open_folder(root, STAGING))    # real folders, never links (store.folders)
     _ignore_in_git(staging)
     tmp = staging / f"judge-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
@@ -165,16 +166,30 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
-        _make_parents(dest.parent)
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, dest)          # never replaces an entry another writer made
-            _fsync_dir(dest.parent)
+        _link_into(root, tmp.name, f"{FOLDER}/{rel}")
     finally:
         tmp.unlink(missing_ok=True)
         os.close(fd)
     with _LOCK:
         _LISTED.pop(dest.parent, None)
     return dest
+
+
+def _link_into(root: Path, name: str, rel: str) -> None:
+    """Link the staged file `name` to `rel` (unless an entry is there: never replaced),
+    every folder on the way entered without following a link."""
+    folder, _, leaf = rel.rpartition("/")
+    source = open_folder(root, STAGING, create=False)
+    try:
+        target = open_folder(root, folder)
+        try:
+            with contextlib.suppress(FileExistsError), named(root / folder):
+                os.link(name, leaf, src_dir_fd=source, dst_dir_fd=target)
+                os.fsync(target)
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
 
 
 def entry_bytes(root: Path, request: dict[str, Any]) -> tuple[str, bytes] | None:

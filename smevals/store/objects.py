@@ -11,13 +11,13 @@ import os
 import re
 import shutil
 import socket
-import stat
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.store.folders import named, open_folder
 from smevals.store.layout import (
     ID_RE,
     RECORD_NAMES,
@@ -32,12 +32,12 @@ from smevals.store.layout import (
 from smevals.store.locks import lock_folder, unlock
 from smevals.store.records import FileEntry, GradeFields, RunFields
 from smevals.store.regular import read_regular
+from smevals.store.workspace import BadName, manifest_at, open_dir
 
 __all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
            "Written", "manifest", "object_parent"]
 
 FORMAT = 1
-_CHUNK = 1 << 20
 _HOST_UNSAFE = re.compile(r"[^A-Za-z0-9._]+")
 
 
@@ -68,11 +68,15 @@ class Staging:
         self.root = root
         self.kind = kind
         folder = root / STAGING
-        folder.mkdir(parents=True, exist_ok=True)
-        _ignore_in_git(folder)
-        name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        fd = open_folder(root, STAGING)         # a real folder, never a link (store.folders)
+        try:
+            _ignore_in_git(folder)
+            name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+            with named(folder):
+                os.mkdir(name, dir_fd=fd)
+        finally:
+            os.close(fd)
         self.dir = folder / name
-        self.dir.mkdir()
         self._lock = lock_folder(self.dir)
 
     def abort(self) -> None:
@@ -97,7 +101,7 @@ class Staging:
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
         _write_sealed(self.dir / record_name, data)
-        _fsync_tree_dirs(self.dir)
+        _fsync_dir(self.dir)                    # the folders below it: fsynced by manifest
         rel = f"{object_parent(self.kind, parent_names)}/{oid}"
         names = [str(n) for n in parent_names]
         if record_names(self.kind, full) == names:      # else the caller files it elsewhere
@@ -116,16 +120,15 @@ class Staging:
             names = [str(n) for n in record_names(self.kind, record) or []]
             _refuse_shared_folder(self.root / rel, self.kind, names)
             _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
-            _fsync_tree_dirs(self.dir)
+            _fsync_dir(self.dir)
             return self._place(rel, rel.rpartition("/")[2], data)
         finally:
             self._release()
 
     def _place(self, rel: str, oid: str, data: bytes) -> Written:
         dest = self.root / rel
-        _make_parents(dest.parent)
         try:
-            os.rename(self.dir, dest)
+            _rename_into(self.root, self.dir.name, rel)
         except OSError:
             if not (dest / RECORD_NAMES[self.kind]).is_file():
                 raise
@@ -134,7 +137,6 @@ class Staging:
                                  "(run `smevals verify`)") from None
             self.abort()
             return Written(oid, rel, dest, existed=True)
-        _fsync_dir(dest.parent)
         return Written(oid, rel, dest, existed=False)
 
     def _release(self) -> None:
@@ -180,57 +182,35 @@ def neighbour_names(folder: Path, kind: str) -> list[str] | None:
 
 
 def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
-    """Every file below `folder` (path, size, sha256; a symlink by its target), sorted by
-    path. With `seal`, each regular file is also fsynced and made read-only."""
-    entries = [_entry(path, rel, seal) for path, rel in _files(str(folder), "")]
-    entries.sort(key=lambda e: e["path"])
-    return entries
-
-
-def _files(folder: str, prefix: str) -> list[tuple[str, str]]:
-    """(absolute path, path relative to the object) of every non-directory, symlinks included."""
-    out: list[tuple[str, str]] = []
-    with os.scandir(folder) as it:
-        for entry in it:
-            rel = prefix + entry.name
-            try:
-                rel.encode("utf-8")
-            except UnicodeEncodeError:
-                raise StoreError(f"file name {entry.path!r} is not valid UTF-8") from None
-            if entry.is_dir(follow_symlinks=False):
-                out.extend(_files(entry.path, rel + "/"))
-            else:
-                out.append((entry.path, rel))
-    return out
-
-
-def _entry(path: str, rel: str, seal: bool) -> FileEntry:
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode):
-        return {"path": rel, "symlink": os.readlink(path)}
-    if not stat.S_ISREG(info.st_mode):
-        return {"path": rel, "special": True}
-    size, digest = _hash_file(path, seal)
-    if seal:
-        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o222)
-    return {"path": rel, "size": size, "sha256": digest}
-
-
-def _hash_file(path: str, fsync: bool) -> tuple[int, str]:
-    import hashlib
-
-    digest = hashlib.sha256()
-    size = 0
-    fd = os.open(path, os.O_RDONLY)
+    """Every file below `folder` (path, size, sha256; a symlink by its target; a FIFO,
+    socket or device as special), sorted by path, never following a link or opening
+    anything but a regular file (store.workspace). With `seal`, each regular file is also
+    fsynced and made read-only, a copy of its own first when it has other hard links."""
+    fd = open_dir(folder)
     try:
-        while chunk := os.read(fd, _CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-        if fsync:
-            os.fsync(fd)
+        with named(folder):
+            return manifest_at(fd, seal)
+    except BadName as exc:
+        raise StoreError(str(exc)) from None
     finally:
         os.close(fd)
-    return size, digest.hexdigest()
+
+
+def _rename_into(root: Path, name: str, rel: str) -> None:
+    """Rename the staging folder `name` to `rel`, every store folder on the way entered
+    (and made where missing) without following a link; the new entry is fsynced."""
+    parent, _, oid = rel.rpartition("/")
+    source = open_folder(root, STAGING, create=False)
+    try:
+        target = open_folder(root, parent)
+        try:
+            with named(root / parent):
+                os.rename(name, oid, src_dir_fd=source, dst_dir_fd=target)
+                os.fsync(target)
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
 
 
 def _write_sealed(path: Path, data: bytes) -> None:
@@ -253,26 +233,6 @@ def _ignore_in_git(folder: Path) -> None:
         return                                  # there already (or not writable: no matter)
     with os.fdopen(fd, "w") as handle:
         handle.write("*\n")
-
-
-def _make_parents(folder: Path) -> None:
-    """mkdir -p, fsyncing the parent of every folder it creates so the rename is durable."""
-    missing = []
-    probe = folder
-    while not probe.is_dir():
-        missing.append(probe)
-        probe = probe.parent
-    for path in reversed(missing):
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        _fsync_dir(path.parent)
-
-
-def _fsync_tree_dirs(folder: Path) -> None:
-    for current, _dirs, _names in os.walk(folder):
-        _fsync_dir(Path(current))
 
 
 def _fsync_dir(folder: Path) -> None:

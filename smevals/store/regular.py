@@ -18,6 +18,7 @@ _FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW",
           | getattr(os, "O_CLOEXEC", 0))
 
 
+REGULAR = "a regular file"
 RECORD_LIMIT_SETTING = "SMEVALS_MAX_RECORD_MB"
 RECORD_LIMIT_MB = 16
 
@@ -77,11 +78,26 @@ def what(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: str) -> tuple[int, os.stat_result]:
-    """(fd, fstat) of a regular file; raises NotRegular for anything else, OSError when it
-    cannot be opened."""
+def describe(name: str, dir_fd: int | None = None) -> str:
+    """What is at `name` (relative to `dir_fd` when given), in words, never following it:
+    `a symlink to '/etc/passwd'`, `a FIFO`, `a folder`, `a regular file`, ..."""
     try:
-        fd = os.open(path, _FLAGS)
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return "nothing that can be looked at"
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            return f"a symlink to {os.readlink(name, dir_fd=dir_fd)!r}"
+        except OSError:
+            return "a symlink"
+    return REGULAR if stat.S_ISREG(info.st_mode) else what(info.st_mode)
+
+
+def open_regular(path: str, dir_fd: int | None = None) -> tuple[int, os.stat_result]:
+    """(fd, fstat) of a regular file (`path` relative to `dir_fd` when given); raises
+    NotRegular for anything else, OSError when it cannot be opened."""
+    try:
+        fd = os.open(path, _FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise NotRegular("a symlink, not a regular file") from None
@@ -98,11 +114,12 @@ def read_record(path: str) -> tuple[os.stat_result, bytes]:
     return read_capped(path, record_limit(), "a record", RECORD_LIMIT_SETTING)
 
 
-def read_capped(path: str, limit: int, what: str, setting: str) -> tuple[os.stat_result, bytes]:
+def read_capped(path: str, limit: int, what: str, setting: str,
+                dir_fd: int | None = None) -> tuple[os.stat_result, bytes]:
     """(fstat, bytes) of a regular file of at most `limit` bytes, checked on the open handle
     before a byte is read (and while reading, should it grow); raises TooLarge above it,
     naming `what` is limited and the `setting` that raises the limit."""
-    fd, info = open_regular(path)
+    fd, info = open_regular(path, dir_fd)
     try:
         data = b"" if info.st_size > limit else _read_upto(fd, limit + 1)
     finally:
@@ -120,9 +137,9 @@ def _read_upto(fd: int, most: int) -> bytes:
     return b"".join(parts)
 
 
-def read_regular(path: str) -> tuple[os.stat_result, bytes]:
+def read_regular(path: str, dir_fd: int | None = None) -> tuple[os.stat_result, bytes]:
     """(fstat, bytes) of a regular file (see open_regular)."""
-    fd, info = open_regular(path)
+    fd, info = open_regular(path, dir_fd)
     try:
         with os.fdopen(fd, "rb", buffering=0) as handle:
             fd = -1
@@ -130,3 +147,11 @@ def read_regular(path: str) -> tuple[os.stat_result, bytes]:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def read_text(path: str) -> str:
+    """A regular file's text as `open(path).read()` gives it (UTF-8, undecodable bytes
+    replaced, universal newlines), never following a symlink or blocking on a FIFO: raises
+    NotRegular for anything but a regular file."""
+    text = read_regular(path)[1].decode("utf-8", "replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from smevals.store.folders import open_folder
 from smevals.store.layout import STAGING
 from smevals.store.locks import is_locked
 from smevals.store.objects import host_name
@@ -29,12 +30,17 @@ def owner(name: str) -> Owner | None:
 
 def staging_folders(root: Path) -> list[tuple[Path, bool]]:
     """(folder, a live process is writing it) for every entry of `<root>/.staging` but
-    hidden ones (its `.gitignore`)."""
+    hidden ones (its `.gitignore`). NotAFolder when `.staging` is a link (or a file):
+    nothing is ever looked at, or removed, through it."""
     base = root / STAGING
     try:
-        names = sorted(n for n in os.listdir(base) if not n.startswith("."))
-    except OSError:
+        fd = open_folder(root, STAGING, create=False)
+    except FileNotFoundError:
         return []
+    try:
+        names = sorted(n for n in os.listdir(fd) if not n.startswith("."))
+    finally:
+        os.close(fd)
     used = working_dirs() if names else set()
     return [(base / n, writing(base / n) or in_use(base / n, used)) for n in names]
 

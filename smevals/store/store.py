@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, overload
 
-from smevals.store import damage, gitindex, index
+from smevals.store import damage, folders, gitindex, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
@@ -85,6 +85,7 @@ class Store:
     def stage(self, kind: str) -> Staging:
         if self.rev:
             raise ValueError("cannot write to a store read at a git revision")
+        folders.refuse_links(self.root)
         return Staging(self.root, kind)
 
     @overload
@@ -120,6 +121,8 @@ class Store:
 
     def _load(self, kind: str, brief: bool) -> list[Obj[Any]]:
         if isinstance(self.source, FsSource):
+            for rel, why in folders.problems(self.root):      # never read through (verify)
+                damage.note(self.source.label, rel, why)
             found = index.read_kind(self.root, kind, brief)
             rels, records = found.rels, found.records
         else:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smevals.store import folders
 from smevals.store.base import Entry, Scanned, Source
 from smevals.store.canonical import dumps, loads
+from smevals.store.folders import NotAFolder
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
 from smevals.store.layout import (
@@ -38,7 +40,7 @@ class Damage:
 def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]:
     """(objects checked, problems) for the store at `root` (or as committed at `rev`)."""
     source: Source = GitSource(root, rev) if rev else FsSource(root)
-    problems: list[Damage] = [] if rev else list(staging_leftovers(root))
+    problems: list[Damage] = [] if rev else folder_problems(root) + list(staging_leftovers(root))
     runs: set[str] = set()
     links: list[tuple[str, str]] = []
     folders: dict[str, list[str]] = {}
@@ -61,6 +63,12 @@ def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]
         count += judged
         problems += damage
     return count, problems
+
+
+def folder_problems(root: Path) -> list[Damage]:
+    """The store's own folders (`runs/`, `grades/`, `judges/`, `.staging/`) that are there
+    but are no real folder: a link would send reads and writes outside the store."""
+    return [Damage(rel, why) for rel, why in folders.problems(root)]
 
 
 def judge_cache_problems(root: Path) -> tuple[int, list[Damage]]:
@@ -90,8 +98,13 @@ def shared_folder(kind: str, rel: str, record: dict[str, Any] | None,
 
 
 def staging_leftovers(root: Path) -> Iterator[Damage]:
-    """Staging folders no live process is writing (a live write is not a problem)."""
-    for folder, writing in staging_folders(root):
+    """Staging folders no live process is writing (a live write is not a problem); a
+    `.staging` that is no real folder is a problem of its own (folder_problems)."""
+    try:
+        found = staging_folders(root)
+    except (NotAFolder, OSError):
+        return
+    for folder, writing in found:
         if not writing:
             yield Damage(f"{folder.parent.name}/{folder.name}", "staging leftover of an "
                          "interrupted write (`smevals gc` removes it)")
@@ -189,6 +202,8 @@ def changed(want: dict[str, Any], have: Entry) -> str:
         return f"symlink changed: {want.get('symlink')!r} recorded, {have.link!r} found"
     if want.get("special"):
         return "" if have.sha256 is None else "special file replaced by a regular file"
+    if have.sha256 is None:
+        return "regular file replaced by a special file (a FIFO, socket or device)"
     if have.size < 0:
         return "cannot be read"
     if want.get("size") != have.size:
