@@ -10,7 +10,6 @@ from smevals.cli.base import cli
 from smevals.cli.options import side_options, task_pass_option, write_output
 from smevals.errors import EvidenceFailed
 
-
 if TYPE_CHECKING:
     _Choice = click.Choice[str]
 else:  # click before 8.2: Choice is not generic
