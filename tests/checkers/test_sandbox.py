@@ -6,6 +6,7 @@ import json
 import socket
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from tests.conftest import make_eval
 from tests.test_children import gone, marker_pid
 
 
-def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict:
+def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     spec = json.dumps({"checker": "match_output", "expected_output": expected, "timeout": 20})
     res = cli("check", spec, "--output", textwrap.dedent(program), env=env, timeout=60)
     assert res.code in (0, 1), res.err
