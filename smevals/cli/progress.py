@@ -7,11 +7,13 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from smevals.grade.apply import GradeResult
 
 
@@ -70,7 +72,7 @@ def _clock(seconds: float) -> str:
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM like Ctrl-C while long work runs, so both stop it the same way."""
 
-    def _raise(signum: int, frame: Any) -> None:
+    def _raise(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, _raise)
