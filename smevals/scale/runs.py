@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from smevals.spec.model import Eval, Grader
     from smevals.store.store import Store
 
-    Made_ = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
+    Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
 
 
-def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Made_], None]) -> None:
+def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Ran], None]) -> None:
     """Attempt `prep.jobs` on the cluster at `spec`; `done((Attempt, GradeResult|None))`."""
     session = prep.session
     version = _version(prep.grader)
@@ -46,7 +46,7 @@ def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Made_], No
             return client.submit(attempt_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def write(job: Job, made: Made) -> Made_ | None:
+        def write(job: Job, made: Made) -> Ran | None:
             return None if made.run is None else _keep(session.store.root, job, made)
 
         drive(client, prep.jobs, submit, write, done)
@@ -60,7 +60,7 @@ def _version(grader: Grader | None) -> str:
     return grader_version(grader)
 
 
-def _keep(root: Path, job: Job, made: Made) -> Made_:
+def _keep(root: Path, job: Job, made: Made) -> Ran:
     from smevals.run.attempt import Attempt
     from smevals.store.canonical import loads
 
