@@ -64,14 +64,14 @@ def json_doc(size: int = SIZE) -> str:
 
 
 def xml_doc(size: int = SIZE) -> str:
-    rows = []
+    rows: list[str] = []
     while sum(map(len, rows)) < size - 20:
         rows.append(f'<row id="{len(rows)}">value {len(rows)}</row>')
     return "<rows>" + "".join(rows) + "</rows>"
 
 
 def locations(size: int = SIZE) -> str:
-    lines = []
+    lines: list[str] = []
     while sum(map(len, lines)) < size:
         n = len(lines)
         lines.append(f"src/module_{n}.py:{n}-{n + 20}\n")

@@ -61,7 +61,8 @@ def put(
     return oid, f"{folder.name}/{oid}"
 
 
-def write_runs(ev_dir: Path, models: int, repeats: int) -> list[tuple[str, str, dict]]:
+def write_runs(ev_dir: Path, models: int, repeats: int
+               ) -> list[tuple[str, str, dict[str, Any]]]:
     ev = load_eval(ev_dir)
     config = ev.configs["default"]
     runner = resolve_runner(config)
@@ -99,7 +100,7 @@ def write_runs(ev_dir: Path, models: int, repeats: int) -> list[tuple[str, str, 
 
 
 def write_grades(
-    ev_dir: Path, runs: list[tuple[str, str, dict]], offset: int, flip_every: int = 0
+    ev_dir: Path, runs: list[tuple[str, str, dict[str, Any]]], offset: int, flip_every: int = 0
 ) -> None:
     ev = load_eval(ev_dir)
     version = grader_version(ev.graders["default"])

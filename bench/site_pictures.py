@@ -17,6 +17,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -40,7 +41,7 @@ def drawing(size: int = 20_000) -> str:
     return "".join(parts)
 
 
-def rate(label: str, fn, n: int) -> None:
+def rate(label: str, fn: Callable[[], object], n: int) -> None:
     start = time.perf_counter()
     for _ in range(n):
         fn()

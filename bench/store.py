@@ -160,7 +160,7 @@ def write_slice(
     from smevals.store.store import Store
 
     if not fsync:
-        os.fsync = lambda fd: None  # type: ignore[assignment]  # bench only
+        os.fsync = lambda fd: None  # bench only
     store = Store(Path(root))
     out = []
     start = time.perf_counter()
@@ -217,7 +217,7 @@ def probe(root: Path, what: str, env: dict[str, str], rev: str = "",
     proc = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **env})
     if proc.returncode != 0:
         raise SystemExit(f"probe {what} failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def drop_page_cache() -> bool:

@@ -29,7 +29,7 @@ EXPRESSION = re.compile(r"^\$\{\{ (.+) \}\}$")
 LITERAL = re.compile(r"^'([^']*)'$")
 
 
-def load() -> dict[str, Any]:
+def load() -> dict[str | bool, Any]:
     return yaml.safe_load(WORKFLOW.read_text())
 
 
@@ -48,7 +48,9 @@ def test_the_workflow_is_triggered_by_pushes_to_main_and_pull_requests() -> None
     install = next(s for s in steps() if s.get("name") == "Install smevals")
     assert install["run"] == 'python -m pip install "$SMEVALS_PACKAGE"'
     # by default a release of this project by its git URL, at the tag of the current version
-    default = evaluate(EXPRESSION.match(install["env"]["SMEVALS_PACKAGE"])[1],
+    expression = EXPRESSION.match(install["env"]["SMEVALS_PACKAGE"])
+    assert expression is not None
+    default = evaluate(expression[1],
                        {"vars.SMEVALS_PACKAGE": ""})
     assert default == f"smevals @ git+https://github.com/OWNER/REPO@v{smevals.__version__}"
 
@@ -86,7 +88,7 @@ def run_steps(work: Path, env: dict[str, str], event: str, context: dict[str, st
         if failed and "always()" not in cond:
             continue
         assert "${{" not in step["run"], step["name"]
-        step_env = {k: evaluate(EXPRESSION.match(v)[1], context) if EXPRESSION.match(v) else v
+        step_env = {k: evaluate(m[1], context) if (m := EXPRESSION.match(v)) else v
                     for k, v in step.get("env", {}).items()}
         proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work,
                               env={**env, **step_env}, capture_output=True, text=True,

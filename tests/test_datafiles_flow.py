@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,14 +28,15 @@ def jsonl_eval(root: Path, rows: list[str]) -> Path:
     return ev
 
 
-def diff_json(cli, cwd: Path, *revs: str) -> dict:
+def diff_json(cli, cwd: Path, *revs: str) -> dict[str, Any]:
     res = cli("diff", *revs, "ev", "--format", "json", cwd=cwd)
     assert res.code == 0, res.err
     (one,) = json.loads(res.out)["evals"]
     return {key: one[key] for key in ("added", "removed", "stale", "flips")}
 
 
-NOTHING = {"runs": [], "tasks": [], "models": [], "configs": [], "runs_by_pair": []}
+NOTHING: dict[str, list[object]] = {"runs": [], "tasks": [], "models": [], "configs": [],
+                                    "runs_by_pair": []}
 
 
 def test_edit_one_row_then_delete_one(cli, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -53,7 +54,7 @@ def test_every_checker_has_its_section_in_the_guide_and_the_reference() -> None:
         assert f"\n## {name}\n" in reference, name
 
 
-def nav_pages(nav: list) -> list[str]:
+def nav_pages(nav: list[Any]) -> list[str]:
     out: list[str] = []
     for entry in nav:
         for value in (entry.values() if isinstance(entry, dict) else [entry]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def graded_eval(tmp_path: Path, grader: str, tasks: dict[str, str] | None = None
     return ev
 
 
-def grades(ev: Path) -> list[dict]:
+def grades(ev: Path) -> list[dict[str, Any]]:
     recs = [json.loads(p.read_text()) for p in (ev / "results" / "grades").rglob("grade.json")]
     return sorted(recs, key=lambda r: (r["run"]["task"], r["run"]["model"], r["graded"]))
 
@@ -41,7 +42,7 @@ def emit(out: str = "", code: int = 0, **extra: object) -> str:
     return "\n".join(lines) + "\n"
 
 
-def grade_one(cli, tmp_path: Path, checks: str, scoring: str = "") -> dict:
+def grade_one(cli, tmp_path: Path, checks: str, scoring: str = "") -> dict[str, Any]:
     ev = graded_eval(tmp_path, "checks:\n" + checks + scoring)
     res = cli("run", str(ev), "-g")
     assert res.code in (0, 1), res.err

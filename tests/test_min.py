@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ exit "${SMEVALS_CHECK_CODE:-0}"
 """
 
 
-def grade(cli, tmp_path: Path, checks: str, code: int) -> dict:
+def grade(cli, tmp_path: Path, checks: str, code: int) -> dict[str, Any]:
     ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hi\n"},
                    configs={"default": "runner: ./say.sh\nmodel: m\n"},
                    files={"configs/say.sh": "#!/bin/sh\necho alpha beta\n",
@@ -137,6 +138,8 @@ def test_the_library_refuses_min_beside_threshold() -> None:
 
 def test_grades_made_when_min_only_tightened_are_of_another_version(cli, tmp_path: Path
                                                                    ) -> None:
-    for checks, changed in [([{"checker": "contains", "value": ["a", "b"], "min": 0.5}], True),
-                            ([{"checker": "contains", "value": ["a", "b"]}], False)]:
+    cases: list[tuple[list[dict[str, Any]], bool]] = [
+        ([{"checker": "contains", "value": ["a", "b"], "min": 0.5}], True),
+        ([{"checker": "contains", "value": ["a", "b"]}], False)]
+    for checks, changed in cases:
         assert version_changed(cli, tmp_path / str(changed), checks) is changed

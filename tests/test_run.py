@@ -8,13 +8,14 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import SMEVALS, make_eval, write
 
 
-def runs(ev: Path) -> list[dict]:
+def runs(ev: Path) -> list[dict[str, Any]]:
     """Every Run record in the Eval's default store, sorted by task, model, sample, started."""
     records = [json.loads(p.read_text()) for p in (ev / "results" / "runs").rglob("run.json")]
     return sorted(records, key=lambda r: (r["task"]["name"], r["model"], r["sample"],
@@ -201,7 +202,7 @@ def test_top_up_counts_same_inputs_only(cli, evaldir: Path) -> None:
     assert len(runs(evaldir)) == 4
     write(evaldir / "tasks" / "one.yaml", "prompt: a changed prompt\n")
     assert cli("run", str(evaldir), "-n", "2").code == 0
-    counts = {}
+    counts: dict[str, int] = {}
     for rec in runs(evaldir):
         counts[rec["task"]["name"]] = counts.get(rec["task"]["name"], 0) + 1
     assert counts == {"one": 4, "two": 2}

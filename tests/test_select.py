@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.grade.select import Choice, choose, counts, grades_by_run
+from smevals.store.records import GradeBrief
 from smevals.store.store import Obj
 
 
 def grade(i: int, rel: str, grader: str, version: str, graded: str, task: str,
-          ghash: Any) -> Obj:
+          ghash: Any) -> Obj[GradeBrief]:
     record = {"grader": {"name": grader, "version": version}, "graded": graded,
               "run": {"rel": rel, "task": task}, "grading_hash": ghash}
-    return Obj("grade", f"2026-{i:04d}", f"grades/{grader}/{i}", record)
+    return Obj("grade", f"2026-{i:04d}", f"grades/{grader}/{i}",
+               cast(GradeBrief, record))       # only what choosing a Grade reads
 
 
 GRADES = st.lists(st.tuples(st.sampled_from(["runs/a", "runs/b", "runs/c"]),

@@ -41,6 +41,7 @@ def worker():
 def test_answers_and_restarts_after_each_failure(worker: Worker) -> None:
     assert worker.ask(b"hello", 20) == b"HELLO"
     first = worker._proc
+    assert first is not None
     assert worker.ask(b"again", 20) == b"AGAIN" and worker._proc is first   # the same child
     with pytest.raises(WorkerError) as timed_out:
         worker.ask(b"sleep", 0.3)

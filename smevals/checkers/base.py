@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn, TypeGuard
+from typing import Any, NoReturn, Protocol, TypeGuard
 
 __all__ = [
     "CheckError",
@@ -17,10 +17,30 @@ __all__ = [
     "CheckInput",
     "CheckResult",
     "Checker",
+    "JudgeAccess",
     "binary",
     "fail",
     "normalize_tag",
 ]
+
+
+class JudgeAccess(Protocol):
+    """What a grade hands the judge checkers beside the output: the grader's judge block,
+    the environment, the Run's model... `smevals.judges.engine.JudgeContext` implements it
+    (the judges sit above this package); built-in checkers of this package never read it."""
+
+    @property
+    def environ(self) -> Mapping[str, str]: ...
+    @property
+    def grader_judge(self) -> Mapping[str, Any] | None: ...
+    @property
+    def grader_dir(self) -> Path | None: ...
+    @property
+    def run_model(self) -> str: ...
+    @property
+    def index(self) -> int: ...                 # the Check's place in the grader
+    @property
+    def find_output(self) -> Callable[[str, str | None], str | None] | None: ...
 
 
 @dataclass(frozen=True)
@@ -34,7 +54,7 @@ class CheckInput:
     workspace: Path | None = None
     timeout: float | None = None
     check_name: str | None = None
-    judge: Any = None            # a smevals.judges.engine.JudgeContext, for judge checkers
+    judge: JudgeAccess | None = None     # for the judge checkers
     grader_dir: Path | None = None   # the grader's folder: where `database:` paths start
 
 

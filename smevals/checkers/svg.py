@@ -14,10 +14,13 @@ import os
 import sys
 import threading
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.checkers.base import BOOL, Checker, CheckInput, CheckResult, checker, fail
 from smevals.checkers.inputs import read_bytes, relative_path
+
+if TYPE_CHECKING:
+    from smevals.proc.worker import Worker
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -29,7 +32,7 @@ EXTRA = "pip install 'resvg-py>=0.5'"
 
 _SIDE = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE,
          "x-expect": f"a whole number of pixels from 1 to {MAX_SIDE}"}
-_WORKER: dict[str, Any] = {}
+_WORKER: dict[str, Worker] = {}
 _WORKER_LOCK = threading.Lock()
 
 
@@ -159,7 +162,7 @@ def render(svg: str, width: int, height: int, background: str | None, fonts: boo
     fail(f"{label}: resvg: {body.decode('utf-8', 'replace')}")
 
 
-def _worker() -> Any:
+def _worker() -> Worker:
     from smevals.proc.limits import Limits
     from smevals.proc.worker import Worker
 

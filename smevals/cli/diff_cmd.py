@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from smevals.cli.base import cli
 from smevals.cli.options import side_options, task_pass_option, write_output
 from smevals.errors import EvidenceFailed
 
+if TYPE_CHECKING:
+    _Choice = click.Choice[str]
+else:  # click before 8.2: Choice is not generic
+    _Choice = click.Choice
 
-class _Mode(click.Choice):
+
+class _Mode(_Choice):
     """A mode of --fail-on-regression; a bare `--fail-on-regression` means `any`. A value
     that is no mode is refused, with a hint when it looks like a revision or a folder."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,12 @@ from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
 from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
+
+if TYPE_CHECKING:
+    from smevals.commands.grade import GradeOptions, GradeSummary
+    from smevals.errors import Problem
+    from smevals.grade.apply import GradeResult
+    from smevals.spec.model import Eval
 
 
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -58,14 +64,14 @@ class GradeText:
         self.progress = Progress("grade")
         self.regrade, self.dry_run = regrade, dry_run
 
-    def start(self, ev: Any, version: str, total: int) -> None:
+    def start(self, ev: Eval, version: str, total: int) -> None:
         click.echo(f"{ev.name}: grading {total} Run(s) with grader version {version}")
         self.progress.start(total)
 
-    def warn(self, problem: Any) -> None:
+    def warn(self, problem: Problem) -> None:
         click.echo(problem.render(), err=True)
 
-    def done(self, result: Any) -> None:
+    def done(self, result: GradeResult) -> None:
         rec = result.run.record
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
                 f"{result.run.id} ... {result.outcome}{score_shown(result)}")
@@ -73,7 +79,7 @@ class GradeText:
             line += f"\n    {result.why}"
         self.progress.step(result.outcome == "pass", line)
 
-    def finished(self, ev: Any, summary: Any) -> None:
+    def finished(self, ev: Eval, summary: GradeSummary) -> None:
         """One Eval of several is done: its own counts, each line headed by its name."""
         self.progress.close()
         self.progress.total = 0          # the bar is closed: the last close() adds nothing
@@ -95,7 +101,7 @@ def _run(regrade: bool, paths: tuple[str, ...], **kw: Any) -> None:
     _report(summary, opts)
 
 
-def _dry_lines(s: Any) -> list[str]:
+def _dry_lines(s: GradeSummary) -> list[str]:
     shared = (f", {s.judge_shared} the same as another (asked once)" if s.judge_shared
               else "")
     lines = [f"Would grade {s.planned} Run(s); judge calls: {s.judge_calls} "
@@ -106,13 +112,13 @@ def _dry_lines(s: Any) -> list[str]:
     return lines + _stale_lines(s)
 
 
-def _stale_lines(s: Any) -> list[str]:
+def _stale_lines(s: GradeSummary) -> list[str]:
     if s.skipped_stale:
         return [f"Skipped {s.skipped_stale} stale Run(s); --include-stale grades them"]
     return []
 
 
-def summary_lines(s: Any, regrade: bool, dry_run: bool = False) -> list[str]:
+def summary_lines(s: GradeSummary, regrade: bool, dry_run: bool = False) -> list[str]:
     """What `grade` says at the end: for one Eval, or the total over several."""
     if dry_run:
         return _dry_lines(s)
@@ -143,7 +149,7 @@ def summary_lines(s: Any, regrade: bool, dry_run: bool = False) -> list[str]:
     return lines
 
 
-def _report(s: Any, opts: Any) -> None:
+def _report(s: GradeSummary, opts: GradeOptions) -> None:
     """The summary (with several Evals, `Total over N Evals:` and the sums), then the exit."""
     if s.evals > 1:
         click.echo(f"Total over {s.evals} Evals:")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from smevals.cli.base import cli
 from smevals.errors import EvidenceFailed
+
+if TYPE_CHECKING:
+    from smevals.store.merge import Merged
 
 
 @cli.command("merge", short_help="Copy into a store the verified objects of other stores.")
@@ -38,7 +41,7 @@ def merge_cmd(sources: tuple[str, ...], into: str) -> None:
                              "the source)")
 
 
-def _line(merged: Any) -> None:
+def _line(merged: Merged) -> None:
     from smevals.spec.load import display_path
 
     click.echo(f"{display_path(merged.source)} -> {display_path(merged.into)}: "

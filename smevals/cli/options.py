@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from smevals.cli.base import non_empty, store_option
 from smevals.errors import SmevalsError
 
+if TYPE_CHECKING:
+    from smevals.run.shard import Shard
+    from smevals.scale import ClusterSpec
 
-def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+
+def _shard(ctx: click.Context, param: click.Parameter, value: str | None) -> Shard | None:
     from smevals.run.shard import parse_shard
 
     try:
@@ -40,7 +44,7 @@ def scale_options(f: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
-def cluster_spec(address: str | None, resources: tuple[str, ...]) -> Any:
+def cluster_spec(address: str | None, resources: tuple[str, ...]) -> ClusterSpec | None:
     """The ClusterSpec for --dask, or None; --dask-resources alone is an error."""
     from smevals.scale import ClusterSpec, parse_resources
 

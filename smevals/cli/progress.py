@@ -7,9 +7,13 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+
+    from smevals.grade.apply import GradeResult
 
 
 class Progress:
@@ -76,7 +80,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def score_shown(result: Any) -> str:
+def score_shown(result: GradeResult) -> str:
     """` score=0.6` beside a Grade's outcome; a failed Grade's score above 0 with the reason
     (docs/reports.md#scores-that-not-every-grade-has); `` without a score."""
     from smevals.grade.score import score_text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +11,17 @@ from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
 from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
+
+if TYPE_CHECKING:
+    from smevals.commands.run import GradeOne, RunSummary
+    from smevals.errors import Problem
+    from smevals.grade.apply import GradeResult
+    from smevals.run.attempt import Attempt
+    from smevals.run.plan import PairPlan
+    from smevals.run.shard import Shard
+    from smevals.run.subset import Subset
+    from smevals.spec.model import Eval
+    from smevals.store.objects import Written
 
 
 def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -26,10 +37,12 @@ class TextUI:
     def __init__(self) -> None:
         self.progress = Progress("run")
 
-    def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str = "") -> None:
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+             chosen: str = "") -> None:
         self._header(ev, config, pairs, jobs, chosen)
 
-    def _header(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str) -> None:
+    def _header(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+                chosen: str) -> None:
         if chosen:
             click.echo(f"{ev.name}: {chosen}")
         have = sum(1 for p in pairs if p.existing)
@@ -40,7 +53,8 @@ class TextUI:
                    f"({len(pairs)} task/model pair(s), {have} with earlier Runs of the same "
                    f"inputs{more})")
 
-    def dry(self, ev: Any, config: str, pairs: list[Any], jobs: int, chosen: str = "") -> None:
+    def dry(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+            chosen: str = "") -> None:
         self._header(ev, config, pairs, jobs, chosen)
         for p in pairs:
             have = (f"{p.existing} current Run(s) + {p.stale} stale ({_reasons([p])})"
@@ -50,12 +64,13 @@ class TextUI:
     def start(self, total: int) -> None:
         self.progress.start(total)
 
-    def warn(self, problem: Any) -> None:
+    def warn(self, problem: Problem) -> None:
         click.echo(problem.render(), err=True)
 
-    def done(self, item: Any, grade: Any) -> None:
+    def done(self, item: Attempt, grade: GradeResult | None) -> None:
         rec = item.record
-        status = "ok" if item.ok else f"FAILED ({rec['failure']['detail']})"
+        failure = rec.get("failure")            # a failed Run always says why
+        status = "ok" if item.ok else f"FAILED ({failure['detail'] if failure else ''})"
         line = (f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} ... {status} "
                 f"({rec['duration_seconds']:.1f}s) -> {item.written.id}")
         if not item.ok:
@@ -66,14 +81,14 @@ class TextUI:
                 line += f"\n    {grade.why}"
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
-    def leftover(self, grade: Any) -> None:
+    def leftover(self, grade: GradeResult) -> None:
         rec = grade.run.record
         click.echo(f"{rec['task']['name']} / {rec['config']['name']} / {rec['model']} "
                            f"{grade.run.id} (no current Grade) ... grade: {grade.outcome}"
                            f"{score_shown(grade)}")
 
 
-def _reasons(pairs: list[Any]) -> str:
+def _reasons(pairs: list[PairPlan]) -> str:
     """What made earlier Runs stale, in a fixed order: task edited, config changed, ..."""
     from smevals.run.plan import REASONS
 
@@ -81,7 +96,7 @@ def _reasons(pairs: list[Any]) -> str:
     return ", ".join(reason for reason in REASONS if reason in found)
 
 
-def failure_lines(written: Any) -> list[str]:
+def failure_lines(written: Written) -> list[str]:
     """What a failed Run's line adds: the end of its stderr, and how to see the rest."""
     from smevals.run.text import tail
     from smevals.spec.load import display_path
@@ -128,7 +143,8 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
             configs: tuple[str, ...], tasks: tuple[str, ...], limit: int | None,
             sample: int | None, seed: str | None, repeat: int | None, jobs: int,
             timeout: float | None,
-            grader: str | None, dry_run: bool, store: str | None, shard: Any, dask: str | None,
+            grader: str | None, dry_run: bool, store: str | None, shard: Shard | None,
+            dask: str | None,
             dask_resources: tuple[str, ...]) -> None:
     """Attempt every Task of each Eval (or Suite) with a Config's Runner, for each model.
 
@@ -154,7 +170,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     _finish(summary, dry_run)
 
 
-def _subset(limit: int | None, sample: int | None, seed: str | None) -> Any:
+def _subset(limit: int | None, sample: int | None, seed: str | None) -> Subset:
     from smevals.run.subset import Subset
 
     if limit is not None and sample is not None:
@@ -164,13 +180,13 @@ def _subset(limit: int | None, sample: int | None, seed: str | None) -> Any:
     return Subset(limit, sample, "0" if seed is None else seed)
 
 
-def _grade_hook() -> Any:
+def _grade_hook() -> GradeOne:
     from smevals.commands.grade import grade_after_run
 
     return grade_after_run
 
 
-def _finish(summary: Any, dry_run: bool) -> None:
+def _finish(summary: RunSummary, dry_run: bool) -> None:
     if dry_run:
         return
     click.echo(f"{summary.ok} ok, {summary.failed} failed")

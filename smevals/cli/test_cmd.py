@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
+
+if TYPE_CHECKING:
+    from smevals.commands.testing import Suite
 
 
 @cli.command("test", short_help="Run each grader over its fixtures; exit 1 on a mismatch.")
@@ -49,7 +52,7 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
         raise EvidenceFailed(f"{bad} of {len(outcomes)} fixture(s) did not match")
 
 
-def _print_suite(suite: Any) -> None:
+def _print_suite(suite: Suite) -> None:
     click.echo(f"{suite.title} (grader version {suite.version}): {len(suite.cases)} case(s)")
     rows = [("CASE", "EXPECT", "GOT", "RESULT", "FAILING CHECK")]
     for o in suite.outcomes:

@@ -7,13 +7,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from smevals.commands import stale
 from smevals.commands.common import load_evals, pick_grader, writing_to
 from smevals.commands.validate import grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
+from smevals.grade.plan import Plan
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.proc.launch import ProcessGroups
@@ -25,6 +26,12 @@ from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
 from smevals.store.records import GradeRecord, RunRecord
 from smevals.store.store import Obj, Store, id_matches, store_root
+
+if TYPE_CHECKING:
+    from smevals.judges.flights import Asked
+    from smevals.run.attempt import Attempt
+    from smevals.run.prepared import Prepared
+    from smevals.scale import ClusterSpec
 
 
 @dataclass(frozen=True)
@@ -42,7 +49,7 @@ class GradeOptions:
     from_version: str | None = None
     regrade: bool = False
     shard: Shard | None = None
-    cluster: Any = None            # a scale.ClusterSpec: grade on a Dask cluster
+    cluster: ClusterSpec | None = None     # grade on a Dask cluster
     judge_cache: bool = True        # False: --no-judge-cache
     dry_run: bool = False
     include_stale: bool = False     # grade Runs made from an older task, config or runner too
@@ -86,19 +93,6 @@ class GradeSummary:
                 setattr(self, name, getattr(self, name) or value)
             else:
                 setattr(self, name, getattr(self, name) + value)
-
-
-@dataclass
-class Plan:
-    ev: Eval
-    grader: Grader
-    version: str
-    store: Store
-    todo: list[Obj[RunRecord]]
-    previous: dict[str, Obj[GradeRecord] | None]
-    why: dict[str, str]             # Run rel -> VERSION or GRADING, when graded again
-    regrade: bool = False
-    known: frozenset[str] = frozenset()     # ids of the Grades the plan was made from
 
 
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
@@ -381,12 +375,13 @@ def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
 
 _VERSIONS: dict[int, str] = {}
 _SINCE: dict[int, Since] = {}
-_ASKED: dict[int, Any] = {}
+_ASKED: dict[int, Asked] = {}
 
 
-def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
+def grade_after_run(prep: Prepared, made: Attempt) -> GradeResult | None:
     """`smevals run -g`: grade one Run as soon as it finished."""
-    grader: Grader = prep.grader
+    grader = prep.grader
+    assert grader is not None          # `run -g` grades with a grader
     version = _VERSIONS.setdefault(id(grader), grader_version(grader))
     session = prep.session
     run = Obj("run", made.written.id, made.written.rel, made.record)

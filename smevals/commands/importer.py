@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -23,6 +23,13 @@ from smevals.commands.common import new_eval_folder, staged_folder
 from smevals.commands.editor_schemas import PROJECT_DIR, point_comments, write_schemas
 from smevals.errors import SmevalsError
 from smevals.store.layout import slug
+
+if TYPE_CHECKING:
+    from smevals.errors import Problem
+    from smevals.grade.apply import GradeResult
+    from smevals.run.attempt import Attempt
+    from smevals.run.plan import PairPlan
+    from smevals.spec.model import Eval
 
 CONFIG = "imported"
 RESPONSES = "imported.jsonl"
@@ -141,12 +148,12 @@ def _yaml(path: Path, doc: dict[str, Any], kind: str, note: str = "") -> None:
 
 
 class _Quiet:
-    def plan(self, ev: Any, config: str, pairs: list[Any], jobs: int,
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
              chosen: str = "") -> None: ...
     def start(self, total: int) -> None: ...
-    def done(self, item: Any, grade: Any) -> None: ...
-    def warn(self, problem: Any) -> None: ...
-    def leftover(self, grade: Any) -> None: ...
+    def done(self, item: Attempt, grade: GradeResult | None) -> None: ...
+    def warn(self, problem: Problem) -> None: ...
+    def leftover(self, grade: GradeResult) -> None: ...
 
 
 def _record_runs(target: Path, model: str, store: str | None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.errors import SmevalsError
 from smevals.spec.discover import find_evals
@@ -15,6 +15,9 @@ from smevals.store.layout import RECORD_NAMES, STAGING
 from smevals.store.records import GradeRecord, RunRecord
 from smevals.store.store import MIN_PREFIX, AmbiguousId, AnyObj, Obj, Store, UnknownId, store_root
 from smevals.store.verify import Damage, verify_store
+
+if TYPE_CHECKING:
+    from smevals.commands.evict import JudgeEviction
 
 
 def is_store(path: Path) -> bool:
@@ -136,7 +139,8 @@ class GcReport:
 
 
 def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superseded: bool,
-               grace: float, errored: bool = False, judge: Any = None) -> GcReport:
+               grace: float, errored: bool = False,
+               judge: JudgeEviction | None = None) -> GcReport:
     """Remove staging leftovers; with `superseded` Grades of older grader versions and
     errored Grades a verdict replaced; with `errored` only the latter; with `judge` (an
     evict.JudgeEviction) the judge cache entries it selects."""
@@ -156,7 +160,7 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     for root in roots if superseded or errored else []:
         targets += errored_targets(root) if root.exists() else []
     for root in roots if judge is not None else []:
-        targets += judge_targets(root, judge) if root.exists() else []
+        targets += judge_targets(root, judge) if judge is not None and root.exists() else []
     unique: dict[Path, tuple[Path, Path, str]] = {}
     for target in targets:                  # an errored Grade of an older version: once
         unique.setdefault(target[1], target)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from smevals.commands.common import (
     load_evals,
@@ -19,15 +19,23 @@ from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.plan import Job, JobPlan, PairPlan, plan_jobs, resolve_runner
+from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
+from smevals.run.prepared import Prepared
 from smevals.run.prompts import template_problems
 from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
-from smevals.spec.model import Eval, Grader
+from smevals.spec.model import Eval
 from smevals.store import folders
 from smevals.store.store import Store, store_root
+
+if TYPE_CHECKING:
+    from smevals.grade.apply import GradeResult
+    from smevals.scale import ClusterSpec
+
+    Made = tuple[Attempt, GradeResult | None]      # a Run just made, and its Grade with -g
+    GradeOne = Callable[[Prepared, Attempt], GradeResult | None]
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,7 @@ class RunOptions:
     dry_run: bool = False
     grader: str | None = None
     shard: Shard | None = None
-    cluster: Any = None            # a scale.ClusterSpec: attempt on a Dask cluster
+    cluster: ClusterSpec | None = None     # attempt on a Dask cluster
     subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
     configs: tuple[str, ...] = ()  # several Configs (`-c a -c b`), each in turn; else `config`
 
@@ -56,20 +64,9 @@ class RunUI(Protocol):
     def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
              chosen: str = "") -> None: ...
     def start(self, total: int) -> None: ...
-    def done(self, item: Attempt, grade: Any) -> None: ...
+    def done(self, item: Attempt, grade: GradeResult | None) -> None: ...
     def warn(self, problem: Problem) -> None: ...
-    def leftover(self, grade: Any) -> None: ...
-
-
-@dataclass
-class Prepared:
-    ev: Eval
-    session: Session
-    jobs: JobPlan | list[Job]     # a JobPlan makes its Jobs as they are taken
-    pairs: list[PairPlan]
-    grader: Grader | None
-    warnings: list[Problem] = field(default_factory=list)
-    chosen: str = ""               # what --limit / --sample chose, when given
+    def leftover(self, grade: GradeResult) -> None: ...
 
 
 @dataclass
@@ -79,11 +76,11 @@ class RunSummary:
     graded_fail: int = 0
     graded_error: int = 0           # Grades with outcome error (no verdict from a judge)
     interrupted: bool = False
-    results: list[tuple[Attempt, Any]] = field(default_factory=list)
+    results: list[Made] = field(default_factory=list)
 
 
 def run_command(opts: RunOptions, ui: RunUI,
-                grade_one: Callable[[Prepared, Attempt], Any] | None = None) -> RunSummary:
+                grade_one: GradeOne | None = None) -> RunSummary:
     """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
     prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
                 for name in opts.config_names]
@@ -132,14 +129,14 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
 
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
-             grade_one: Callable[[Prepared, Attempt], Any] | None) -> None:
+             grade_one: GradeOne | None) -> None:
     # A shard keeps the sample slots it was given (the shards add up to one plan), so the
     # per-cell claim that renumbers samples by what is on disk serves unsharded runs only.
     topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
         if opts.repeat and opts.shard is None else None
     cancelled = prep.session.groups.cancelled.is_set
 
-    def work(job: Job) -> tuple[Attempt, Any] | None:
+    def work(job: Job) -> Made | None:
         if topup is None:
             made = attempt(prep.session, job)
         else:
@@ -149,7 +146,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
         grade = grade_one(prep, made) if grade_one and prep.grader and made.ok else None
         return made, grade
 
-    def done(result: tuple[Attempt, Any]) -> None:
+    def done(result: Made) -> None:
         made, grade = result
         summary.results.append(result)
         summary.ok += made.ok
@@ -179,7 +176,7 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
 
     assert prep.grader is not None
 
-    def done(grade: Any) -> None:
+    def done(grade: GradeResult) -> None:
         summary.graded_fail += grade.outcome == "fail"
         summary.graded_error += grade.outcome == "error"
         ui.leftover(grade)

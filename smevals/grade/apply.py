@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
@@ -19,6 +19,10 @@ from smevals.store import damage
 from smevals.store.records import CheckRecord, GradeFields, RunFields
 from smevals.store.regular import NotRegular, read_text
 from smevals.store.store import Obj, Store
+
+if TYPE_CHECKING:
+    from smevals.judges.engine import DryCount, JudgeContext
+    from smevals.judges.flights import Asked
 
 GRADER_COPY = "grader.yaml"
 
@@ -33,7 +37,7 @@ class GradeJob:
     environ: dict[str, str]
     groups: ProcessGroups
     judge_cache: bool = True        # False: --no-judge-cache, every judge call made afresh
-    asked: Any = None               # a judges.flights.Asked: identical requests asked once
+    asked: Asked | None = None      # identical requests asked once
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,7 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 
-def judge_context(job: GradeJob, check: Check, dry: Any = None) -> Any:
+def judge_context(job: GradeJob, check: Check, dry: DryCount | None = None) -> JudgeContext:
     """What a judge Check needs: the store (its cache, other models' Runs), the grader's
     judge block, the Run's model (same-family guard)."""
     from smevals.judges.engine import JudgeContext

@@ -3,12 +3,15 @@ which judge cache entries the client ships with a Run to a Dask worker."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
 from smevals.store import damage
 from smevals.store.regular import NotRegular, read_text
+
+if TYPE_CHECKING:
+    from smevals.judges.engine import DryCount
 
 
 def judge_checks(grader: Grader) -> list[Check]:
@@ -18,7 +21,7 @@ def judge_checks(grader: Grader) -> list[Check]:
     return [c for c in grader.checks if checkers.canonical_name(c.checker) in JUDGE_CHECKERS]
 
 
-def dry_judge(job: GradeJob, judged: list[Check], count: Any) -> None:
+def dry_judge(job: GradeJob, judged: list[Check], count: DryCount) -> None:
     """Add the calls the judge Checks `judged` would make grading `job.run` to `count` (a
     DryCount, which also keeps each request). Nothing is asked or written."""
     from smevals import checkers

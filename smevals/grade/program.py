@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.grade.normalise import parse_stdout
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import ProcessGroups, launch
 from smevals.spec.model import Check
 from smevals.store.records import RunFields
+
+if TYPE_CHECKING:
+    from smevals.grade.apply import GradeJob
 
 DEFAULT_TIMEOUT = 300.0
 OUTPUT_CAP = 1 << 20
@@ -26,7 +29,7 @@ class CheckerContext:
     eval_dir: Path
     environ: dict[str, str]
     groups: ProcessGroups
-    job: Any = None              # the GradeJob (built-in checkers that need the store)
+    job: GradeJob | None = None  # built-in checkers that need the store
 
 
 def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:

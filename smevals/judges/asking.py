@@ -25,7 +25,8 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
               ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     import os
 
-    ctx: JudgeContext = inp.judge or JudgeContext(environ=dict(os.environ))
+    judge = inp.judge               # a grade hands a JudgeContext (grade/apply.py)
+    ctx = judge if isinstance(judge, JudgeContext) else JudgeContext(environ=dict(os.environ))
     settings = settings_for(opts, ctx)
     shared = same_family(settings.model, ctx.run_model) if settings.backend != "replay" else None
     if shared and not settings.allow_same_family:

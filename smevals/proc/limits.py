@@ -93,7 +93,7 @@ def prctl() -> Callable[..., int] | None:
     fn.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
                    ctypes.c_ulong]
     fn.restype = ctypes.c_int
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def launcher(limits: Limits) -> Callable[[], None] | None:

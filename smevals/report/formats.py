@@ -14,7 +14,7 @@ from smevals import stats
 from smevals.grade.score import score_note, score_text
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
-from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Excluded, Row
+from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Collected, Excluded, Row
 from smevals.report.summary import Group, by_task, metrics, ranked_by, ranks, tag_counts
 from smevals.report.taskpass import DEFAULT, task_passes
 
@@ -74,7 +74,7 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
     }
 
 
-def _judged(c: Any) -> dict[str, Any]:
+def _judged(c: Collected) -> dict[str, Any]:
     """`errored` (Runs whose Grade is an error) and `judge` (judge usage summed): present
     only when there are any."""
     out: dict[str, Any] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import traceback
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
@@ -49,7 +50,7 @@ def _unknown(name: str) -> str:
     )
 
 
-def _module(name: str) -> Any:
+def _module(name: str) -> ModuleType:
     return importlib.import_module(BUILTINS[name][0])
 
 

@@ -8,17 +8,24 @@ import logging
 import os
 import queue
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from smevals.errors import SmevalsError
 from smevals.run.engine import Interrupted
 from smevals.scale import ClusterSpec
 from smevals.scale.bundle import Bundle, make_bundle
 
+if TYPE_CHECKING:
+    from smevals.run.plan import Runner
+    from smevals.scale.worker import Made
+
 CONNECT_SECONDS = 20.0          # default; SMEVALS_DASK_TIMEOUT overrides
+
+Item = TypeVar("Item")          # a unit of work sent to a worker (a Job, a Run)
+Result = TypeVar("Result")      # what writing its result gives the caller
 
 
 @contextlib.contextmanager
@@ -52,7 +59,8 @@ def _connect_seconds() -> float:
             from None
 
 
-def ship(client: Any, eval_dir: Path, store_root: Path, runner: Any = None) -> tuple[Bundle, Any]:
+def ship(client: Any, eval_dir: Path, store_root: Path,
+         runner: Runner | None = None) -> tuple[Bundle, Any]:
     """The Eval's bundle, and its contents scattered once under a key made of the bundle's
     content hash (one dependency per task; each worker fetches it the first time a task
     needs it, then keeps it)."""
@@ -64,8 +72,9 @@ def ship(client: Any, eval_dir: Path, store_root: Path, runner: Any = None) -> t
 WRITERS = 4          # objects written at once as they arrive (fsync latency overlaps)
 
 
-def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
-          write: Callable[[Any, Any], Any], on_done: Callable[[Any], None]) -> None:
+def drive(client: Any, items: Iterable[Item], submit: Callable[[str, Item], Any],
+          write: Callable[[Item, Made], Result | None],
+          on_done: Callable[[Result], None]) -> None:
     """Submit every item (`submit(key, item)` returns a future); write each result as it
     arrives (`write(item, result)`, a few at once) and pass what that returns to `on_done`
     in this thread. A worker lost mid-task has its task run again elsewhere by the
@@ -81,7 +90,7 @@ def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
         handles.append(future)
         future.add_done_callback(lambda f: events.put(("arrived", f)))
     left = len(futures)
-    writes: set[Future[Any]] = set()
+    writes: set[Future[Result | None]] = set()
     with ThreadPoolExecutor(WRITERS) as pool:
         try:
             while left:
@@ -101,13 +110,13 @@ def drive(client: Any, items: list[Any], submit: Callable[[str, Any], Any],
             raise Interrupted([]) from None
 
 
-def _hand_on(write: Future[Any], on_done: Callable[[Any], None]) -> None:
+def _hand_on(write: Future[Result | None], on_done: Callable[[Result], None]) -> None:
     value = write.result()
     if value is not None:
         on_done(value)
 
 
-def _result(future: Any) -> Any:
+def _result(future: Any) -> Made:
     from distributed.scheduler import KilledWorker
 
     try:

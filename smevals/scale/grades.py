@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
@@ -17,8 +17,27 @@ from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
 from smevals.store.records import RunFields, RunRecord
 from smevals.store.store import Obj
 
+if TYPE_CHECKING:
+    from smevals.grade.apply import GradeResult
+    from smevals.grade.plan import Plan
+    from smevals.spec.model import Eval, Grader
+    from smevals.store.store import Store
 
-def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None],
+
+class Planned(Protocol):
+    """What `cached_for` reads of a grade plan (a grade.plan.Plan, or what `run -g` makes)."""
+
+    @property
+    def ev(self) -> Eval: ...
+    @property
+    def grader(self) -> Grader: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def store(self) -> Store: ...
+
+
+def grade_on_cluster(plan: Plan, spec: ClusterSpec, done: Callable[[GradeResult], None],
                      judge_cache: bool = True) -> None:
     """Grade `plan.todo` on the cluster at `spec`; `done(GradeResult)` for each."""
     root = plan.store.root
@@ -32,14 +51,14 @@ def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None],
             return client.submit(grade_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def write(run: Obj[RunRecord], made: Made) -> Any:
+        def write(run: Obj[RunRecord], made: Made) -> GradeResult | None:
             keep_judged(root, made.judged)
             return None if made.grade is None else result_of(root, run, made)
 
         drive(client, plan.todo, submit, write, done)
 
 
-def result_of(root: Path, run: Obj[RunFields], made: Made) -> Any:
+def result_of(root: Path, run: Obj[RunFields], made: Made) -> GradeResult:
     """Write the Grade a worker made; the GradeResult the console shows."""
     from smevals.grade.apply import GradeResult
     from smevals.store.canonical import loads
@@ -51,7 +70,7 @@ def result_of(root: Path, run: Obj[RunFields], made: Made) -> Any:
                        record, made.why)
 
 
-def cached_for(plan: Any, run: Obj[RunRecord]) -> Entries:
+def cached_for(plan: Planned, run: Obj[RunRecord]) -> Entries:
     """The store's judge cache entries of the requests grading `run` makes (as built with
     this process's environment: a worker whose environment makes other requests asks)."""
     from smevals.grade.apply import GradeJob

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
@@ -17,8 +17,20 @@ from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
 from smevals.store.records import RunRecord
 from smevals.store.store import Obj
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) -> None:
+    from smevals.grade.apply import GradeResult
+    from smevals.run.attempt import Attempt
+    from smevals.run.plan import Job
+    from smevals.run.prepared import Prepared
+    from smevals.spec.model import Eval, Grader
+    from smevals.store.store import Store
+
+    Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
+
+
+def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Ran], None]) -> None:
     """Attempt `prep.jobs` on the cluster at `spec`; `done((Attempt, GradeResult|None))`."""
     session = prep.session
     version = _version(prep.grader)
@@ -26,7 +38,7 @@ def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) ->
     with connect(spec) as client:
         bundle, shipped = ship(client, prep.ev.path, session.store.root, session.runner)
 
-        def submit(key: str, job: Any) -> Any:
+        def submit(key: str, job: Job) -> Any:
             task = RunTask(bundle.runner, prep.ev.name, session.config.name, session.runner, job,
                            session.timeout, session.provenance,
                            prep.grader.name if prep.grader else None, version,
@@ -34,13 +46,13 @@ def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) ->
             return client.submit(attempt_remote, task, shipped, key=key, pure=False,
                                  resources=spec.resources or None)
 
-        def write(job: Any, made: Made) -> Any:
+        def write(job: Job, made: Made) -> Ran | None:
             return None if made.run is None else _keep(session.store.root, job, made)
 
         drive(client, prep.jobs, submit, write, done)
 
 
-def _version(grader: Any) -> str:
+def _version(grader: Grader | None) -> str:
     if grader is None:
         return ""
     from smevals.grade.version import grader_version
@@ -48,7 +60,7 @@ def _version(grader: Any) -> str:
     return grader_version(grader)
 
 
-def _keep(root: Any, job: Any, made: Made) -> tuple[Any, Any]:
+def _keep(root: Path, job: Job, made: Made) -> Ran:
     from smevals.run.attempt import Attempt
     from smevals.store.canonical import loads
 
@@ -64,7 +76,7 @@ def _keep(root: Any, job: Any, made: Made) -> tuple[Any, Any]:
     return Attempt(job, written, record), grade
 
 
-def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
+def _earlier_entries(prep: Prepared, version: str) -> Callable[[Job], Entries]:
     """A Job's judge cache entries: those of the requests grading each earlier ok Run of the
     same inputs makes, found once per inputs hash."""
     from smevals.grade.dry import judge_checks
@@ -74,6 +86,7 @@ def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
         return lambda job: ()
     from smevals.scale.grades import cached_for
 
+    assert prep.grader is not None      # it has judge Checks
     store = prep.session.store
     plan = _Plan(prep.ev, prep.grader, version, store)
     earlier: dict[str, list[Obj[RunRecord]]] = {}
@@ -83,7 +96,7 @@ def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
             earlier.setdefault(str(inputs.get("hash")), []).append(run)
     found: dict[str, Entries] = {}
 
-    def entries(job: Any) -> Entries:
+    def entries(job: Job) -> Entries:
         key = str(job.inputs.get("hash"))
         if key not in found:
             merged = dict(e for run in earlier.get(key, []) for e in cached_for(plan, run))
@@ -95,7 +108,7 @@ def _earlier_entries(prep: Any, version: str) -> Callable[[Any], Entries]:
 
 @dataclass(frozen=True)
 class _Plan:                    # what scale.grades.cached_for reads of a grade plan
-    ev: Any
-    grader: Any
+    ev: Eval
+    grader: Grader
     version: str
-    store: Any
+    store: Store

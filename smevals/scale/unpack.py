@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from smevals.store.merge import copy_in, safe_inner
 from smevals.store.objects import Written
 
+if TYPE_CHECKING:
+    from smevals.scale.worker import Entries, Packed
 
-def unpack(root: Path, packed: Any) -> Written:
+
+def unpack(root: Path, packed: Packed) -> Written:
     """Verify and write one Packed object into the store at `root` (StoreError when its
     files or record do not hash as they should)."""
 
@@ -27,7 +30,7 @@ def unpack(root: Path, packed: Any) -> Written:
     return copy_in(root, packed.kind, packed.rel, packed.record, fill)
 
 
-def keep_judged(root: Path, entries: Any) -> None:
+def keep_judged(root: Path, entries: Entries) -> None:
     """Keep the judge cache entries a worker made, each verified first (its request hashes
     to its name; one that does not is left out)."""
     from smevals.store import judgecache

@@ -14,7 +14,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.run.plan import Job, Runner
 from smevals.scale.bundle import Bundle, materialize
@@ -23,6 +23,9 @@ from smevals.store.canonical import loads
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.records import RunFields
 from smevals.store.store import Obj, Store
+
+if TYPE_CHECKING:
+    from smevals.proc.launch import ProcessGroups
 
 _EVALS: dict[tuple[str, str], Eval] = {}
 _LOCAL = threading.local()
@@ -120,7 +123,8 @@ def grade_remote(task: GradeTask, shipped: Shipped) -> Made:
         shutil.rmtree(written.path, ignore_errors=True)
 
 
-def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store, groups: Any) -> Made:
+def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store,
+           groups: ProcessGroups) -> Made:
     """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
     and the judge cache entries made meanwhile."""
     from smevals.grade.apply import GradeJob, grade_run

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from smevals.store.locks import is_locked, try_lock, unlock
 from smevals.store.staging import age, local_alive, staging_folders
@@ -51,7 +51,7 @@ def remove(path: Path) -> bool:
     return True
 
 
-def _make_writable(func: Any, path: str, _exc: Any) -> None:
+def _make_writable(func: Callable[[str], object], path: str, _exc: object) -> None:
     parent = os.path.dirname(path)
     os.chmod(parent, stat.S_IMODE(os.lstat(parent).st_mode) | stat.S_IWUSR | stat.S_IXUSR)
     func(path)

@@ -90,7 +90,7 @@ NETWORK = ["custom_webhook", "llm_answer_match", "llm_category", "llm_judge",
            "llm_pairwise", "llm_score"]
 # Caveman's spelling of each, with a judge that cannot answer (nothing reaches a network).
 NO_JUDGE = {"backend": "replay", "responses": "/nonexistent/answers.jsonl"}
-NETWORK_SPECS = {
+NETWORK_SPECS: dict[str, dict[str, Any]] = {
     "custom_webhook": {"url": "http://169.254.169.254/"},
     "llm_answer_match": {"expected": "hi", "judge": NO_JUDGE},
     "llm_category": {"prompt": "Tone?", "categories": ["kind", "rude"],
@@ -151,7 +151,7 @@ def test_caveman_objects_as_checks_in_grader_files(tmp_path: Path) -> None:
         (ev / "tasks" / "t.yaml").write_text("prompt: x\n")
         (ev / "configs" / "default.yaml").write_text(
             "runner: smevals:replay\nresponses: r.jsonl\nmodel: m\n")
-        line = {"task": "t", "model": "m", "output": output}
+        line: dict[str, Any] = {"task": "t", "model": "m", "output": output}
         if usage is not None:
             line["usage"] = usage
         (ev / "configs" / "r.jsonl").write_text(json.dumps(line) + "\n")

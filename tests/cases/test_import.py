@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
-def grades(ev: Path) -> dict[str, dict]:
+def grades(ev: Path) -> dict[str, dict[str, Any]]:
     found = {}
     for path in sorted((ev / "results" / "grades" / "default").glob("*/*/*/*/grade.json")):
         record = json.loads(path.read_text())

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sacrebleu
+import sacrebleu.tokenizers.tokenizer_13a
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,7 +48,7 @@ PAIRS: list[tuple[str, str, list[str]]] = [
 ]
 
 
-def ours(hyp: str, refs: list[str]) -> dict:
+def ours(hyp: str, refs: list[str]) -> dict[str, Any]:
     reference: str | list[str] = refs[0] if len(refs) == 1 else refs
     return smevals.check({"checker": "bleu", "reference": reference, "threshold": 0}, hyp)
 
@@ -139,13 +141,13 @@ def test_grade_end_to_end(cli, tmp_path: Path, variant: str, outcome: str, score
     assert (grade["outcome"], round(grade["score"], 6)) == (outcome, score)
 
 
-def version_before_issue_18(name: str, doc: dict) -> str:
+def version_before_issue_18(name: str, doc: dict[str, Any]) -> str:
     """How a grader version was computed when `bleu` gave @caveman/evals' figure."""
     return sha256_bytes(dumps({"spec": {**doc, "name": name}, "programs": {},
                                "catalog": "1"}))[:12]
 
 
-def version_changed(cli, folder: Path, checks: list[dict]) -> bool:
+def version_changed(cli, folder: Path, checks: list[dict[str, Any]]) -> bool:
     """Whether a grader of `checks` grades with another version than before issue 18."""
     doc = {"checks": checks}
     ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})

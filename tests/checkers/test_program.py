@@ -48,7 +48,7 @@ def test_table(output: str, expected: str, opts: dict[str, object], want: object
     if isinstance(want, dict):
         assert result == want
     else:
-        assert result["ok"] is False and want in str(result["notes"])
+        assert result["ok"] is False and str(want) in str(result["notes"])
 
 
 def test_missing_expected_output_fails_closed() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from tests.conftest import SMEVALS, make_eval
 SANDBOX = containment().name
 
 
-def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict:
+def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """The Check's result, less `details.sandbox` (which must name the containment)."""
     spec = json.dumps({"checker": "match_output", "expected_output": expected, "timeout": 20})
     res = cli("check", spec, "--output", textwrap.dedent(program), env=env, timeout=60)

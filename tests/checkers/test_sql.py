@@ -232,7 +232,9 @@ def test_refused_statements_fail_with_the_reason(folder: Path, sql: str, reason:
 
 
 def test_hostile_text_fails_without_a_crash(folder: Path) -> None:
-    for name, opts in (("sql_execution", {"reference": "SELECT 1"}), ("sql_valid", {})):
+    cases: list[tuple[str, dict[str, Any]]] = [("sql_execution", {"reference": "SELECT 1"}),
+                                               ("sql_valid", {})]
+    for name, opts in cases:
         notes = check(folder, "SELECT 1\0; DROP TABLE people", name=name, **opts)["notes"]
         assert notes.endswith("SQLite: the query contains a null character")
         notes = check(folder, "SELECT '\udc80'", name=name, **opts)["notes"]

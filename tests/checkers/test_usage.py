@@ -17,7 +17,7 @@ CALLS = {
         {"arguments": {}},
     ]
 }
-NO_CALLS = {"tool_calls": []}
+NO_CALLS: dict[str, list[object]] = {"tool_calls": []}
 USAGE = {
     "input_tokens": 900,
     "output_tokens": 300,

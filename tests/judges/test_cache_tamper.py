@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from smevals.store.canonical import dumps, loads
 from tests.judges.helpers import answer_with, judge_eval, newest
@@ -121,8 +122,12 @@ def test_merge_refuses_an_edited_answer(tmp_path: Path, cli, fake_openai) -> Non
 def test_merged_shards_keep_both_answers_to_one_request(tmp_path: Path, cli,
                                                         fake_openai) -> None:
     ev = judge_eval(tmp_path / "ev", fake_openai, JUDGE)
-    for store, verdict in (("a", FAIL), ("b", json.loads(PASS))):
-        answer_with(fake_openai, lambda user, v=verdict: v)
+    shards: list[tuple[str, dict[str, Any]]] = [("a", FAIL), ("b", json.loads(PASS))]
+    for store, verdict in shards:
+        def decide(user: str, v: dict[str, Any] = verdict) -> dict[str, Any]:
+            return v
+
+        answer_with(fake_openai, decide)
         cli("run", str(ev), "-t", "one", "--store", str(tmp_path / store))
         cli("grade", str(ev), "--store", str(tmp_path / store))
     for store in ("a", "b"):

@@ -27,7 +27,7 @@ def test_retried_errors_do_not_pile_up(tmp_path: Path, cli, fake_openai) -> None
     assert [g["outcome"] for g in grades(ev)["two"]] == ["error"] * 4
     [loaded] = load_all(SiteOptions((str(ev),)))
     pages = {r.record["task"]["name"]: run_page(loaded, r, ServeLinker("ev"))
-             for r in loaded.report.collected.runs}
+             for r in loaded.runs}
     assert [g["outcome"] for g in pages["one"]["grades"]] == ["pass"]
     assert [g["outcome"] for g in pages["two"]["grades"]] == ["error"] * 4
     report = cli("report", str(ev))

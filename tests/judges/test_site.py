@@ -25,7 +25,7 @@ def test_errored_grades_in_the_site(tmp_path: Path, cli, fake_openai) -> None:
     statuses = {task: task_page(loaded, task)["columns"][0]["runs"][0]["status"]
                 for task in ("one", "two")}
     assert statuses == {"one": "pass", "two": "error"}
-    run = next(r for r in loaded.report.collected.runs if r.record["task"]["name"] == "two")
+    run = next(r for r in loaded.runs if r.record["task"]["name"] == "two")
     page = run_page(loaded, run, ServeLinker("ev"))
     [grade] = page["grades"]
     assert grade["outcome"] == "error"

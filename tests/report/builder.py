@@ -13,11 +13,12 @@ import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from smevals.grade.version import grader_version, grading_hash
 from smevals.run.plan import inputs_of, resolve_runner
 from smevals.spec.load import load_eval
+from smevals.store.records import CheckRecord, GradeFields, Outcome, RunFields
 from smevals.store.store import Obj, Store
 
 BASE = datetime(2026, 1, 2, 3, 0, 0, tzinfo=UTC)
@@ -55,7 +56,7 @@ def make_qa(root: Path) -> Path:
 class Builder:
     root: Path
     clock: int = 0
-    made: dict[str, Obj] = field(default_factory=dict)
+    made: dict[str, Obj[RunFields]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ev = load_eval(self.root)
@@ -66,7 +67,7 @@ class Builder:
         return (BASE + timedelta(minutes=self.clock)).isoformat().replace("+00:00", "Z")
 
     def run(self, key: str, task: str, model: str, config: str = "default", ok: bool = True,
-            stale: bool = False, sample: int = 0) -> Obj:
+            stale: bool = False, sample: int = 0) -> Obj[RunFields]:
         spec = self.ev.configs[config]
         doc = self.ev.task(task)
         assert doc is not None
@@ -74,7 +75,7 @@ class Builder:
         if stale:
             inputs = {**inputs, "hash": "0" * 64, "task": "0" * 64}
         started = self.stamp()
-        record = {
+        record: RunFields = {
             "eval": "qa", "task": doc.doc, "grading": doc.grading,
             "config": {**spec.doc, "name": config, "runner": "./run.sh", "model": model},
             "model": model, "inputs": inputs, "sample": sample, "started": started,
@@ -96,7 +97,10 @@ class Builder:
         run = self.made[key]
         grader = self.ev.graders["default"]
         task = self.ev.task(run.record["task"]["name"])
-        record = {
+        check: CheckRecord = {"checker": "contains", "ok": outcome == "pass", "seconds": 0.0}
+        if outcome != "pass":
+            check["notes"] = "output.txt lacks it"
+        record: GradeFields = {
             "eval": "qa",
             "run": {"id": run.id, "rel": run.rel, "task": run.record["task"]["name"],
                     "config": run.record["config"]["name"], "model": run.record["model"]},
@@ -104,9 +108,9 @@ class Builder:
                        "file": "grader.yaml"},
             "grading_hash": grading_hash(dict(task.grading) if task else {}),
             "method": "last", "graded": self.stamp(), "duration_seconds": 0.01,
-            "outcome": outcome, "score": score, "tags": list(tags), "metrics": metrics or {},
-            "checks": [{"checker": "contains", "ok": outcome == "pass", "seconds": 0.0,
-                        **({} if outcome == "pass" else {"notes": "output.txt lacks it"})}],
+            "outcome": cast(Outcome, outcome), "score": score, "tags": list(tags),
+            "metrics": metrics or {},
+            "checks": [check],
         }
         staging = self.store.stage("grade")
         (staging.dir / "grader.yaml").write_bytes(grader.raw)

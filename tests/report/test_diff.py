@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.report.builder import GRADER_V1, write
 from tests.report.conftest import smevals
 
 
-def diff_json(repo: Path, *args: str) -> dict:
+def diff_json(repo: Path, *args: str) -> dict[str, Any]:
     res = smevals("diff", *args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
     return json.loads(res.out)

@@ -15,6 +15,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -211,7 +212,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     return History(repo, versions)
 
 
-def expected(history: History, name: str, forward: bool) -> dict[str, object]:
+def expected(history: History, name: str, forward: bool) -> dict[str, Any]:
     """What diff must say about the changed Eval, A -> B (forward: A is base)."""
     kind = KINDS[name]
     v_base = history.versions["base"].get(kind.eval, "-")
@@ -221,7 +222,7 @@ def expected(history: History, name: str, forward: bool) -> dict[str, object]:
     if kind.status == "removed":
         v_kind = "-"
     flips = [(task, d) for task, d in kind.flips]
-    stale = ({}, dict(kind.stale_b))
+    stale: tuple[dict[str, int], dict[str, int]] = ({}, dict(kind.stale_b))
     missing = ((0, 0), (kind.ungraded_b, kind.errored_b))
     added, removed = dict(kind.added), dict(kind.removed)
     status = kind.status
@@ -242,7 +243,7 @@ def expected(history: History, name: str, forward: bool) -> dict[str, object]:
                                                            for _t, d in flips) else 0}
 
 
-def check_json(doc: dict, want: dict[str, object], eval_name: str) -> None:
+def check_json(doc: dict[str, Any], want: dict[str, Any], eval_name: str) -> None:
     entries = {e["eval"]: e for e in doc["evals"]}
     ev = entries[eval_name]
     assert (ev["version_a"], ev["version_b"]) == (want["version_a"], want["version_b"])
@@ -250,16 +251,16 @@ def check_json(doc: dict, want: dict[str, object], eval_name: str) -> None:
     assert ev["version_changed_files"] == want["changed_files"]
     assert ev["status"] == want["status"]
     assert sorted((f["task"], f["direction"]) for f in ev["flips"]) == want["flips"]
-    stale_a, stale_b = want["stale"]  # type: ignore[misc]
+    stale_a, stale_b = want["stale"]
     for side, reasons in (("a", stale_a), ("b", stale_b)):
         assert ev["stale"][side] == {"left_out": sum(reasons.values()), "reasons": {
             why.replace(" ", "_"): n for why, n in reasons.items()}}
     for what in ("tasks", "models", "configs"):
-        assert ev["added"][what] == want["added"].get(what, [])      # type: ignore[attr-defined]
-        assert ev["removed"][what] == want["removed"].get(what, [])  # type: ignore[attr-defined]
+        assert ev["added"][what] == want["added"].get(what, [])
+        assert ev["removed"][what] == want["removed"].get(what, [])
     assert (len(ev["added"]["runs"]), len(ev["removed"]["runs"])) == (
         want["added_runs"], want["removed_runs"])
-    missing: tuple[tuple[int, int], tuple[int, int]] = want["missing"]  # type: ignore[assignment]
+    missing: tuple[tuple[int, int], tuple[int, int]] = want["missing"]
     for side, (ungraded, errored) in zip("ab", missing, strict=True):
         assert (ev["left_out"][side]["ungraded"], ev["left_out"][side]["errored"]) == (
             ungraded, errored)
@@ -283,13 +284,13 @@ def _stale(reasons: dict[str, int]) -> str:
         f"{why}: {n}" for why, n in reasons.items()) + ")"
 
 
-def check_markdown(text: str, want: dict[str, object], eval_name: str) -> None:
+def check_markdown(text: str, want: dict[str, Any], eval_name: str) -> None:
     section = text.split(f"\n## {eval_name}\n", 1)[1].split("\n## ", 1)[0]
     changed = "changed" if want["version_a"] != want["version_b"] else "unchanged"
     if want["changed_files"]:
-        changed += ": " + ", ".join(want["changed_files"])  # type: ignore[arg-type]
-    stale_a, stale_b = want["stale"]  # type: ignore[misc]
-    flips: list[tuple[str, str]] = want["flips"]  # type: ignore[assignment]
+        changed += ": " + ", ".join(want["changed_files"])
+    stale_a, stale_b = want["stale"]
+    flips: list[tuple[str, str]] = want["flips"]
     lines = [f"- Grader: default, version {want['version_a']} in A, {want['version_b']} in B "
              f"({changed})",
              f"- Stale Runs left out: A {_stale(stale_a)}; B {_stale(stale_b)}",
@@ -297,12 +298,12 @@ def check_markdown(text: str, want: dict[str, object], eval_name: str) -> None:
              f"{sum(d == 'fail->pass' for _t, d in flips)} fail -> pass"]
     for word, key in (("Added", "added"), ("Removed", "removed")):
         for what in ("tasks", "models", "configs"):
-            items = want[key].get(what, [])  # type: ignore[attr-defined]
+            items = want[key].get(what, [])
             lines.append(f"- {word} {what}: {_listing(items)}")
     if want["status"] != "both":
         where = "B only" if want["status"] == "added" else "A only"
         lines.append(f"- Eval {want['status']}: it is in {where}")
-    (ungraded_a, errored_a), (ungraded_b, errored_b) = want["missing"]  # type: ignore[misc]
+    (ungraded_a, errored_a), (ungraded_b, errored_b) = want["missing"]
     if ungraded_a or ungraded_b:
         lines.append("- Ungraded Runs left out (no Grade of the side's grader version and "
                      f"answer keys): A {ungraded_a}; B {ungraded_b}")

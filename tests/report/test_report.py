@@ -7,6 +7,7 @@ import json
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -221,7 +222,7 @@ def test_a_suite_reports_each_eval(qa: Path) -> None:
 # --- --rev -----------------------------------------------------------------------------
 
 
-def _rows(text: str) -> list[dict]:
+def _rows(text: str) -> list[dict[str, Any]]:
     rows = json.loads(text)["evals"][0]["rows"]
     return [{k: v for k, v in r.items() if k != "run_dir"} for r in rows]
 

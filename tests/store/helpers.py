@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.objects import Written
+from smevals.store.records import GradeFields, RunFields
 from smevals.store.store import Store
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -19,7 +20,7 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
 
 
 def run_record(i: int = 0, task: str = "t1", config: str = "c", model: str = "m",
-               started: str = "2026-01-02T03:04:05Z") -> dict[str, Any]:
+               started: str = "2026-01-02T03:04:05Z") -> RunFields:
     return {
         "eval": "e", "task": {"name": task, "prompt": f"prompt {i}"},
         "config": {"name": config, "runner": "./r.sh", "model": model}, "model": model,
@@ -31,7 +32,7 @@ def run_record(i: int = 0, task: str = "t1", config: str = "c", model: str = "m"
 
 def grade_record(run: Written, i: int = 0, grader: str = "g", version: str = "v1",
                  graded: str = "2026-01-02T03:05:00Z", names: tuple[str, str, str] =
-                 ("t1", "c", "m")) -> dict[str, Any]:
+                 ("t1", "c", "m")) -> GradeFields:
     task, config, model = names
     return {
         "eval": "e", "run": {"id": run.id, "rel": run.rel, "task": task, "config": config,

@@ -14,12 +14,12 @@ from tests.store.helpers import commit_all, grade_record, run_record, write_grad
 
 
 def full_records(store: Store, kind: str) -> dict[str, dict[str, Any]]:
-    return {o.rel: o.record for o in (store.runs() if kind == "run" else store.grades())}
+    return {o.rel: dict(o.record) for o in (store.runs() if kind == "run" else store.grades())}
 
 
 def brief_records(store: Store, kind: str) -> dict[str, dict[str, Any]]:
     objs = store.runs(brief=True) if kind == "run" else store.grades(brief=True)
-    return {o.rel: o.record for o in objs}
+    return {o.rel: dict(o.record) for o in objs}
 
 
 def test_the_brief_view_of_a_run_and_a_grade():
@@ -50,10 +50,10 @@ def test_malformed_parts_are_kept_as_they_are():
 
 def test_shared_strings_are_one_object_and_equal_values():
     memo: dict[str, str] = {}
-    first = brief.brief("run", run_record(1, model="".join(["mo", "del"])), memo)
-    second = brief.brief("run", run_record(2, model="".join(["mod", "el"])), memo)
+    first = brief.brief("run", dict(run_record(1, model="".join(["mo", "del"]))), memo)
+    second = brief.brief("run", dict(run_record(2, model="".join(["mod", "el"]))), memo)
     assert first["model"] is second["model"] and first["model"] == "model"
-    assert first == brief.brief("run", run_record(1, model="model"))
+    assert first == brief.brief("run", dict(run_record(1, model="model")))
 
 
 def test_brief_reads_of_a_store_equal_the_brief_view_of_full_reads(tmp_path: Path):

@@ -12,10 +12,11 @@ import pytest
 
 from smevals.store.canonical import dumps
 from smevals.store.objects import StoreError
+from smevals.store.records import RunFields
 from smevals.store.store import AmbiguousId, Obj, PrefixTooShort, Store, UnknownId, store_root
 from tests.store.helpers import commit_all, remove_tree, write_grade, write_run
 
-FIXED_RECORD = {
+FIXED_RECORD: RunFields = {
     "eval": "e", "task": {"name": "t1", "prompt": "prompt 0"},
     "config": {"name": "c", "runner": "./r.sh", "model": "m"}, "model": "m",
     "inputs": {"hash": "h", "task": "t", "config": "c", "runner": "r"}, "sample": 0,
@@ -28,7 +29,7 @@ FIXED_SHA256 = "b1ee74706a5b5e0d85e713029beb1fa20d85c6da94d9904cdadc75f7a8850e61
 def test_the_canonical_encoding_and_the_hash_of_a_fixed_object_never_drift(tmp_path: Path):
     staging = Store(tmp_path / "st").stage("run")
     (staging.dir / "output.txt").write_bytes(b"hello, world\n")
-    written = staging.commit(dict(FIXED_RECORD), ["t1", "c", "m"])
+    written = staging.commit(FIXED_RECORD.copy(), ["t1", "c", "m"])
     assert written.id == "20260102T030405Z-b1ee74706a5b"
     assert written.rel == "runs/t1/c/m/20260102T030405Z-b1ee74706a5b"
     data = (written.path / "run.json").read_bytes()
@@ -48,7 +49,7 @@ def test_files_are_read_only_and_the_record_lists_every_file(tmp_path: Path):
     (staging.dir / "tool.sh").write_bytes(b"#!/bin/sh\n")
     (staging.dir / "tool.sh").chmod(0o755)
     os.symlink("sub/a.txt", staging.dir / "link")
-    written = staging.commit(dict(FIXED_RECORD), ["t1", "c", "m"])
+    written = staging.commit(FIXED_RECORD.copy(), ["t1", "c", "m"])
     record = Store(root).runs()[0].record
     assert record["files"] == [
         {"path": "link", "symlink": "sub/a.txt"},
@@ -75,7 +76,7 @@ def test_the_record_name_is_reserved_and_abort_leaves_nothing(tmp_path: Path):
     staging = Store(root).stage("run")
     (staging.dir / "run.json").write_text("{}")
     with pytest.raises(StoreError, match="'run.json' is reserved for the run record"):
-        staging.commit(dict(FIXED_RECORD), ["t1", "c", "m"])
+        staging.commit(FIXED_RECORD.copy(), ["t1", "c", "m"])
     staging.abort()
     assert os.listdir(root / ".staging") == [".gitignore"]
     assert Store(root).runs() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from smevals.store import judgecache
@@ -11,7 +12,7 @@ REQUEST = {"backend": "openai", "model": "judge-x", "messages": [{"role": "user"
                                                                    "content": "hi"}]}
 
 
-def _entry(request: dict[str, object]) -> bytes:
+def _entry(request: Mapping[str, object]) -> bytes:
     return dumps({"format": 1, "kind": "judge", "request": request,
                   "response": {"content": "{}"}, "created": "2026-01-01T00:00:00Z"})
 

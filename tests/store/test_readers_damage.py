@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,11 +55,15 @@ def forge(folder: Path, name: str, change) -> Path:
     shutil.copytree(folder, new)
     (new / name).chmod(0o644)
     (new / name).write_bytes(data)
-    shutil.rmtree(folder, onerror=lambda f, p, e: (os.chmod(os.path.dirname(p), 0o755), f(p)))
+    def unlock(remove: Callable[[str], object], path: str, _error: object) -> None:
+        os.chmod(os.path.dirname(path), 0o755)
+        remove(path)
+
+    shutil.rmtree(folder, onerror=unlock)
     return new
 
 
-def report_json(cli, tmp_path: Path, ev: Path, *args: str) -> tuple[dict, str]:
+def report_json(cli, tmp_path: Path, ev: Path, *args: str) -> tuple[dict[str, Any], str]:
     res = cli("report", str(ev), "--json", *args, cwd=tmp_path, timeout=QUICK)
     assert res.code == 0, res.both
     return json.loads(res.out)["evals"][0], res.err

@@ -171,7 +171,11 @@ def open_page(browser: Any) -> Iterator[Any]:
         watched = Watched(page, base.rsplit("/", 1)[0] if base.startswith("file:") else base)
         page.on("console", lambda m: watched.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: watched.errors.append(str(e)))
-        page.on("dialog", lambda d: (watched.dialogs.append(d.message), d.dismiss()))
+        def dismiss(dialog: Any) -> None:
+            watched.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", dismiss)
         page.on("request", watched.on_request)
         return watched
 

@@ -4,35 +4,37 @@ memory: enough to measure the Eval page of a big store without writing 20,000 ob
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from smevals.grade.select import Choice
 from smevals.report.document import CURRENT, EvalReport
 from smevals.report.rows import collect
 from smevals.site.data import Loaded
 from smevals.spec.model import Eval, Task
+from smevals.store.records import GradeBrief, RunBrief
 from smevals.store.store import Obj, Store
 
 TASKS, MODELS, SAMPLES = 100, 10, 10
 TAGS = ("too_long", "wrong_format", "refused", "hallucinated", "partial")
 
 
-def _pair(t: int, m: int, s: int) -> tuple[Obj, Obj]:
+def _pair(t: int, m: int, s: int) -> tuple[Obj[RunBrief], Obj[GradeBrief]]:
     task, model = f"task-{t:03d}", f"model-{m:02d}"
     stamp = f"20260101T{t % 24:02d}{m:02d}{s:02d}Z"
     rid = f"{stamp}-{t:04d}{m:04d}{s:04d}"
     rel = f"runs/{task}/default/{model}/{rid}"
-    run = Obj("run", rid, rel, {"task": {"name": task}, "config": {"name": "default"},
-                                "model": model, "status": "ok", "sample": s,
-                                "started": "2026-01-01T00:00:00Z"})
+    run = Obj("run", rid, rel, cast(RunBrief, {
+        "task": {"name": task}, "config": {"name": "default"}, "model": model, "status": "ok",
+        "sample": s, "started": "2026-01-01T00:00:00Z"}))
     passed = (t * 7 + m * 3 + s) % 10 < m
     score = ((t + s) % 11) / 10 if passed else ((t + m) % 5) / 10
     tags = [TAGS[(t + s) % len(TAGS)]] if not passed else []
     grade = Obj("grade", "g" + rid, "grades/default/" + rel[5:],
-                {"run": {"rel": rel, "id": rid, "task": task, "config": "default",
+                cast(GradeBrief, {"run": {"rel": rel, "id": rid, "task": task, "config": "default",
                          "model": model},
                  "grader": {"name": "default", "version": "v1"},
                  "outcome": "pass" if passed else "fail", "score": score, "tags": tags,
-                 "metrics": {}, "graded": "2026-01-01T01:00:00Z"})
+                 "metrics": {}, "graded": "2026-01-01T01:00:00Z"}))
     return run, grade
 
 

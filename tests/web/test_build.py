@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from tests.report.builder import Builder, make_qa, state1, state3
 from tests.web.conftest import EPOCH, Sites
 
 
-def data(path: Path) -> dict:
+def data(path: Path) -> dict[str, Any]:
     return jsdata.decode(path.read_bytes())[1]
 
 

@@ -154,7 +154,7 @@ def test_a_task_page_shows_every_run_with_its_status(qa: Path) -> None:
 
 def test_a_run_page_has_the_grade_history_newest_first(qa: Path) -> None:
     loaded = loaded_of(qa)
-    run = next(r for r in loaded.report.collected.runs
+    run = next(r for r in loaded.runs
                if r.record["task"]["name"] == "gamma" and r.record["model"] == "small"
                and r.record["sample"] == 0)
     page = run_page(loaded, run, ServeLinker("qa"))
@@ -183,7 +183,7 @@ def test_a_run_page_lists_the_labels_newest_first(tmp_path: Path) -> None:
         args = ["label", run_id, verdict, "ev", "--by", by, *(["--note", note] if note else [])]
         assert run_cli(*args, cwd=tmp_path).code == 0
     loaded = loaded_of(tmp_path / "ev")
-    [run] = loaded.report.collected.runs
+    [run] = loaded.runs
     page = run_page(loaded, run, ServeLinker("ev"))
     assert [(lab["outcome"], lab["by"], lab["note"], lab["counts"]) for lab in page["labels"]] \
         == [("pass", "Grace", "", True), ("fail", "Ada", "<b>too short</b>", False)]

@@ -6,6 +6,7 @@ added or removed counted per model instead of listed by id."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.conftest import run_cli
 from tests.web.conftest import Sites
@@ -16,7 +17,7 @@ def fixed(x: float) -> str:
     return f"{x:.2f}"
 
 
-def expected_delta(group: dict) -> str:
+def expected_delta(group: dict[str, Any]) -> str:
     p = group["paired"]
     if not group["scores_complete"] and (group["a"]["scored"] or group["b"]["scored"]):
         return "– (not every Grade has a score)"

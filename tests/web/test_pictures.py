@@ -20,7 +20,8 @@ from tests.web.imagefiles import avif_head, bmp_head, bomb_png, gif_head, jpeg_h
     (bmp_head(10, 20), "bmp", (10, 20)),
     (avif_head(1920, 1080), "avif", (1920, 1080)),
 ])
-def test_the_format_and_size_come_from_the_header(head: bytes, fmt: str, size: tuple) -> None:
+def test_the_format_and_size_come_from_the_header(head: bytes, fmt: str,
+                                                  size: tuple[int, int]) -> None:
     picture = pictures.inspect(head)
     assert (picture.format, (picture.width, picture.height), picture.refused) == (fmt, size, None)
     assert picture.shown and picture.mime == pictures.MIME[fmt]

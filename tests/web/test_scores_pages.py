@@ -6,6 +6,7 @@ old Runs (docs/web-report.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from smevals.site import jsdata
 from tests.conftest import run_cli, write
@@ -14,7 +15,7 @@ from tests.report.test_scores import ENV, FAILS_WITH_SCORE_1, NOTE, scores_repo
 BOARD_ROWS = "table.leaderboard tbody tr"
 
 
-def data(path: Path) -> dict:
+def data(path: Path) -> dict[str, Any]:
     return jsdata.decode(path.read_bytes())[1]
 
 

@@ -9,6 +9,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ def fetch(server: SiteServer, path: str, method: str = "GET",
     return response.status, {k.lower(): v for k, v in response.getheaders()}, body
 
 
-def doc(server: SiteServer, path: str) -> dict:
+def doc(server: SiteServer, path: str) -> dict[str, Any]:
     status, _headers, body = fetch(server, path)
     assert status == 200, path
     return jsdata.decode(body)[1]

@@ -238,7 +238,7 @@ def test_the_external_references_are_live(open_page) -> None:
 # --- the data and the files behind the pages (no browser needed) --------------------------
 
 
-def data(path: Path) -> dict:
+def data(path: Path) -> dict[str, Any]:
     return jsdata.decode(path.read_bytes())[1]
 
 
