@@ -21,13 +21,12 @@ from typing import Any
 import orjson
 
 from smevals.errors import Problem
-from smevals.spec.yamlio import FieldPath, YamlDoc
+from smevals.spec.yamlio import MAX_DEPTH, FieldPath, YamlDoc
 
 SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
 MAX_FILE = 256 << 20        # bytes in one data file (256 MiB)
 MAX_NAME = 200              # characters in a Task name
-MAX_DEPTH = 100             # levels of lists and objects in one row (hashing needs < 255)
 BOM = b"\xef\xbb\xbf"
 
 # (first line of the row, name, the Task's keys with `name`, its grading keys)

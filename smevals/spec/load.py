@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
-from smevals.spec.datafile import MAX_DEPTH, depth, is_data_file, read_rows
+from smevals.spec.datafile import is_data_file, read_rows
 from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.schema import schema_problems
@@ -104,9 +104,6 @@ def _read_doc(path: Path, shown: str, kind: str, problems: list[Problem]) -> Yam
     if not isinstance(doc.data, dict):
         what = "empty" if doc.data is None else f"a {type(doc.data).__name__}"
         problems.append(doc.problem((), f"the top level must be a mapping, but the file is {what}"))
-        return None
-    if depth(doc.data) > MAX_DEPTH:          # hashing and caching it would fail
-        problems.append(doc.problem((), f"values are nested more than {MAX_DEPTH} levels deep"))
         return None
     found = schema_problems(doc, kind)
     problems.extend(found)
