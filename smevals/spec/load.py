@@ -10,6 +10,7 @@ from smevals.errors import Problem, SpecError
 from smevals.spec.datafile import is_data_file, read_rows
 from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
+from smevals.spec.paths import path_problem
 from smevals.spec.schema import schema_problems
 from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
 
@@ -235,10 +236,27 @@ def _grader(path: Path, problems: list[Problem], defs: Definitions) -> Grader | 
         return None
     scoring = doc.data.get("scoring") or {}
     checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))
+    if bad := _creates_problems(doc, checks):
+        problems.extend(bad)
+        return None
     return Grader(name=name, path=path, doc=dict(doc.data), raw=doc.raw, checks=checks,
                   pass_threshold=scoring.get("pass_threshold"),
                   method=scoring.get("method", "last"),
                   locs=doc.locs, vlocs=doc.vlocs)
+
+
+def _creates_problems(doc: YamlDoc, checks: tuple[Check, ...]) -> list[Problem]:
+    """Each file a Check promises to create is inside the workspace (`creates:
+    [/etc/passwd]` would be kept by a file that was always there)."""
+    out = []
+    for check in checks:
+        listed = isinstance(check.spec.get("creates"), list)
+        for index, name in enumerate(check.creates):
+            why = path_problem(name)
+            if why is not None:
+                where = ("checks", check.index, "creates") + ((index,) if listed else ())
+                out.append(doc.problem(where, why, at_value=True))
+    return out
 
 
 def _check(index: int, spec: dict[str, Any]) -> Check:
