@@ -133,15 +133,18 @@ def _bound(root: yaml.Node, shown: str) -> None:
 
 def _too_deep(root: yaml.Node, depths: dict[int, int], shown: str) -> Problem:
     """The problem at the first list or mapping nested one level below MAX_DEPTH, following
-    the deepest path down, named by its top-level field."""
+    the deepest path down, named by the field it is in (`checks[0].extra`, not a hundred
+    list indexes)."""
     node, where = root, FieldPath()
     for _ in range(MAX_DEPTH):
-        step = next((part, child) for part, child in _parts(node)
-                    if depths[id(child)] == depths[id(node)] - 1)
-        node, where = step[1], where or (step[0],)
+        part, node = next((part, child) for part, child in _parts(node)
+                          if depths[id(child)] == depths[id(node)] - 1)
+        where += (part,)
+    head = where[:4]
+    named = max((i for i, part in enumerate(head) if isinstance(part, str)), default=-1)
     return Problem(shown, node.start_mark.line + 1, node.start_mark.column + 1,
                    f"values are nested more than {MAX_DEPTH} levels deep (lists and mappings)",
-                   dotted(where))
+                   dotted(head[:named + 1]))
 
 
 def _parts(node: yaml.Node) -> list[tuple[str | int, yaml.Node]]:
