@@ -195,7 +195,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
-def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: Any) -> None:
+def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: _Loader) -> None:
     """Record where each field is, refuse duplicate keys and values no record can hold
     (recursion is bounded: `_bound` has checked the depth)."""
     doc.locs.setdefault(where, (node.start_mark.line + 1, node.start_mark.column + 1))
@@ -224,12 +224,15 @@ _SCALARS = frozenset(_TAG + name for name in ("str", "int", "float", "bool", "nu
                                                 "timestamp", "merge"))
 _COLLECTIONS = frozenset((_TAG + "map", _TAG + "seq"))
 INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1      # what canonical JSON (orjson) holds
+_STR = _TAG + "str"
 
 
-def _check_node(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: Any,
+def _check_node(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: _Loader,
                 what: str = "") -> None:
     """Raise a located problem when `node` is a value (or, with `what`, a key of the
     mapping at `where`) that no record can hold exactly."""
+    if node.tag in _COLLECTIONS or (node.tag == _STR and "\0" not in node.value):
+        return                                  # most nodes: quick
     why = _node_problem(node, loader)
     if why is not None:
         mark = node.start_mark
@@ -237,11 +240,11 @@ def _check_node(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: Any,
                                   dotted(where)))
 
 
-def _node_problem(node: yaml.Node, loader: Any) -> str | None:
+def _node_problem(node: yaml.Node, loader: _Loader) -> str | None:
     tag = str(node.tag)
     if not isinstance(node, yaml.ScalarNode):
         return None if tag in _COLLECTIONS else _type_problem(tag)
-    if tag == _TAG + "str":
+    if tag == _STR:
         return None if "\0" not in node.value else (
             "the text holds a NUL character (U+0000), which no runner, checker, environment "
             "variable or file name can be given")
