@@ -219,3 +219,15 @@ def test_a_path_argument_may_be_any_bytes(tmp_path: Path, monkeypatch: pytest.Mo
     runs = sorted((tmp_path / folder / "results" / "runs").rglob("run.json"))
     assert len(runs) == 2
     assert f'"runner": "{tmp_path}/caf\\\\xe9/configs/echo.sh"' in runs[0].read_text()
+
+
+def test_a_source_date_epoch_past_year_9999_is_exit_2(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """It was an OSError (exit 3) in `build`."""
+    make_eval(tmp_path / "ev")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "99999999999999999")
+    res = smevals("build", "ev", "-o", "site")
+    assert (res.code, res.err) == (2, "Error: SOURCE_DATE_EPOCH: '99999999999999999' is not a "
+                                      "time smevals can show (seconds since 1970, before the "
+                                      "year 10000)\n")
