@@ -238,5 +238,5 @@ def test_a_yaml_task_nested_too_deep_is_bad_input_too(cli, tmp_path: Path) -> No
     data_eval(tmp_path / "ev", {}, yaml_tasks={"deep": f"prompt: p\nx: {deep}\n",
                                                "fine": "prompt: p\nx: [[[]]]\n"})
     res = cli("run", "ev", "--dry-run", cwd=tmp_path)
-    assert (res.code, res.err) == (2, "Error: ev/tasks/deep.yaml:1:1: values are nested more "
-                                      "than 100 levels deep\n")
+    assert (res.code, res.err) == (2, "Error: ev/tasks/deep.yaml:2:103: x: values are nested "
+                                      "more than 100 levels deep (lists and mappings)\n")

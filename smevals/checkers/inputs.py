@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from smevals.checkers.base import CheckInput, fail
+from smevals.spec.paths import path_problem
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 _MAX_BARE_ATTEMPTS = 2000
@@ -36,15 +37,11 @@ def _skip_ws(text: str, pos: int) -> int:
 
 
 def relative_path(name: str) -> PurePosixPath:
-    """A safe relative path: no absolute path, drive, `..` or NUL."""
-    if not name or "\0" in name:
-        fail("file: needs a non-empty relative path")
-    path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or (len(name) > 1 and name[1] == ":"):
-        fail(f"file: must be a relative path, not {name!r}")
-    if ".." in path.parts:
-        fail(f"file: may not contain '..' ({name!r})")
-    return path
+    """A safe relative path: no absolute path, drive, `..` or NUL (spec/paths.py)."""
+    why = path_problem(name)
+    if why is not None:
+        fail(f"file: {why}")
+    return PurePosixPath(name.replace("\\", "/"))
 
 
 def find_file(inp: CheckInput, name: str) -> Path:

@@ -12,6 +12,7 @@ from typing import Any
 
 from smevals.checkers.base import Checker, CheckFailure
 from smevals.schemas import Schema, Violation
+from smevals.spec.paths import path_problem
 
 Problem = tuple[str, str]
 
@@ -31,9 +32,21 @@ def static_problems(checker: Checker, options: dict[str, Any]) -> list[Problem]:
     concrete = {k: v for k, v in opts.items() if not is_task_ref(v)}
     typed = _type_problems(checker, concrete)
     problems += typed
+    if not typed:
+        problems += _file_problems(checker, concrete)
     if not typed and checker.problems is not None:
         problems += checker.problems(concrete)
     return [_as_written(checker, options, p) for p in problems]
+
+
+def _file_problems(checker: Checker, opts: dict[str, Any]) -> list[Problem]:
+    """`file:` names a file inside the workspace or the Run's folder (refused again when the
+    checker reads it, for a value taken from the Task)."""
+    name = opts.get("file")
+    if checker.reads not in ("text", "json") or not isinstance(name, str):
+        return []
+    why = path_problem(name)
+    return [("file", why)] if why else []
 
 
 def task_needs(checker: Checker, options: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:

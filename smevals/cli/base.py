@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,46 @@ from smevals.version import __version__
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+class CheckedCommand(click.Command):
+    """A command that refuses, naming the option, what no record can hold: text that is not
+    valid UTF-8 (a model, a label's author or note, a task or config name is kept in records,
+    which are UTF-8; a `click.Path` may be any bytes, as a file name may), and a number that
+    is not finite (`--timeout nan` would mean no timeout at all)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        for param in self.get_params(ctx):
+            if param.name is not None and not isinstance(param.type, click.Path):
+                _refuse(ctx, param, ctx.params.get(param.name))
+        return rest
+
+
+class CheckedGroup(CheckedCommand, click.Group):
+    """The group of CheckedCommands (and of sub-groups like itself)."""
+
+    command_class = CheckedCommand
+    group_class = type
+
+
+def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Raise BadParameter when `value` holds a byte that is not UTF-8 (Python keeps such a
+    byte of argv as a lone surrogate) or a number that is not finite."""
+    if isinstance(value, tuple | list):
+        for item in value:
+            _refuse(ctx, param, item)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            byte = ord(value[exc.start]) - 0xDC00
+            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise click.BadParameter(f"'{shown}' is not valid UTF-8 (byte 0x{byte:02x})",
+                                     ctx=ctx, param=param) from None
+
+
+@click.group(cls=CheckedGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="smevals")
 @click.option("--debug", is_flag=True, help="Show the full traceback of an unexpected error.")
 @click.pass_context

@@ -14,6 +14,7 @@ from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
+from smevals.spec.paths import path_problem
 from smevals.spec.programs import ProgramError
 from smevals.store import damage
 from smevals.store.records import CheckRecord, GradeFields, RunFields
@@ -180,6 +181,11 @@ def judge_context(job: GradeJob, check: Check, dry: DryCount | None = None) -> J
 
 def _promises(check: Check, workspace: Path, result: dict[str, Any]) -> None:
     if not result["ok"] or not check.creates:
+        return
+    bad = [f"creates: {why}" for name in check.creates if (why := path_problem(name))]
+    if bad:                         # validation refuses these; a file outside never counts
+        result["ok"] = False
+        result["notes"] = bad[0]
         return
     missing = [name for name in check.creates if not (workspace / name).exists()]
     if missing:

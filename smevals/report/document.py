@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 
+from smevals.errors import SmevalsError
 from smevals.report.repeats import Repeats, repeats
 from smevals.report.rows import Collected
 from smevals.report.summary import Group, leaderboard
@@ -63,5 +64,9 @@ class Settings:
 def generated_at() -> str:
     """Now in UTC, or SOURCE_DATE_EPOCH when set (reproducible output for tests and builds)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    try:
+        moment = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    except (ValueError, OverflowError, OSError):        # past year 9999, or the platform's end
+        raise SmevalsError(f"SOURCE_DATE_EPOCH: '{epoch[:40]}' is not a time smevals can "
+                           "show (seconds since 1970, before the year 10000)") from None
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

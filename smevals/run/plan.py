@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from smevals.errors import SmevalsError
+from smevals.spec.load import printable
 from smevals.spec.model import Config, Eval, Task
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
@@ -60,7 +61,7 @@ def resolve_runner(config: Config) -> Runner:
     except ProgramError as exc:
         raise SmevalsError(f"{config.path}: runner {exc}") from None
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return Runner(None, path, str(path), digest)
+    return Runner(None, path, printable(str(path)), digest)     # a record is UTF-8
 
 
 def _builtin_digest(name: str, config: Config) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import queue
 import uuid
@@ -53,10 +54,12 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
 def _connect_seconds() -> float:
     text = os.environ.get("SMEVALS_DASK_TIMEOUT", "")
     try:
-        return float(text) if text else CONNECT_SECONDS
+        seconds = float(text) if text else CONNECT_SECONDS
     except ValueError:
-        raise SmevalsError(f"SMEVALS_DASK_TIMEOUT: '{text}' is not a number of seconds") \
-            from None
+        seconds = math.nan
+    if not math.isfinite(seconds):          # `nan` would mean no timeout at all
+        raise SmevalsError(f"SMEVALS_DASK_TIMEOUT: '{text}' is not a number of seconds")
+    return seconds
 
 
 def ship(client: Any, eval_dir: Path, store_root: Path,

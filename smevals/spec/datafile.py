@@ -21,13 +21,12 @@ from typing import Any
 import orjson
 
 from smevals.errors import Problem
-from smevals.spec.yamlio import FieldPath, YamlDoc
+from smevals.spec.yamlio import INT_MAX, INT_MIN, MAX_DEPTH, FieldPath, YamlDoc
 
 SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
 MAX_FILE = 256 << 20        # bytes in one data file (256 MiB)
 MAX_NAME = 200              # characters in a Task name
-MAX_DEPTH = 100             # levels of lists and objects in one row (hashing needs < 255)
 BOM = b"\xef\xbb\xbf"
 
 # (first line of the row, name, the Task's keys with `name`, its grading keys)
@@ -138,6 +137,11 @@ class _Reader:
             return
         if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
             self.problem(line, 1, f"values are nested more than {MAX_DEPTH} levels deep")
+            return
+        huge = _huge_int(text)
+        if huge is not None:
+            self.problem(line, text.find(huge) + 1, f"the integer {huge[:40]} is outside 64 bits "
+                         f"({INT_MIN} to {INT_MAX})")
             return
         twice = _repeated_key(text)
         if twice is not None:
@@ -304,10 +308,46 @@ def _column_problem(title: str, key: str, seen: set[str]) -> str | None:
 
 
 def _nul_key(values: dict[str, Any], prefix: str = "") -> str | None:
+    """The first key whose name or value (at any depth) holds a NUL character."""
     for key, value in values.items():
-        if isinstance(value, str) and "\0" in value:
-            return prefix + str(key)
+        stack = [key, value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str) and "\0" in item:
+                return prefix + str(key).replace("\0", "\\0")
+            if isinstance(item, dict):
+                stack.extend(k for pair in item.items() for k in pair)
+            elif isinstance(item, list):
+                stack.extend(item)
     return None
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def _huge_int(text: str) -> str | None:
+    """An integer of one JSON line outside 64 bits (orjson would make it a float, silently,
+    or keep one YAML refuses), as written; None when there is none."""
+    if not _LONG_DIGITS.search(text):
+        return None
+    import json
+
+    def check(literal: str) -> int:
+        if not INT_MIN <= int(literal) <= INT_MAX:
+            raise _Huge(literal)
+        return 0
+
+    try:
+        json.loads(text, parse_int=check)
+    except _Huge as exc:
+        return str(exc.args[0])
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
+class _Huge(Exception):
+    pass
 
 
 def _col(data: bytes, at: int) -> int:

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
-from smevals.spec.datafile import MAX_DEPTH, depth, is_data_file, read_rows
+from smevals.spec.datafile import is_data_file, read_rows
 from smevals.spec.defcache import Definitions
 from smevals.spec.model import Check, Config, Eval, Grader, Task
+from smevals.spec.paths import path_problem
 from smevals.spec.schema import schema_problems
 from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
 
@@ -21,16 +22,44 @@ RESERVED_CHECK_KEYS = frozenset(
 
 
 def display_path(path: Path) -> str:
-    """A path as the user should see it: relative to the working folder when shorter."""
+    """A path as the user should see it: relative to the working folder when shorter, a
+    byte that is not UTF-8 written as `\\xff` (so that it can be printed and kept in JSON)."""
     text = str(path)
     if not os.path.isabs(text) and ".." not in text.split(os.sep):
         rel = os.path.normpath(text)          # what relpath gives, without asking the OS
-        return rel if len(rel) < len(text) else text
+        return printable(rel if len(rel) < len(text) else text)
     try:
         rel = os.path.relpath(path)
     except ValueError:
-        return str(path)
-    return rel if len(rel) < len(str(path)) else str(path)
+        return printable(str(path))
+    return printable(rel if len(rel) < len(str(path)) else str(path))
+
+
+def printable(name: str) -> str:
+    """`name` (from the file system or argv) with each byte that was not UTF-8 as `\\xff`."""
+    if bad_byte(name) is None:
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def bad_byte(name: str) -> int | None:
+    """The first byte of `name` that was not UTF-8 (Python keeps it as a lone surrogate), or
+    None when `name` is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return ord(name[exc.start]) - 0xDC00
+    return None
+
+
+def name_problem(path: Path) -> Problem | None:
+    """A problem when the file name of `path` is not valid UTF-8: the name of an Eval's file
+    is a name records keep (a Task's, a Config's), and records are UTF-8."""
+    byte = bad_byte(path.name)
+    if byte is None:
+        return None
+    return Problem(display_path(path), 1, 1, f"the file name is not valid UTF-8 (byte "
+                   f"0x{byte:02x}); rename the file", "name")
 
 
 def load_eval(path: Path, cached: bool = True) -> Eval:
@@ -49,10 +78,17 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     defs = Definitions(path, cached)
     head = read_doc(path / "eval.yaml", "eval", problems, defs)
     data = head.data if head and isinstance(head.data, dict) else {}
-    found = [t for p in _files(path, "tasks", data=True) for t in _tasks(p, problems, defs)]
+    if "name" not in data and (byte := bad_byte(path.absolute().name)) is not None:
+        problems.append(Problem(display_path(path / "eval.yaml"), 1, 1, f"the Eval's folder "
+                                f"name is not valid UTF-8 (byte 0x{byte:02x}); give it a name "
+                                "here or rename the folder", "name"))
+    found = [t for p in _files(path, "tasks", problems, data=True)
+             for t in _tasks(p, problems, defs)]
     tasks = _unique(found, problems)
-    configs = [c for c in (_config(p, problems, defs) for p in _files(path, "configs")) if c]
-    graders = [g for g in (_grader(p, problems, defs) for p in _files(path, "graders")) if g]
+    configs = [c for c in (_config(p, problems, defs) for p in _files(path, "configs", problems))
+               if c]
+    graders = [g for g in (_grader(p, problems, defs) for p in _files(path, "graders", problems))
+               if g]
     defs.save()
     ev = Eval(
         name=str(data.get("name") or path.absolute().name),
@@ -65,8 +101,9 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     return ev, problems
 
 
-def _files(root: Path, sub: str, data: bool = False) -> list[Path]:
-    """The authoring files of `root/sub` in name order (with `data`, data files too)."""
+def _files(root: Path, sub: str, problems: list[Problem], data: bool = False) -> list[Path]:
+    """The authoring files of `root/sub` in name order (with `data`, data files too); a
+    file whose name is not UTF-8 is a problem instead."""
     folder = root / sub
     try:
         with os.scandir(folder) as entries:
@@ -75,7 +112,9 @@ def _files(root: Path, sub: str, data: bool = False) -> list[Path]:
                                or (data and is_data_file(e.name))) and e.is_file())
     except (NotADirectoryError, FileNotFoundError):
         return []
-    return [folder / name for name in names]
+    found = [(folder / name, name_problem(folder / name)) for name in names]
+    problems.extend(problem for _, problem in found if problem is not None)
+    return [path for path, problem in found if problem is None]
 
 
 def read_doc(path: Path, kind: str, problems: list[Problem],
@@ -104,9 +143,6 @@ def _read_doc(path: Path, shown: str, kind: str, problems: list[Problem]) -> Yam
     if not isinstance(doc.data, dict):
         what = "empty" if doc.data is None else f"a {type(doc.data).__name__}"
         problems.append(doc.problem((), f"the top level must be a mapping, but the file is {what}"))
-        return None
-    if depth(doc.data) > MAX_DEPTH:          # hashing and caching it would fail
-        problems.append(doc.problem((), f"values are nested more than {MAX_DEPTH} levels deep"))
         return None
     found = schema_problems(doc, kind)
     problems.extend(found)
@@ -200,10 +236,27 @@ def _grader(path: Path, problems: list[Problem], defs: Definitions) -> Grader | 
         return None
     scoring = doc.data.get("scoring") or {}
     checks = tuple(_check(i, spec) for i, spec in enumerate(doc.data["checks"]))
+    if bad := _creates_problems(doc, checks):
+        problems.extend(bad)
+        return None
     return Grader(name=name, path=path, doc=dict(doc.data), raw=doc.raw, checks=checks,
                   pass_threshold=scoring.get("pass_threshold"),
                   method=scoring.get("method", "last"),
                   locs=doc.locs, vlocs=doc.vlocs)
+
+
+def _creates_problems(doc: YamlDoc, checks: tuple[Check, ...]) -> list[Problem]:
+    """Each file a Check promises to create is inside the workspace (`creates:
+    [/etc/passwd]` would be kept by a file that was always there)."""
+    out = []
+    for check in checks:
+        listed = isinstance(check.spec.get("creates"), list)
+        for index, name in enumerate(check.creates):
+            why = path_problem(name)
+            if why is not None:
+                where = ("checks", check.index, "creates") + ((index,) if listed else ())
+                out.append(doc.problem(where, why, at_value=True))
+    return out
 
 
 def _check(index: int, spec: dict[str, Any]) -> Check:

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from smevals.errors import Problem
-from smevals.spec.load import display_path, read_doc
+from smevals.spec.load import display_path, name_problem, read_doc
 from smevals.spec.model import Eval, Grader
 from smevals.spec.yamlio import YamlDoc
 
@@ -69,6 +69,9 @@ def load_cases(ev: Eval, grader: Grader, problems: list[Problem]) -> list[Case]:
 
 
 def load_case(ev: Eval, path: Path, problems: list[Problem]) -> Case | None:
+    if (bad := name_problem(path)) is not None:       # a case's name is its file's
+        problems.append(bad)
+        return None
     if not path.resolve().is_relative_to(path.parent.resolve()):
         problems.append(Problem(display_path(path), 1, 1, "the case file is a link to a file "
                                 "outside the fixtures folder (cases stay inside it)"))
