@@ -32,7 +32,6 @@ class Outcome:
     outcome: str
     score: float | None
     tags: list[str]
-    failing: str | None          # the first failing Check's label
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
@@ -57,12 +56,11 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0)
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
-    failing = None if first is None else str(first.get("name") or first.get("checker"))
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
-    got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), failing,
-                  why, [], time.monotonic() - clock)
+    got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
+                  [], time.monotonic() - clock)
     got.mismatches.extend(mismatches(case, got, checks, first))
     return got
 
