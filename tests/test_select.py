@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.grade.select import Choice, choose, counts, grades_by_run
-from smevals.store.store import Obj
+from smevals.store.read import Obj
 
 
 def grade(i: int, rel: str, grader: str, version: str, graded: str, task: str,

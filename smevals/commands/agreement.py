@@ -18,8 +18,8 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.report import agreement
 from smevals.report.rows import Filters
 from smevals.spec.model import Eval
+from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeRecord
-from smevals.store.store import Obj, Store, store_root
 
 
 def agreement_command(paths: tuple[str, ...], grader: str, against: str, filters: Filters,

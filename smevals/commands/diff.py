@@ -32,8 +32,8 @@ from smevals.errors import SmevalsError
 from smevals.report import taskpass
 from smevals.report.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
+from smevals.store.base import SourceError
 from smevals.store.index import gc_paused
-from smevals.store.sources import SourceError
 
 FORMATS = ("markdown", "json")
 WORKTREE = "working tree"
@@ -208,7 +208,7 @@ def _outputs(diffs: list[EvalDiff], pairs: list[tuple[Side, Side]]) -> Outputs:
 
 
 def _read(side: Side, run: object) -> str:
-    from smevals.store.store import Obj
+    from smevals.store.read import Obj
 
     assert isinstance(run, Obj)
     if side.store is None:

@@ -22,8 +22,8 @@ from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
+from smevals.store.read import Obj, Store, id_matches, store_root
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import Obj, Store, id_matches, store_root
 
 
 @dataclass(frozen=True)

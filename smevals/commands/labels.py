@@ -17,9 +17,9 @@ from smevals.grade.select import grades_by_run
 from smevals.grade.version import grading_hash
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval
-from smevals.store.objects import Written
+from smevals.store.read import Obj, Store, is_run
 from smevals.store.records import CheckRecord, GradeFields, GradeRecord, RunRecord
-from smevals.store.store import Obj, Store, is_run
+from smevals.store.write import Written
 from smevals.testing.cases import fixtures_dir, safe_name
 
 
@@ -113,7 +113,7 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
     """A fixture in each selected grader's fixtures folder for every labelled Run that has
     none yet (its newest label is the expected outcome); the lines to print."""
     from smevals.commands.common import load_evals, pick_grader
-    from smevals.store.store import store_root
+    from smevals.store.read import store_root
 
     lines = []
     for ev in load_evals(paths or (".",)):

@@ -11,8 +11,8 @@ from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
 from smevals.store.base import SourceError
 from smevals.store.layout import RECORD_NAMES, STAGING
+from smevals.store.read import MIN_PREFIX, AmbiguousId, AnyObj, Obj, Store, UnknownId, store_root
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import MIN_PREFIX, AmbiguousId, AnyObj, Obj, Store, UnknownId, store_root
 from smevals.store.verify import Damage, verify_store
 
 

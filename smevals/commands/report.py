@@ -24,10 +24,11 @@ from smevals.run.plan import Runner, inputs_of, resolve_runner
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
+from smevals.store.base import SourceError
+from smevals.store.gitsource import GitSource
 from smevals.store.index import gc_paused
+from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeBrief
-from smevals.store.sources import GitSource, SourceError
-from smevals.store.store import Obj, Store, store_root
 
 FORMATS = ("markdown", "json", "csv", "junit")
 _KEEP: list[object] = [None]       # the sides read last, in a cycle: see `keep`

@@ -26,7 +26,7 @@ from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
-from smevals.store.store import Store, store_root
+from smevals.store.read import Store, store_root
 
 
 @dataclass(frozen=True)

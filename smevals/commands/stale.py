@@ -15,8 +15,8 @@ from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
 from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
 from smevals.spec.model import Eval
+from smevals.store.read import Obj
 from smevals.store.records import Inputs, RunBrief
-from smevals.store.store import Obj
 
 TASK_DELETED = "task deleted"
 CONFIG_DELETED = "config deleted"

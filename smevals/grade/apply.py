@@ -15,8 +15,8 @@ from smevals.grade.version import checker_program, grading_hash
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.programs import ProgramError
+from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, RunFields
-from smevals.store.store import Obj, Store
 
 GRADER_COPY = "grader.yaml"
 

@@ -15,9 +15,9 @@ from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
-from smevals.store.objects import RECORD_NAMES, Written
+from smevals.store.read import Store
 from smevals.store.records import Failure, RunFields, Truncation
-from smevals.store.store import Store
+from smevals.store.write import RECORD_NAMES, Written
 
 USAGE_FILE = "smevals-usage.json"
 

@@ -14,8 +14,8 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
+from smevals.store.read import Obj
 from smevals.store.records import RunFields, RunRecord
-from smevals.store.store import Obj
 
 
 def grade_on_cluster(plan: Any, spec: ClusterSpec, done: Callable[[Any], None],

@@ -14,8 +14,8 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
+from smevals.store.read import Obj
 from smevals.store.records import RunRecord
-from smevals.store.store import Obj
 
 
 def run_on_cluster(prep: Any, spec: ClusterSpec, done: Callable[[Any], None]) -> None:

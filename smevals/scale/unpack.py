@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.merge import copy_in, safe_inner
-from smevals.store.objects import Written
+from smevals.store.write import Written
 
 
 def unpack(root: Path, packed: Any) -> Written:

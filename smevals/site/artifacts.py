@@ -34,8 +34,8 @@ from typing import IO, Any
 from smevals.site import pictures
 from smevals.store.base import SourceError
 from smevals.store.fssource import FsSource
+from smevals.store.read import Obj, Store
 from smevals.store.records import FileEntry
-from smevals.store.store import Obj, Store
 
 SVG_TYPE = "image/svg+xml"
 TEXT_TYPE = "text/plain; charset=utf-8"

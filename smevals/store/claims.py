@@ -161,6 +161,6 @@ def claims_for(root: Path, prefix: str) -> Claims:
 
 
 def _ignored(staging: Path) -> None:
-    from smevals.store.objects import _ignore_in_git
+    from smevals.store.write import _ignore_in_git
 
     _ignore_in_git(staging)

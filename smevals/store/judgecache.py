@@ -37,7 +37,7 @@ from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import HASH_PREFIX, STAGING
-from smevals.store.objects import _fsync_dir, _ignore_in_git, _make_parents, host_name
+from smevals.store.write import _fsync_dir, _ignore_in_git, _make_parents, host_name
 
 try:
     import fcntl

@@ -17,8 +17,8 @@ from smevals.grade.apply import _record as grade_record  # the Grade `smevals gr
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
+from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, RunFields
-from smevals.store.store import Obj, Store
 from smevals.testing.cases import Case
 
 RUN_FOLDER = "run"

@@ -12,8 +12,8 @@ from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
 from smevals.store.layout import KINDS, RECORD_NAMES, slug
-from smevals.store.objects import Staging
 from smevals.store.records import GradeBrief, GradeRecord, RunBrief, RunRecord
+from smevals.store.write import Staging
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
