@@ -25,7 +25,6 @@ from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
 from smevals.store.base import SourceError
-from smevals.store.gitsource import GitSource
 from smevals.store.index import gc_paused
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeBrief
@@ -219,7 +218,7 @@ def _store(root: Path, revision: Revision | None) -> Store:
         return Store(root)
     try:
         store = Store(root, revision.commit)
-        empty = isinstance(store.source, GitSource) and not store.source.kind_trees()
+        empty = store.source.empty()
     except SourceError as exc:
         raise SmevalsError(str(exc)) from None
     if empty:
