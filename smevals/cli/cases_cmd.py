@@ -27,7 +27,7 @@ def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None)
     """Turn an ai-eval-forge case file (JSON array or JSONL) into an Eval: one Task per
     case, one Run per case recorded from its `actual`, and a grader that scores each Run
     as ai-eval-forge scores the case. Then: smevals grade DIR && smevals report DIR."""
-    from smevals.commands.importer import import_forge
+    from smevals.importers.forge import import_forge
 
     done = import_forge(Path(cases), Path(out) if out else None, model, store)
     where = done.eval_dir

@@ -49,8 +49,8 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     out. Gates (--fail-under, --min-pass-rate) exit 1 when any config x model falls below,
     or while current Runs are ungraded or their Grade is an error (--allow-incomplete).
     """
-    from smevals.commands.report import ReportOptions, SideSpec, report_command
     from smevals.report.rows import Filters
+    from smevals.sides.read import ReportOptions, SideSpec, report_command
 
     if as_json and fmt not in ("markdown", "json"):
         raise click.UsageError("--json and --format exclude each other")

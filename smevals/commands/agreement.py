@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import orjson
 
-from smevals.commands.common import load_evals, pick_grader
 from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
@@ -18,6 +17,7 @@ from smevals.grade.version import grader_version, grading_hash
 from smevals.report import agreement
 from smevals.report.rows import Filters
 from smevals.spec.model import Eval
+from smevals.spec.pick import load_evals, pick_grader
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeRecord
 

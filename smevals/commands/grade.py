@@ -9,17 +9,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
-from smevals.commands import stale
-from smevals.commands.common import load_evals, pick_grader, writing_to
-from smevals.commands.validate import grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
+from smevals.grade.problems import grader_problems, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.proc.launch import ProcessGroups
+from smevals.run import stale
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
+from smevals.spec.pick import load_evals, pick_grader, writing_to
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
 from smevals.store.read import Obj, Store, id_matches, store_root

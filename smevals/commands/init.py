@@ -7,13 +7,13 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-from smevals.commands.editor_schemas import (
+from smevals.errors import SmevalsError
+from smevals.schemas.editors import (
     PROJECT_DIR,
     point_comments,
     schema_line,
     write_schemas,
 )
-from smevals.errors import SmevalsError
 
 SCHEMA = re.compile(r"\{schema:([a-z]+)\}")   # a template's schema comment, made per file
 

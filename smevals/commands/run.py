@@ -7,15 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from smevals.commands.common import (
-    load_evals,
-    pick_config,
-    pick_grader,
-    pick_tasks,
-    writing_to,
-)
-from smevals.commands.validate import config_problems, grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.grade.problems import config_problems, grader_problems, task_key_warnings
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
@@ -26,6 +19,13 @@ from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.spec.model import Eval, Grader
+from smevals.spec.pick import (
+    load_evals,
+    pick_config,
+    pick_grader,
+    pick_tasks,
+    writing_to,
+)
 from smevals.store.read import Store, store_root
 
 

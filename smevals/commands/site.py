@@ -11,10 +11,10 @@ from pathlib import Path
 
 import orjson
 
-from smevals.commands.diff import DiffOptions, diff_command
-from smevals.commands.report import SideSpec, load_side
+from smevals.diff.pairs import DiffOptions, diff_command
 from smevals.errors import SmevalsError
 from smevals.report.document import generated_at
+from smevals.sides.read import SideSpec, load_side
 from smevals.site.build import build_site
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.live import MIN_INTERVAL, Live

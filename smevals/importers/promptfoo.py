@@ -16,10 +16,9 @@ from typing import Any
 
 import yaml
 
-from smevals.commands.common import new_eval_folder, staged_folder
-from smevals.commands.pf_asserts import VALUE, check_for
-from smevals.commands.pf_configs import config_matrix, read_prompts, read_providers
-from smevals.commands.pf_source import (
+from smevals.importers.pf_asserts import VALUE, check_for
+from smevals.importers.pf_configs import config_matrix, read_prompts, read_providers
+from smevals.importers.pf_source import (
     ImportInputError,
     Skipped,
     Source,
@@ -28,7 +27,8 @@ from smevals.commands.pf_source import (
     render_vars,
     short,
 )
-from smevals.commands.pf_tests import Case, default_test, read_tests
+from smevals.importers.pf_tests import Case, default_test, read_tests
+from smevals.spec.pick import new_eval_folder, staged_folder
 
 TOP_KEYS = frozenset({"description", "prompts", "providers", "targets", "tests",
                       "defaultTest", "assertionTemplates"})

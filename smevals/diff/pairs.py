@@ -8,17 +8,6 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from smevals.commands.report import (
-    NoStore,
-    Opened,
-    Side,
-    SideSpec,
-    absent,
-    check_versions,
-    keep,
-    open_side,
-    report_side,
-)
 from smevals.diff.compare import (
     MODES,
     EvalDiff,
@@ -30,7 +19,18 @@ from smevals.diff.compare import (
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
 from smevals.report import taskpass
-from smevals.report.committed import evals_at, resolve
+from smevals.sides.read import (
+    NoStore,
+    Opened,
+    Side,
+    SideSpec,
+    absent,
+    check_versions,
+    keep,
+    open_side,
+    report_side,
+)
+from smevals.spec.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.base import SourceError
 from smevals.store.index import gc_paused

@@ -139,7 +139,7 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     """Remove staging leftovers; with `superseded` Grades of older grader versions and
     errored Grades a verdict replaced; with `errored` only the latter; with `judge` (an
     evict.JudgeEviction) the judge cache entries it selects."""
-    from smevals.commands.evict import errored_targets, judge_targets
+    from smevals.grade.evict import errored_targets, judge_targets
     from smevals.store.gc import remove, stale_staging_reasons
 
     report = GcReport()
@@ -183,8 +183,8 @@ def _prune_empty(root: Path, folder: Path) -> None:
 
 def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, Path, str]]:
     """Grades whose grader version is not the current one of a grader that still exists."""
-    from smevals.commands.common import load_evals
     from smevals.grade.version import grader_version
+    from smevals.spec.pick import load_evals
 
     out = []
     for ev in load_evals(paths or (".",)):

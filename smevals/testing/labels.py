@@ -49,7 +49,7 @@ def _git_config(where: Path, key: str) -> str | None:
 
 def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: str, note: str,
               by: str | None) -> tuple[Written, Obj[RunRecord]]:
-    from smevals.commands.maintain import find_object
+    from smevals.commands.store import find_object
 
     if verdict not in ("pass", "fail"):
         raise SmevalsError(f"a label is pass or fail, not '{verdict}'")
@@ -112,7 +112,7 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
                          store: str | None) -> list[str]:
     """A fixture in each selected grader's fixtures folder for every labelled Run that has
     none yet (its newest label is the expected outcome); the lines to print."""
-    from smevals.commands.common import load_evals, pick_grader
+    from smevals.spec.pick import load_evals, pick_grader
     from smevals.store.read import store_root
 
     lines = []

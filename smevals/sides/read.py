@@ -11,19 +11,19 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from smevals.commands import stale
-from smevals.commands.common import pick_grader
 from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash, version_files
 from smevals.report import formats, gates, markdown, taskpass
-from smevals.report.committed import Revision, eval_at, resolve
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
 from smevals.report.rows import OLDER, STALE, Collected, Expected, Filters, Want, collect
+from smevals.run import stale
 from smevals.run.plan import Runner, inputs_of, resolve_runner
+from smevals.spec.committed import Revision, eval_at, resolve
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
+from smevals.spec.pick import pick_grader
 from smevals.store.base import SourceError
 from smevals.store.index import gc_paused
 from smevals.store.read import Obj, Store, store_root

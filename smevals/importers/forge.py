@@ -19,9 +19,9 @@ import yaml
 from smevals.cases.casefile import Case, ForgeInputError, read_cases
 from smevals.cases.program import PROGRAM
 from smevals.cases.scoring import plan_case
-from smevals.commands.common import new_eval_folder, staged_folder
-from smevals.commands.editor_schemas import PROJECT_DIR, point_comments, write_schemas
 from smevals.errors import SmevalsError
+from smevals.schemas.editors import PROJECT_DIR, point_comments, write_schemas
+from smevals.spec.pick import new_eval_folder, staged_folder
 from smevals.store.layout import slug
 
 CONFIG = "imported"
