@@ -83,7 +83,7 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 def test_the_import_contracts_hold() -> None:
     res = _lint_imports(ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "Contracts: 4 kept, 0 broken." in res.stdout
+    assert "Contracts: 5 kept, 0 broken." in res.stdout
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +111,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("cli/run_cmd.py", "from smevals.cli import grade_cmd",
      "smevals.cli.run_cmd is not allowed to import smevals.cli.grade_cmd"),
     ("new/__init__.py", "", "not listed as layers:\n\n- smevals.new\n"),
+    ("commands/run.py", "from smevals.commands import grade",
+     "smevals.commands.run is not allowed to import smevals.commands.grade"),
 ])
 def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
                                          message: str) -> None:
@@ -128,6 +130,22 @@ def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
             path.write_text(before)
     assert res.returncode == 1, res.stdout + res.stderr
     assert message in res.stdout, res.stdout
+
+
+def test_each_command_module_pairs_a_cli_module() -> None:
+    """commands/X.py is the work of cli/X_cmd.py, and each stands in the independence
+    contract of its layer (pyproject.toml)."""
+    import tomllib
+
+    commands = sorted(p.stem for p in (ROOT / "smevals" / "commands").glob("*.py")
+                      if p.stem != "__init__")
+    clis = {p.stem.removesuffix("_cmd") for p in (ROOT / "smevals" / "cli").glob("*_cmd.py")}
+    assert [name for name in commands if name not in clis] == []
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    listed = {c["id"]: c.get("modules") for c in contracts["contracts"]}
+    assert listed["commands"] == [f"smevals.commands.{name}" for name in commands]
+    assert sorted(listed["cli-commands"]) == sorted(
+        f"smevals.cli.{name}_cmd" for name in clis if name != "import")
 
 
 def test_unexpected_bug_shows_no_traceback_but_debug_does(tmp_path: Path) -> None:

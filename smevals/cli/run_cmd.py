@@ -165,9 +165,9 @@ def _subset(limit: int | None, sample: int | None, seed: str | None) -> Any:
 
 
 def _grade_hook() -> Any:
-    from smevals.commands.grade import grade_after_run
+    from smevals.commands.grade import AfterRun
 
-    return grade_after_run
+    return AfterRun()
 
 
 def _finish(summary: Any, dry_run: bool) -> None:

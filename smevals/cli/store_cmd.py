@@ -59,7 +59,8 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
     ID is an id or any unique prefix of at least 6 characters (of the id or of its hash).
     EVAL_OR_SUITE (or a store folder) is where to look (default: the current folder).
     """
-    from smevals.commands.store import find_object, object_location, show_object
+    from smevals.commands.store import object_location, show_object
+    from smevals.spec.stores import find_object
 
     st, obj = find_object(paths, store, ident, rev)
     record, content = show_object(st, obj, name)

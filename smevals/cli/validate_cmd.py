@@ -19,7 +19,7 @@ def validate_cmd(paths: tuple[str, ...], as_json: bool) -> None:
     summary and exits 0. Warnings (e.g. a Task key that looks misspelt) never change the
     exit code.
     """
-    from smevals.grade.problems import validate_paths
+    from smevals.commands.validate import validate_paths
 
     summary = validate_paths(list(paths))
     if as_json:

@@ -9,17 +9,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, cast
 
-from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.errors import Problem, SmevalsError
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
-from smevals.grade.problems import grader_problems, task_key_warnings
+from smevals.grade.problems import checked_grader, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.proc.launch import ProcessGroups
 from smevals.run import stale
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
+from smevals.run.writing import writing_to
 from smevals.spec.model import Eval, Grader, Task
-from smevals.spec.pick import load_evals, pick_grader, writing_to
+from smevals.spec.pick import load_evals
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
 from smevals.store.read import Obj, Store, id_matches, store_root
@@ -128,16 +129,6 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     return total
 
 
-def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
-    """The grader `name`, with every Check's options and programs valid and every Task key
-    it reads present in the Tasks (those named, else all); else exit 2."""
-    grader = pick_grader(ev, name)
-    problems = grader_problems(grader, _tasks(ev, tasks))
-    if problems:
-        raise SpecError(problems)
-    return grader
-
-
 def _tasks(ev: Eval, names: tuple[str, ...]) -> list[Task]:
     return [t for t in ev.tasks if not names or t.name in names]
 
@@ -149,7 +140,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
-    is_stale = None if opts.include_stale else stale.predicate(ev)
+    is_stale = None if opts.include_stale else stale.Staleness(ev).is_stale
     for run in _select(store, ev, opts, history):
         if opts.shard is not None and not opts.shard.takes(run.rel):
             continue
@@ -377,22 +368,38 @@ def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
     summary.judge_shared += count.shared
 
 
-_VERSIONS: dict[int, str] = {}
-_SINCE: dict[int, Since] = {}
-_ASKED: dict[int, Any] = {}
+class AfterRun:
+    """`smevals run -g`: grade each Run as soon as it finished, then the Runs an interrupt
+    left (commands/run.py's `Grading`). One per command: what it works out once per
+    preparation (the grader's version, the Grades written since, the judge requests asked)
+    is kept here with the preparation itself, so no id is ever reused for another."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: dict[int, tuple[Any, str, Since, Any]] = {}   # id(prep) -> (prep, ...)
 
-def grade_after_run(prep: Any, made: Any) -> GradeResult | None:
-    """`smevals run -g`: grade one Run as soon as it finished."""
-    grader: Grader = prep.grader
-    version = _VERSIONS.setdefault(id(grader), grader_version(grader))
-    session = prep.session
-    run = Obj("run", made.written.id, made.written.rel, made.record)
-    since = _SINCE.setdefault(id(session), Since())
-    if id(session) not in _ASKED:
-        from smevals.judges.flights import Asked
+    def _of(self, prep: Any) -> tuple[Any, str, Since, Any]:
+        with self._lock:
+            if id(prep) not in self._state:
+                from smevals.judges.flights import Asked
 
-        _ASKED[id(session)] = Asked()
-    return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                  session.environ, session.groups, asked=_ASKED[id(session)]),
-                         since)
+                self._state[id(prep)] = (prep, grader_version(prep.grader), Since(), Asked())
+            return self._state[id(prep)]
+
+    def one(self, prep: Any, made: Any) -> GradeResult | None:
+        """Grade one Run as soon as it finished."""
+        _prep, version, since, asked = self._of(prep)
+        session = prep.session
+        run = Obj("run", made.written.id, made.written.rel, made.record)
+        return claimed_grade(GradeJob(prep.ev, prep.grader, version, run, session.store,
+                                      session.environ, session.groups, asked=asked), since)
+
+    def leftovers(self, prep: Any, jobs: int, graded: frozenset[str],
+                  done: Callable[[GradeResult], None]) -> None:
+        """Grade the Runs of the preparation's selection that have no current Grade."""
+        selection = GradeOptions((), prep.grader.name, jobs,
+                                 tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
+                                 models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
+                                 configs=(prep.session.config.name,))
+        grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
+                        prep.session.groups, done, graded)

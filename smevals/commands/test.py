@@ -10,8 +10,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from smevals.commands.grade import checked_grader
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.grade.problems import checked_grader
 from smevals.grade.version import grader_version
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.load import display_path

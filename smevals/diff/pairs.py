@@ -1,5 +1,6 @@
-"""`smevals diff`: compare two revisions of each Eval's store (or two grader versions on the
-same Runs), reading every side straight from git without a checkout."""
+"""Compare two sides of each Eval (two revisions of its store, or two grader versions on the
+same Runs), reading every side straight from git without a checkout: what `smevals diff`
+prints and what the site's diff pages show."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from smevals.diff.compare import (
-    MODES,
     EvalDiff,
     compare,
     incomplete_reasons,
@@ -33,9 +33,7 @@ from smevals.sides.read import (
 from smevals.spec.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.base import SourceError
-from smevals.store.index import gc_paused
 
-FORMATS = ("markdown", "json")
 WORKTREE = "working tree"
 
 
@@ -69,30 +67,9 @@ def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return paths or ["."], revs
 
 
-def _check(opts: DiffOptions, revs: list[str]) -> None:
-    if opts.fmt not in FORMATS:
-        raise SmevalsError(f"--format: '{opts.fmt}' is not one of {', '.join(FORMATS)}")
-    if not 0 < opts.alpha < 1:
-        raise SmevalsError(f"--alpha must be between 0 and 1, got {opts.alpha:g}")
-    if opts.fail_on is not None and opts.fail_on not in MODES:
-        raise SmevalsError(f"--fail-on-regression: '{opts.fail_on}' is not one of "
-                           f"{', '.join(MODES)}")
-    if opts.task_pass not in taskpass.RULES:
-        raise SmevalsError(f"--task-pass: '{opts.task_pass}' is not one of "
-                           f"{', '.join(taskpass.RULES)}")
-    if opts.grader_versions and len(revs) > 1:
-        raise SmevalsError("--grader-versions compares two versions on the Runs of one side: "
-                           "give at most one revision")
-
-
-def diff_command(opts: DiffOptions) -> DiffResult:
-    with gc_paused():
-        return _diff(opts)
-
-
-def _diff(opts: DiffOptions) -> DiffResult:
-    paths, revs = split_args(opts.args)
-    _check(opts, revs)
+def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
+    """Both sides of every Eval under `paths` (revisions `revs`, as `split_args` gives
+    them), compared and rendered in `opts.fmt`."""
     with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
         pairs = _pairs(paths, opts, revs, Path(tmp))
     keep(pairs)

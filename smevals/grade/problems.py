@@ -1,52 +1,18 @@
-"""`smevals validate`: every problem of every file, and the checks across files."""
+"""The checks across files: a config's runner, a grader's Checks against the checkers and
+the Tasks they read. `validate` reports them all; `run` and `grade` refuse to start on
+any (`checked_grader`)."""
 
 from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass, field
 
-from smevals.errors import Problem
+from smevals.errors import Problem, SpecError
 from smevals.run.prompts import template_problems
-from smevals.spec.discover import find_evals
-from smevals.spec.load import display_path, read_eval, where
+from smevals.spec.load import display_path, where
 from smevals.spec.model import Check, Config, Eval, Grader, Task
+from smevals.spec.pick import pick_grader
 from smevals.spec.programs import ProgramError, resolve_program
-
-
-@dataclass
-class Summary:
-    evals: int = 0
-    tasks: int = 0
-    configs: int = 0
-    graders: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-
-    def line(self) -> str:
-        parts = [(self.evals, "eval"), (self.tasks, "task"), (self.configs, "config"),
-                 (self.graders, "grader")]
-        words = ", ".join(_count(n, w) for n, w in parts)
-        more = f", {_count(len(self.warnings), 'warning')}" if self.warnings else ""
-        return f"OK: {words}; no problems{more}"
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def validate_paths(paths: list[str]) -> Summary:
-    summary = Summary()
-    for path in find_evals(paths):
-        ev, problems = read_eval(path)
-        problems.extend(cross_file_problems(ev))
-        summary.warnings.extend(w for task in ev.tasks for w in task_key_warnings(task))
-        summary.evals += 1
-        summary.tasks += len(ev.tasks)
-        summary.configs += len(ev.configs)
-        summary.graders += len(ev.graders)
-        summary.problems.extend(problems)
-    return summary
 
 
 def cross_file_problems(ev: Eval) -> list[Problem]:
@@ -239,3 +205,13 @@ def _misspelt(key: str) -> str | None:
         return None
     close = difflib.get_close_matches(key.lower(), known, 1, cutoff=0.8)
     return close[0] if close else None
+
+
+def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
+    """The grader `name`, with every Check's options and programs valid and every Task key
+    it reads present in the Tasks (those named, else all); else exit 2."""
+    grader = pick_grader(ev, name)
+    problems = grader_problems(grader, [t for t in ev.tasks if not tasks or t.name in tasks])
+    if problems:
+        raise SpecError(problems)
+    return grader

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from smevals.importers.common import new_eval_folder, staged_folder
 from smevals.importers.pf_asserts import VALUE, check_for
 from smevals.importers.pf_configs import config_matrix, read_prompts, read_providers
 from smevals.importers.pf_source import (
@@ -28,7 +29,6 @@ from smevals.importers.pf_source import (
     short,
 )
 from smevals.importers.pf_tests import Case, default_test, read_tests
-from smevals.spec.pick import new_eval_folder, staged_folder
 
 TOP_KEYS = frozenset({"description", "prompts", "providers", "targets", "tests",
                       "defaultTest", "assertionTemplates"})

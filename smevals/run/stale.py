@@ -9,7 +9,7 @@ or its runner program was changed. The first that applies is its reason.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
@@ -23,79 +23,75 @@ CONFIG_DELETED = "config deleted"
 REASONS = (TASK_DELETED, CONFIG_DELETED, *CHANGES)    # task edited, config/runner changed
 
 Cell = tuple[str, str, str]          # (task, config, model)
+Want = tuple[tuple[str, str], ...]   # (inputs key, value) pairs a current Run has
 
 
-def classifier(ev: Eval) -> Callable[[Cell, Obj[RunBrief]], str]:
-    """A function giving the reason a Run of `cell` is stale against `ev`."""
-    tasks = {t.name: t for t in ev.tasks}
-    runners: dict[str, Runner | None] = {}
-    wants: dict[Cell, Inputs] = {}
+class Staleness:
+    """What a current Run of each cell has as inputs against one Eval (as in the working tree,
+    or at a revision), each runner resolved once: the one place that tells a stale Run
+    (`report`, `diff`, `grade` and the site ask it)."""
 
-    def runner(config_name: str) -> Runner | None:
-        if config_name not in runners:
+    def __init__(self, ev: Eval):
+        self.ev = ev
+        self.tasks = {t.name: t for t in ev.tasks}
+        self.runners: dict[str, Runner | None] = {}
+        self.wants: dict[Cell, Want | None] = {}
+        self.inputs: dict[Cell, Inputs] = {}
+
+    def runner(self, config_name: str) -> Runner | None:
+        """The config's runner, or None when it cannot be found here."""
+        if config_name not in self.runners:
             try:
-                runners[config_name] = resolve_runner(ev.configs[config_name])
+                self.runners[config_name] = resolve_runner(self.ev.configs[config_name])
             except (SmevalsError, OSError):
-                runners[config_name] = None
-        return runners[config_name]
+                self.runners[config_name] = None
+        return self.runners[config_name]
 
-    def reason(cell: Cell, run: Obj[RunBrief]) -> str:
-        task, config = tasks.get(cell[0]), ev.configs.get(cell[1])
-        if task is None:
-            return TASK_DELETED
-        if config is None:
-            return CONFIG_DELETED
-        want = wants.get(cell)
-        if want is None:
-            program = runner(cell[1]) or Runner(None, None, "", "")
-            want = wants[cell] = inputs_of(task, config, program, cell[2])
-        changed = differences(run.record.get("inputs"), want)
-        return changed[0] if changed else CHANGES[-1]     # a record without inputs
+    def _inputs(self, cell: Cell) -> Inputs:
+        if cell not in self.inputs:
+            program = self.runner(cell[1]) or Runner(None, None, "", "")
+            self.inputs[cell] = inputs_of(self.tasks[cell[0]], self.ev.configs[cell[1]],
+                                          program, cell[2])
+        return self.inputs[cell]
 
-    return reason
+    def expected(self, cell: Cell) -> Want | None:
+        """What a current Run of `cell` has as inputs; None when the task or config no
+        longer exists (its Runs are all stale). When the config's runner cannot be found
+        here, only the task and config hashes are compared."""
+        if cell not in self.wants:
+            self.wants[cell] = self._want(cell)
+        return self.wants[cell]
 
-
-def count(ev: Eval, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, int]:
-    """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""
-    why = classifier(ev)
-    found = Counter(why(cell, run) for cell, run in stale)
-    return {reason: found[reason] for reason in REASONS if found[reason]}
-
-
-def predicate(ev: Eval) -> Callable[[Obj[RunBrief]], bool]:
-    """Whether a Run is stale against `ev`, as `report` decides: its task or config is gone,
-    or its recorded inputs differ from a current Run's (only the task and config hashes are
-    compared when the config's runner cannot be found here)."""
-    tasks = {t.name: t for t in ev.tasks}
-    runners: dict[str, Runner | None] = {}
-    wants: dict[Cell, dict[str, object] | None] = {}
-
-    def want(cell: Cell) -> dict[str, object] | None:
-        task, config = tasks.get(cell[0]), ev.configs.get(cell[1])
-        if task is None or config is None:
+    def _want(self, cell: Cell) -> Want | None:
+        if cell[0] not in self.tasks or cell[1] not in self.ev.configs:
             return None
-        if cell[1] not in runners:
-            try:
-                runners[cell[1]] = resolve_runner(config)
-            except (SmevalsError, OSError):
-                runners[cell[1]] = None
-        runner = runners[cell[1]]
-        inputs = inputs_of(task, config, runner or Runner(None, None, "", ""), cell[2])
-        if runner is None:
-            return {"task": inputs["task"], "config": inputs["config"]}
-        return {"hash": inputs["hash"]}
+        parts = self._inputs(cell)
+        if self.runner(cell[1]) is None:
+            return (("task", parts["task"]), ("config", parts["config"]))
+        return (("hash", parts["hash"]),)
 
-    def is_stale(run: Obj[RunBrief]) -> bool:
+    def is_stale(self, run: Obj[RunBrief]) -> bool:
+        """Whether a Run is stale, as `report` decides."""
         rec = run.record
         try:
             cell = (str(rec["task"]["name"]), str(rec["config"]["name"]), str(rec["model"]))
         except (KeyError, TypeError):
             return True
-        if cell not in wants:
-            wants[cell] = want(cell)
-        expected, had = wants[cell], rec.get("inputs")
-        if expected is None or not isinstance(had, dict):
+        want, had = self.expected(cell), rec.get("inputs")
+        if want is None or not isinstance(had, dict):
             return True
-        return any(had.get(key) != value for key, value in expected.items())
+        return any(had.get(key) != value for key, value in want)
 
-    return is_stale
+    def reason(self, cell: Cell, run: Obj[RunBrief]) -> str:
+        """Why a Run of `cell` is stale: the first of REASONS that applies."""
+        if cell[0] not in self.tasks:
+            return TASK_DELETED
+        if cell[1] not in self.ev.configs:
+            return CONFIG_DELETED
+        changed = differences(run.record.get("inputs"), self._inputs(cell))
+        return changed[0] if changed else CHANGES[-1]     # a record without inputs
+
+    def count(self, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, int]:
+        """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""
+        found = Counter(self.reason(cell, run) for cell, run in stale)
+        return {reason: found[reason] for reason in REASONS if found[reason]}

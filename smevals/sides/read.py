@@ -1,7 +1,6 @@
-"""`smevals report`: read each Eval's store (in the working tree or at a git revision),
-choose the Grade that counts for every Run, and render the report in one format.
-
-`load_side` is shared with `smevals diff`: one Eval, one side (working tree or revision).
+"""Read one side: an Eval's authoring files and store, in the working tree or at a git
+revision, with the Grade that counts for every Run chosen and the rows collected
+(`smevals.report.rows`). What `report`, `diff`, `build` and `serve` share.
 """
 
 from __future__ import annotations
@@ -14,22 +13,18 @@ from pathlib import Path
 from smevals.errors import SmevalsError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash, version_files
-from smevals.report import formats, gates, markdown, taskpass
-from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings, generated_at
-from smevals.report.rows import OLDER, STALE, Collected, Expected, Filters, Want, collect
+from smevals.report.document import ANY, CURRENT, VERSION, EvalReport
+from smevals.report.rows import OLDER, STALE, Collected, Filters, collect
 from smevals.run import stale
-from smevals.run.plan import Runner, inputs_of, resolve_runner
 from smevals.spec.committed import Revision, eval_at, resolve
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
 from smevals.spec.pick import pick_grader
 from smevals.store.base import SourceError
-from smevals.store.index import gc_paused
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeBrief
 
-FORMATS = ("markdown", "json", "csv", "junit")
 _KEEP: list[object] = [None]       # the sides read last, in a cycle: see `keep`
 _KEEP.append(_KEEP)
 
@@ -48,24 +43,6 @@ class SideSpec:
     full_records: bool = False        # records in full, not in the brief view (the site)
 
 
-@dataclass(frozen=True)
-class ReportOptions:
-    paths: tuple[str, ...]
-    side: SideSpec = SideSpec()
-    fmt: str = "markdown"
-    by_task: bool = False
-    fail_under: str | None = None
-    min_pass_rate: str | None = None
-    allow_incomplete: bool = False
-    task_pass: str = taskpass.DEFAULT
-
-
-@dataclass
-class ReportResult:
-    text: str
-    gate_failures: list[str]
-
-
 @dataclass
 class Side:
     report: EvalReport
@@ -77,33 +54,6 @@ class NoStore(SmevalsError):
     """The Eval has no store at that revision."""
 
 
-def report_command(opts: ReportOptions) -> ReportResult:
-    with gc_paused():
-        return _report(opts)
-
-
-def _report(opts: ReportOptions) -> ReportResult:
-    if opts.fmt not in FORMATS:
-        raise SmevalsError(f"--format: '{opts.fmt}' is not one of {', '.join(FORMATS)}")
-    if opts.task_pass not in taskpass.RULES:
-        raise SmevalsError(f"--task-pass: '{opts.task_pass}' is not one of "
-                           f"{', '.join(taskpass.RULES)}")
-    if opts.side.version and opts.side.any_version:
-        raise SmevalsError("--grader-version and --any-version exclude each other")
-    try:
-        limits = gates.Gates(gates.parse_score(opts.fail_under),
-                             gates.parse_rate(opts.min_pass_rate), opts.allow_incomplete)
-    except gates.GateError as exc:
-        raise SmevalsError(str(exc)) from None
-    sides = load_sides(opts.paths, opts.side)
-    keep(sides)
-    reports = [side.report for side in sides]
-    failures = gates.check(limits, reports)
-    settings = Settings(generated_at(), opts.by_task, opts.task_pass)
-    text = _render(opts, reports, settings, limits, failures)
-    return ReportResult(text, failures)
-
-
 def keep(value: object) -> None:
     """Hold what was read (only the last value): in a big report, hundreds of thousands of
     records that would take about a tenth of the command's time to free one by one at the
@@ -112,24 +62,6 @@ def keep(value: object) -> None:
     included. Measured at 100,000 Runs and Grades: 1.84 s of CPU against 2.07 s freeing
     them (docs/performance.md)."""
     _KEEP[0] = value
-
-
-def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
-            limits: gates.Gates, failures: list[str]) -> str:
-    if opts.fmt == "json":
-        extra = {"rev": opts.side.rev, "filters": _filters_json(opts.side.filters),
-                 "gates": {**limits.as_dict(), "passed": not failures, "failures": failures}}
-        return formats.to_json(reports, settings, extra)
-    if opts.fmt == "csv":
-        return formats.to_csv(reports)
-    if opts.fmt == "junit":
-        return formats.to_junit(reports, opts.task_pass)
-    return markdown.render(reports, settings, opts.side.filters.describe())
-
-
-def _filters_json(filters: Filters) -> dict[str, list[str]]:
-    return {"tasks": list(filters.tasks), "models": list(filters.models),
-            "configs": list(filters.configs)}
 
 
 def load_sides(paths: tuple[str, ...], spec: SideSpec) -> list[Side]:
@@ -190,7 +122,9 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
         runs, grades = store.runs(brief=brief), store.grades(brief=brief)
     except SourceError as exc:
         raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None
-    collected = collect(runs, grades, choice, spec.filters, stale_check(ev), spec.include_stale)
+    staleness = stale.Staleness(ev)
+    collected = collect(runs, grades, choice, spec.filters, staleness.expected,
+                        spec.include_stale)
     label = display_path(store.root)
     report = EvalReport(
         name=ev.name, path=display_path(opened.folder),
@@ -199,7 +133,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
         rev=revision.rev if revision else None, commit=revision.commit if revision else None,
         current=current, tasks=frozenset(t.name for t in ev.tasks),
         configs=frozenset(ev.configs), files=version_files(grader) if kind == CURRENT else {})
-    report.stale.update(stale.count(ev, [((e.task, e.config, e.model), e.run)
+    report.stale.update(staleness.count([((e.task, e.config, e.model), e.run)
                                          for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))
     report.damaged = [{"path": rel, "problem": str(why)} for rel, why in store.broken]
@@ -210,7 +144,22 @@ def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: P
     if revision is None:
         return load_eval(folder)
     return eval_at(folder, revision, store_root(folder, "", None) if not store_opt else None,
-                   tmp)
+                   tmp, programs_of)
+
+
+def programs_of(ev: Eval) -> list[tuple[Path, str]]:
+    """The programs an Eval names that are not built in (runner and checker programs,
+    replay responses), each with the folder a relative path is taken from."""
+    from smevals import checkers
+    from smevals.runners import builtin_name
+
+    wanted = [(c.path.parent, c.runner) for c in ev.configs.values()
+              if builtin_name(c.runner) is None]
+    wanted += [(c.path.parent, str(c.doc["responses"])) for c in ev.configs.values()
+               if builtin_name(c.runner) == "replay" and isinstance(c.doc.get("responses"), str)]
+    wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
+               for check in g.checks if not checkers.is_builtin(check.checker)]
+    return wanted
 
 
 def _store(root: Path, revision: Revision | None) -> Store:
@@ -281,34 +230,3 @@ def _notes(store: Store, report: EvalReport, grades: list[Obj[GradeBrief]]) -> l
         notes.append(f"no Grade counts for version {report.version}; versions in the store: "
                      f"{listed} (see --grader-version and --any-version)")
     return notes
-
-
-def stale_check(ev: Eval) -> Expected:
-    """What a current Run of each (task, config, model) has as inputs; None when the task or
-    config no longer exists (its Runs are all stale). When the config's runner cannot be
-    found here, only the task and config hashes are compared."""
-    tasks = {t.name: t for t in ev.tasks}
-    runners: dict[str, Runner | None] = {}
-    memo: dict[tuple[str, str, str], Want | None] = {}
-
-    def expected(cell: tuple[str, str, str]) -> Want | None:
-        if cell not in memo:
-            memo[cell] = _expected(*cell)
-        return memo[cell]
-
-    def _expected(task_name: str, config_name: str, model: str) -> Want | None:
-        task, config = tasks.get(task_name), ev.configs.get(config_name)
-        if task is None or config is None:
-            return None
-        if config_name not in runners:
-            try:
-                runners[config_name] = resolve_runner(config)
-            except (SmevalsError, OSError):
-                runners[config_name] = None
-        runner = runners[config_name]
-        if runner is None:
-            parts = inputs_of(task, config, Runner(None, None, "", ""), model)
-            return (("task", parts["task"]), ("config", parts["config"]))
-        return (("hash", inputs_of(task, config, runner, model)["hash"]),)
-
-    return expected
