@@ -67,7 +67,7 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDoc:
     try:
         node = loader.get_single_node()
         if node is not None:
-            _bound(node, shown)
+            bound_aliases(node, shown)
             _walk(node, (), doc)
             doc.data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
@@ -99,7 +99,7 @@ def _decode(raw: bytes, shown: str) -> str:
 MAX_ALIAS_NODES = 100_000     # nodes aliases may add to a document once expanded
 
 
-def _bound(root: yaml.Node, shown: str) -> None:
+def bound_aliases(root: yaml.Node, shown: str) -> None:
     """Refuse a document whose aliases would expand it by more than MAX_ALIAS_NODES nodes
     (a "billion laughs" bomb: a few hundred bytes that expand to billions), or that refers
     to itself. The expanded size is counted over the node graph, each node once, so the

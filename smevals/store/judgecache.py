@@ -35,14 +35,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smevals.store import locks
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import HASH_PREFIX, STAGING
-from smevals.store.write import _fsync_dir, _ignore_in_git, _make_parents, host_name
-
-try:
-    import fcntl
-except ImportError:                      # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
+from smevals.store.write import fsync_dir, host_name, ignore_in_git, make_parents
 
 FOLDER = "judges"
 FORMAT = 1
@@ -154,20 +150,19 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
         return dest
     staging = root / STAGING
     staging.mkdir(parents=True, exist_ok=True)
-    _ignore_in_git(staging)
+    ignore_in_git(staging)
     tmp = staging / f"judge-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
     try:
-        if fcntl is not None:           # a live write, as staging folders are (gc, verify)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        locks.hold(fd)                  # a live write, as staging folders are (gc, verify)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
-        _make_parents(dest.parent)
+        make_parents(dest.parent)
         with contextlib.suppress(FileExistsError):
             os.link(tmp, dest)          # never replaces an entry another writer made
-            _fsync_dir(dest.parent)
+            fsync_dir(dest.parent)
     finally:
         tmp.unlink(missing_ok=True)
         os.close(fd)

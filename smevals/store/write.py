@@ -69,7 +69,7 @@ class Staging:
         self.kind = kind
         folder = root / STAGING
         folder.mkdir(parents=True, exist_ok=True)
-        _ignore_in_git(folder)
+        ignore_in_git(folder)
         name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self.dir = folder / name
         self.dir.mkdir()
@@ -123,7 +123,7 @@ class Staging:
 
     def _place(self, rel: str, oid: str, data: bytes) -> Written:
         dest = self.root / rel
-        _make_parents(dest.parent)
+        make_parents(dest.parent)
         try:
             os.rename(self.dir, dest)
         except OSError:
@@ -134,7 +134,7 @@ class Staging:
                                  "(run `smevals verify`)") from None
             self.abort()
             return Written(oid, rel, dest, existed=True)
-        _fsync_dir(dest.parent)
+        fsync_dir(dest.parent)
         return Written(oid, rel, dest, existed=False)
 
     def _release(self) -> None:
@@ -244,7 +244,7 @@ def _write_sealed(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _ignore_in_git(folder: Path) -> None:
+def ignore_in_git(folder: Path) -> None:
     """A `.gitignore` of `*` in the staging folder, so that `git add` never takes writes in
     progress or leftovers of interrupted ones (it ignores itself too)."""
     try:
@@ -255,7 +255,7 @@ def _ignore_in_git(folder: Path) -> None:
         handle.write("*\n")
 
 
-def _make_parents(folder: Path) -> None:
+def make_parents(folder: Path) -> None:
     """mkdir -p, fsyncing the parent of every folder it creates so the rename is durable."""
     missing = []
     probe = folder
@@ -267,15 +267,15 @@ def _make_parents(folder: Path) -> None:
             path.mkdir()
         except FileExistsError:
             continue
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def _fsync_tree_dirs(folder: Path) -> None:
     for current, _dirs, _names in os.walk(folder):
-        _fsync_dir(Path(current))
+        fsync_dir(Path(current))
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

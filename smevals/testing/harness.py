@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import cast
 
 from smevals.checkers.base import normalize_tag
-from smevals.grade.apply import GradeJob, run_checks
-from smevals.grade.apply import _record as grade_record  # the Grade `smevals grade` writes
+from smevals.grade.apply import (
+    GradeJob,
+    grade_record,  # the Grade `smevals grade` writes
+    run_checks,
+)
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
