@@ -11,6 +11,7 @@ import click
 from smevals.cli import commands as _commands  # noqa: F401  (registers the commands)
 from smevals.cli.base import cli
 from smevals.errors import EXIT_BAD_INPUT, SmevalsError
+from smevals.store import scope
 
 EXIT_INTERNAL = 3
 
@@ -25,6 +26,17 @@ def main(argv: list[str] | None = None) -> None:
 
         own_process()          # the whole process is smevals (see smevals/proc/__init__)
     debug = "--debug" in args or os.environ.get("SMEVALS_DEBUG") == "1"
+    with scope.command():             # what this command finds and caches (store/scope.py)
+        code = _run(args, debug)
+    code = code if isinstance(code, int) else 0
+    if argv is None and _reader_gone():
+        code = 0
+    if code:
+        sys.exit(code)
+
+
+def _run(args: list[str], debug: bool) -> int | None:
+    """The command's exit code (None for 0), or SystemExit with the code of an error."""
     code = None
     try:
         code = cli.main(args=args, prog_name="smevals", standalone_mode=False)
@@ -48,11 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except Exception as exc:  # an unexpected bug: short message, traceback on request
         _internal(exc, debug)
-    code = code if isinstance(code, int) else 0
-    if argv is None and _reader_gone():
-        code = 0
-    if code:
-        sys.exit(code)
+    return code if isinstance(code, int) else None
 
 
 def _reader_gone() -> bool:

@@ -13,17 +13,20 @@ import os
 import shutil
 from pathlib import Path
 
+from smevals.store import scope
+
 
 class ProgramError(Exception):
     """The program cannot be found or run; the message says why."""
 
 
-_MIRRORS: dict[Path, Path] = {}      # a revision's mirror -> the repository it stands for
 
 
 def confine(mirror: Path, repo: Path) -> None:
     """Resolve every path below `mirror` as at that revision of `repo` (see the module)."""
-    _MIRRORS[Path(os.path.abspath(mirror))] = Path(os.path.realpath(repo))
+    command = scope.current()
+    with command.lock:
+        command.mirrors[Path(os.path.abspath(mirror))] = Path(os.path.realpath(repo))
 
 
 def _inside(path: str, root: Path | str) -> bool:
@@ -32,7 +35,10 @@ def _inside(path: str, root: Path | str) -> bool:
 
 def _mirror_of(base: Path) -> tuple[Path, Path] | None:
     where = os.path.abspath(base)
-    for mirror, repo in _MIRRORS.items():
+    command = scope.current()
+    with command.lock:
+        known = list(command.mirrors.items())
+    for mirror, repo in known:
         if _inside(where, mirror):
             return mirror, repo
     return None

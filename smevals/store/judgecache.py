@@ -28,14 +28,13 @@ import contextlib
 import os
 import re
 import stat
-import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from smevals.store import locks
+from smevals.store import locks, scope
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.write import fsync_dir, host_name, ignore_in_git, make_parents
@@ -48,8 +47,6 @@ STRAY = (f"stray entry in the judge cache (only <2 hex>/<sha256 of the request>.
          f"<{HASH_PREFIX} hex of the record's sha256>.json files belong)")
 OLD = ("an entry of the old layout (<sha256 of the request>.json): its answer cannot be "
        "checked, so it is never served; delete it (`smevals grade` asks the judge again)")
-_LISTED: dict[Path, dict[str, list[str]]] = {}     # bucket folder -> request key -> names
-_LOCK = threading.Lock()
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -116,17 +113,18 @@ _NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
-    """(entry names of request `key`, listed afresh?): the bucket's listing of this process,
-    or a new one when `fresh` or none was made yet."""
-    with _LOCK:
-        listed = None if fresh else _LISTED.get(folder)
+    """(entry names of request `key`, listed afresh?): the bucket's listing of this command
+    (store/scope.py), or a new one when `fresh` or none was made yet."""
+    command = scope.current()
+    with command.lock:
+        listed = None if fresh else command.judge_listings.get(folder)
     if listed is None:
         fresh, listed = True, {}
         with contextlib.suppress(OSError):
             for name in os.listdir(folder):
                 listed.setdefault(name.split(".", 1)[0], []).append(name)
-        with _LOCK:
-            _LISTED[folder] = listed
+        with command.lock:
+            command.judge_listings[folder] = listed
     return sorted(listed.get(key, ())), fresh
 
 
@@ -166,8 +164,9 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
         os.close(fd)
-    with _LOCK:
-        _LISTED.pop(dest.parent, None)
+    command = scope.current()
+    with command.lock:
+        command.judge_listings.pop(dest.parent, None)
     return dest
 
 
