@@ -39,7 +39,7 @@ BASE = 1_780_000_000  # 2026-05-28, the synthetic Runs' start times
 PROBE = r"""
 import json, sys, time
 from pathlib import Path
-from smevals.store.store import Store
+from smevals.store.read import Store
 root, rev, what = Path(sys.argv[1]), sys.argv[2] or None, sys.argv[3]
 if what == "verify":
     from smevals.store.verify import verify_store
@@ -157,7 +157,7 @@ def write_slice(
     root: str, kind: str, first: int, count: int, fsync: bool, runs: list[tuple[str, str]]
 ) -> tuple[list[tuple[str, str]], float]:
     """Write objects first..first+count through Staging; ([(id, rel)], seconds)."""
-    from smevals.store.store import Store
+    from smevals.store.read import Store
 
     if not fsync:
         os.fsync = lambda fd: None  # bench only

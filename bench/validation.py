@@ -42,7 +42,7 @@ LOAD = r"""
 import sys, time
 from pathlib import Path
 start = time.perf_counter()
-from smevals.store.store import Store
+from smevals.store.read import Store
 store = Store(Path(sys.argv[1]))
 count = len(store.runs()) + len(store.grades())
 print(time.perf_counter() - start, count, len(store.broken))

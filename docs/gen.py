@@ -68,7 +68,7 @@ FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks":
             "json_schema": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
             "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files", "svg": "Files",
-            "program": "Programs", "sql": "SQL", "smevals.judges.checks": "Model judges",
+            "program": "Programs", "sql": "SQL", "judges": "Model judges",
             "webhook": "Webhooks"}
 
 

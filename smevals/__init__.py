@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from smevals import wiring
 from smevals.version import __version__
 
 __all__ = ["__version__", "check"]
+
+
+def _judge_checkers() -> Mapping[str, Any]:
+    """The judge checkers' table, imported on first use (smevals.wiring)."""
+    from smevals.judges.checks import CHECKERS
+
+    return CHECKERS
+
+
+wiring.CHECKER_FAMILIES["judges"] = _judge_checkers
 
 
 def check(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 

@@ -73,3 +73,14 @@ def test_the_folder_names_shown_in_the_store_page_are_those_the_store_makes() ->
     rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|$", (DOCS / "store.md").read_text(), re.M)
     assert len(rows) >= 5
     assert [(name, slug(name)) for name, _ in rows] == rows
+
+
+def test_every_module_the_development_page_names_exists() -> None:
+    """docs/development.md's module map and the path of a `diff` and a `grade` call name
+    modules by path: each must be there, so the page follows the code."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    named = sorted(set(re.findall(r"smevals/[\w/]+\.py", text)))
+    assert len(named) > 30
+    assert [n for n in named if not (ROOT / n).is_file()] == []
+    section = text[text.index("### How a call travels"):text.index("## Tests and CI")]
+    assert "smevals/commands/diff.py" in section and "smevals/commands/grade.py" in section

@@ -83,7 +83,7 @@ def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
 def test_the_import_contracts_hold() -> None:
     res = _lint_imports(ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "Contracts: 4 kept, 0 broken." in res.stdout
+    assert "Contracts: 5 kept, 0 broken." in res.stdout
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +111,11 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("cli/run_cmd.py", "from smevals.cli import grade_cmd",
      "smevals.cli.run_cmd is not allowed to import smevals.cli.grade_cmd"),
     ("new/__init__.py", "", "not listed as layers:\n\n- smevals.new\n"),
+    # The judge checkers come through smevals.wiring, never by an upward import.
+    ("checkers/__init__.py", "from smevals.judges import checks",
+     "smevals.checkers is not allowed to import smevals.judges"),
+    ("commands/run.py", "from smevals.commands import grade",
+     "smevals.commands.run is not allowed to import smevals.commands.grade"),
 ])
 def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
                                          message: str) -> None:
@@ -128,6 +133,71 @@ def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
             path.write_text(before)
     assert res.returncode == 1, res.stdout + res.stderr
     assert message in res.stdout, res.stdout
+
+
+def private_names_used_across_modules(package: Path) -> list[str]:
+    """`from smevals.X import _y` and `X._y` on a smevals module, anywhere in `package`: a
+    private name belongs to its module (make it public where it lives, or move it)."""
+    import ast
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        where = path.relative_to(package.parent)
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("smevals"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{where}:{node.lineno}: {node.module}.{alias.name}")
+                    modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules.update(alias.asname or alias.name.split(".")[0] for alias in node.names
+                               if alias.name.startswith("smevals"))
+        found += [f"{where}:{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and node.value.id in modules and node.attr.startswith("_")
+                  and not node.attr.startswith("__")]
+    return found
+
+
+def test_no_private_name_is_used_across_modules() -> None:
+    assert private_names_used_across_modules(ROOT / "smevals") == []
+
+
+@pytest.mark.parametrize(("file", "line", "message"), [
+    ("store/gc.py", "from smevals.store.write import _read",
+     "smevals/store/gc.py:{n}: smevals.store.write._read"),
+    ("report/rows.py", "from smevals.store import index\nindex._stamp",
+     "smevals/report/rows.py:{n}: index._stamp"),
+])
+def test_the_private_name_check_catches_a_break(copy: Path, file: str, line: str,
+                                                message: str) -> None:
+    path = copy / "smevals" / file
+    before = path.read_text()
+    path.write_text(before + f"\n{line}\n")
+    try:
+        found = private_names_used_across_modules(copy / "smevals")
+    finally:
+        path.write_text(before)
+    n = len((before + f"\n{line}\n").splitlines())
+    assert found == [message.format(n=n)]
+
+
+def test_each_command_module_pairs_a_cli_module() -> None:
+    """commands/X.py is the work of cli/X_cmd.py, and each stands in the independence
+    contract of its layer (pyproject.toml)."""
+    import tomllib
+
+    commands = sorted(p.stem for p in (ROOT / "smevals" / "commands").glob("*.py")
+                      if p.stem != "__init__")
+    clis = {p.stem.removesuffix("_cmd") for p in (ROOT / "smevals" / "cli").glob("*_cmd.py")}
+    assert [name for name in commands if name not in clis] == []
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    listed = {c["id"]: c.get("modules") for c in contracts["contracts"]}
+    assert listed["commands"] == [f"smevals.commands.{name}" for name in commands]
+    assert sorted(listed["cli-commands"]) == sorted(
+        f"smevals.cli.{name}_cmd" for name in clis if name != "import")
 
 
 def test_unexpected_bug_shows_no_traceback_but_debug_does(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.grade.select import Choice, choose, counts, grades_by_run
+from smevals.store.read import Obj
 from smevals.store.records import GradeBrief
-from smevals.store.store import Obj
 
 
 def grade(i: int, rel: str, grader: str, version: str, graded: str, task: str,

@@ -15,7 +15,7 @@ USER = '''\
 from pathlib import Path
 
 from smevals.store.records import GradeFields, RunFields
-from smevals.store.store import Store
+from smevals.store.read import Store
 
 store = Store(Path("results"))
 for run in store.runs():

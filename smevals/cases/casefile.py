@@ -32,7 +32,6 @@ class Case:
     actual: str
     expected: str                # serialised as ai-eval-forge does
     checks: list[dict[str, Any]]  # as written, or [DEFAULT_CHECK]
-    implicit: bool               # True when `checks` was absent or empty
     sources: Any                 # the case's `sources` (None when absent)
     input: Any
     tags: Any
@@ -97,14 +96,13 @@ def make_case(item: Any, index: int, where: str) -> Case:
     meta = item.get("meta", {})
     if not isinstance(meta, dict):
         raise ForgeInputError(f"{where}: `meta` must be an object, not {_kind(meta)}")
-    checks, implicit = _checks(item.get("checks"), where)
+    checks = _checks(item.get("checks"), where)
     return Case(
         id=str(item.get("id") or f"case-{index}"),
         where=where,
         actual=serialise(_first(item, "actual", "output")),
         expected=serialise(_first(item, "expected", "reference")),
         checks=checks,
-        implicit=implicit,
         sources=item.get("sources"),
         input=item.get("input"),
         tags=item.get("tags") or [],
@@ -120,16 +118,16 @@ def _first(item: dict[str, Any], key: str, fallback: str) -> Any:
     return item.get(fallback, "")
 
 
-def _checks(checks: Any, where: str) -> tuple[list[dict[str, Any]], bool]:
+def _checks(checks: Any, where: str) -> list[dict[str, Any]]:
     if not checks:
-        return [dict(DEFAULT_CHECK)], True
+        return [dict(DEFAULT_CHECK)]
     if not isinstance(checks, list):
         raise ForgeInputError(f"{where}: `checks` must be a list, not {_kind(checks)}")
     for number, check in enumerate(checks):
         if not isinstance(check, dict):
             raise ForgeInputError(f"{where}: checks[{number}] must be an object, "
                                   f"not {_kind(check)}")
-    return [dict(c) for c in checks], False
+    return [dict(c) for c in checks]
 
 
 def _number(item: dict[str, Any], meta: dict[str, Any], key: str, where: str) -> float:

@@ -4,7 +4,8 @@ Importing this package is cheap: the table below names each built-in and its fam
 module; jsonschema, re2 and the family modules load only when a check needs them.
 Third-party checkers come from the `smevals.checkers` entry-point group, looked up
 only for a name that is not built in. To add a built-in: write it in a family module
-(`@checker(CHECKERS, "name", ...)`) and add one line to `_FAMILY`.
+(`@checker(CHECKERS, "name", ...)`) and add one line to `_FAMILY`. A family that lives in a
+layer above this package (the judge checkers) is provided through smevals.wiring.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from smevals import wiring
 from smevals.checkers.base import (
     Checker,
     CheckError,
@@ -79,11 +81,11 @@ _FAMILY: dict[str, str] = {
     "match_output": "program",
     "sql_execution": "sql",
     "sql_valid": "sql",
-    "llm_judge": "smevals.judges.checks",
-    "llm_score": "smevals.judges.checks",
-    "llm_category": "smevals.judges.checks",
-    "llm_answer_match": "smevals.judges.checks",
-    "llm_pairwise": "smevals.judges.checks",
+    "llm_judge": "judges",
+    "llm_score": "judges",
+    "llm_category": "judges",
+    "llm_answer_match": "judges",
+    "llm_pairwise": "judges",
     "custom_webhook": "webhook",
 }
 
@@ -115,10 +117,16 @@ def checker_names() -> list[str]:
     return sorted(_FAMILY)
 
 
-def family_module(family: str) -> str:
-    """The module of a family: a module of this package, or a dotted path (the judge
-    checkers live in `smevals.judges`, a layer above this package)."""
-    return family if "." in family else f"smevals.checkers.{family}"
+def family_table(family: str) -> Mapping[str, Checker]:
+    """The checkers of a family by name: a module of this package, or a family a layer above
+    provides through smevals.wiring (the judge checkers live in `smevals.judges`)."""
+    provided = wiring.CHECKER_FAMILIES.get(family)
+    if provided is not None:
+        return provided()
+    from importlib import import_module
+
+    table: Mapping[str, Checker] = import_module(f"smevals.checkers.{family}").CHECKERS
+    return table
 
 
 def _load(name: str) -> Checker:
@@ -128,10 +136,7 @@ def _load(name: str) -> Checker:
     key = canonical_name(name)
     family = _FAMILY.get(key)
     if family is not None:
-        from importlib import import_module
-
-        table: dict[str, Checker] = import_module(family_module(family)).CHECKERS
-        return table[key]
+        return family_table(family)[key]
     from smevals.checkers.plugins import load_plugin
 
     found = load_plugin(_ENTRY_POINT_GROUP, key)

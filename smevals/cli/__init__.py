@@ -25,12 +25,20 @@ def main(argv: list[str] | None = None) -> None:
 
         own_process()          # the whole process is smevals (see smevals/proc/__init__)
     debug = "--debug" in args or os.environ.get("SMEVALS_DEBUG") == "1"
+    code = _run(args, debug)
+    code = code if isinstance(code, int) else 0
+    if argv is None and _reader_gone():
+        code = 0
+    if code:
+        sys.exit(code)
+
+
+def _run(args: list[str], debug: bool) -> int | None:
+    """The command's exit code (None for 0), or SystemExit with the code of an error."""
     code = None
     try:
         code = cli.main(args=args, prog_name="smevals", standalone_mode=False)
-        _warn_damaged()
     except SmevalsError as exc:
-        _warn_damaged()
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -48,11 +56,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except Exception as exc:  # an unexpected bug: short message, traceback on request
         _internal(exc, debug)
-    code = code if isinstance(code, int) else 0
-    if argv is None and _reader_gone():
-        code = 0
-    if code:
-        sys.exit(code)
+    return code if isinstance(code, int) else None
 
 
 def _reader_gone() -> bool:
@@ -69,24 +73,6 @@ def _reader_gone() -> bool:
     except OSError:
         pass
     return False
-
-
-DAMAGE_SHOWN = 10
-
-
-def _warn_damaged() -> None:
-    """Say on stderr which damaged objects the command left out (see store/damage.py)."""
-    from smevals.store import damage
-
-    found = damage.found()
-    if not found:
-        return
-    lines = [f"Warning: {len(found)} damaged object(s) left out (nothing in them was "
-             "counted); run `smevals verify` for details:"]
-    lines += [f"  {label}/{rel}: {why}" for label, rel, why in found[:DAMAGE_SHOWN]]
-    if len(found) > DAMAGE_SHOWN:
-        lines.append(f"  ... and {len(found) - DAMAGE_SHOWN} more")
-    click.echo("\n".join(lines), err=True)
 
 
 def _internal(exc: Exception, debug: bool) -> None:

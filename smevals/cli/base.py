@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from smevals.errors import SmevalsError
+from smevals.store import scope
 from smevals.version import __version__
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -31,7 +33,7 @@ class CheckedGroup(CheckedCommand, click.Group):
     """The group of CheckedCommands (and of sub-groups like itself)."""
 
     command_class = CheckedCommand
-    group_class = type
+    group_class: type[click.Group] | type[type] = type
 
 
 def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
@@ -52,7 +54,40 @@ def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
                                      ctx=ctx, param=param) from None
 
 
-@click.group(cls=CheckedGroup, context_settings=CONTEXT_SETTINGS)
+class CommandGroup(CheckedGroup):
+    """Each command runs in its own scope (store/scope.py), whether from the console or
+    in-process (click's CliRunner), and says at its end which damaged objects it left out."""
+
+    group_class: type[click.Group] = CheckedGroup     # a sub-group: inside the command's scope
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with scope.command() as command:
+            try:
+                done = super().invoke(ctx)
+            except SmevalsError:
+                _warn_damaged(command)
+                raise
+            _warn_damaged(command)
+            return done
+
+
+DAMAGE_SHOWN = 10
+
+
+def _warn_damaged(command: scope.Command) -> None:
+    """Say on stderr which damaged objects the command left out (see store/damage.py)."""
+    found = command.found_damaged()
+    if not found:
+        return
+    lines = [f"Warning: {len(found)} damaged object(s) left out (nothing in them was "
+             "counted); run `smevals verify` for details:"]
+    lines += [f"  {label}/{rel}: {why}" for label, rel, why in found[:DAMAGE_SHOWN]]
+    if len(found) > DAMAGE_SHOWN:
+        lines.append(f"  ... and {len(found) - DAMAGE_SHOWN} more")
+    click.echo("\n".join(lines), err=True)
+
+
+@click.group(cls=CommandGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="smevals")
 @click.option("--debug", is_flag=True, help="Show the full traceback of an unexpected error.")
 @click.pass_context

@@ -27,9 +27,13 @@ def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None)
     """Turn an ai-eval-forge case file (JSON array or JSONL) into an Eval: one Task per
     case, one Run per case recorded from its `actual`, and a grader that scores each Run
     as ai-eval-forge scores the case. Then: smevals grade DIR && smevals report DIR."""
-    from smevals.commands.importer import import_forge
+    from functools import partial
 
-    done = import_forge(Path(cases), Path(out) if out else None, model, store)
+    from smevals.commands.run import record_runs
+    from smevals.importers.forge import import_forge
+
+    done = import_forge(Path(cases), Path(out) if out else None, model,
+                        partial(record_runs, store=store))
     where = done.eval_dir
     click.echo(f"Imported {done.tasks} case(s) from {cases} into {where}: {done.tasks} "
                f"task(s), config 'imported', grader 'default', {done.runs} Run(s) of model "

@@ -71,9 +71,10 @@ def diff_cmd(args: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     Runs left out (ungraded, errored, stale) are counted per config x model; a gate fails
     when B has fewer graded Runs of one than A because some are ungraded or errored.
     """
-    from smevals.commands.diff import DiffOptions, diff_command
-    from smevals.commands.report import SideSpec
+    from smevals.commands.diff import diff_command
+    from smevals.diff.pairs import DiffOptions
     from smevals.report.rows import Filters
+    from smevals.sides.read import SideSpec
 
     spec = SideSpec(grader, None, store, filters=Filters(tasks, models, configs),
                     include_stale=include_stale)

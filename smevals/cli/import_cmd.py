@@ -17,7 +17,7 @@ def import_promptfoo_cmd(config: str, out: str) -> None:
     become Configs (prompt_template, the smevals:openai runner), tests become
     tasks/tests.jsonl, assertions become built-in Checks in graders/default.yaml. What has no
     counterpart is listed at the end, and in DIR/README.md."""
-    from smevals.commands.pf_import import import_promptfoo
+    from smevals.importers.promptfoo import import_promptfoo
 
     done = import_promptfoo(Path(config), Path(out))
     click.echo(f"Imported {config} into {out}: {done.tasks} Task(s) in tasks/tests.jsonl, "
@@ -41,7 +41,7 @@ def import_inspect_cmd(source: str, out: str) -> None:
     (new or empty): one Task per sample in tasks/<stem>.jsonl (target as the grading key
     `expected`), a smevals:openai config stub and a grader checking that the output contains
     the target."""
-    from smevals.commands.inspect_import import import_inspect
+    from smevals.importers.inspect import import_inspect
 
     done = import_inspect(Path(source), Path(out))
     click.echo(f"Imported {source} into {out}: {done.tasks} Task(s) in {done.data_file}, "

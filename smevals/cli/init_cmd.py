@@ -49,7 +49,7 @@ def schemas_cmd(folder: str, paths: tuple[str, ...]) -> None:
     $schema=...` of their YAML files at DIR, by paths relative to each file (files without
     that comment are left as they are). `smevals init` does both in a new Eval, with DIR
     `.smevals/schemas`."""
-    from smevals.commands.editor_schemas import write_for_editors
+    from smevals.commands.init import write_for_editors
 
     written, changed = write_for_editors(Path(folder), list(paths))
     for path in written + changed:

@@ -49,8 +49,9 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     out. Gates (--fail-under, --min-pass-rate) exit 1 when any config x model falls below,
     or while current Runs are ungraded or their Grade is an error (--allow-incomplete).
     """
-    from smevals.commands.report import ReportOptions, SideSpec, report_command
+    from smevals.commands.report import ReportOptions, report_command
     from smevals.report.rows import Filters
+    from smevals.sides.read import SideSpec
 
     if as_json and fmt not in ("markdown", "json"):
         raise click.UsageError("--json and --format exclude each other")
@@ -71,7 +72,7 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
 def _agreement(paths: tuple[str, ...], grader: str, against: str,
                filters: tuple[tuple[str, ...], ...], store: str | None, fmt: str,
                output: str | None, rev: str | None) -> None:
-    from smevals.commands.agreement import agreement_command
+    from smevals.commands.report import agreement_command
     from smevals.report.rows import Filters
 
     if rev:

@@ -13,7 +13,8 @@ from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
-    from smevals.commands.run import GradeOne, RunSummary
+    from smevals.commands.grade import AfterRun
+    from smevals.commands.run import RunSummary
     from smevals.errors import Problem
     from smevals.grade.apply import GradeResult
     from smevals.run.attempt import Attempt
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from smevals.run.shard import Shard
     from smevals.run.subset import Subset
     from smevals.spec.model import Eval
-    from smevals.store.objects import Written
+    from smevals.store.write import Written
 
 
 def _grader_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -180,10 +181,10 @@ def _subset(limit: int | None, sample: int | None, seed: str | None) -> Subset:
     return Subset(limit, sample, "0" if seed is None else seed)
 
 
-def _grade_hook() -> GradeOne:
-    from smevals.commands.grade import grade_after_run
+def _grade_hook() -> AfterRun:
+    from smevals.commands.grade import AfterRun
 
-    return grade_after_run
+    return AfterRun()
 
 
 def _finish(summary: RunSummary, dry_run: bool) -> None:

@@ -26,7 +26,7 @@ def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: st
 
     EVAL_OR_SUITE may also be a store folder (default: the current folder).
     """
-    from smevals.commands.maintain import verify_command
+    from smevals.commands.store import verify_command
 
     report = verify_command(paths, store, rev)
     if as_json:
@@ -59,7 +59,8 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
     ID is an id or any unique prefix of at least 6 characters (of the id or of its hash).
     EVAL_OR_SUITE (or a store folder) is where to look (default: the current folder).
     """
-    from smevals.commands.maintain import find_object, object_location, show_object
+    from smevals.commands.store import object_location, show_object
+    from smevals.spec.stores import find_object
 
     st, obj = find_object(paths, store, ident, rev)
     record, content = show_object(st, obj, name)
@@ -68,7 +69,7 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
         return
     click.echo(render_object(obj.kind, obj.id, object_location(st, obj), record, content))
     if obj.kind == "run":
-        from smevals.commands.labels import label_lines, labels_of
+        from smevals.testing.labels import label_lines, labels_of
 
         lines = label_lines(labels_of(st, obj))
         if lines:
@@ -120,8 +121,8 @@ def gc_cmd(paths: tuple[str, ...], dry_run: bool, superseded: bool, errored: boo
            grace: float, store: str | None) -> None:
     """Remove staging leftovers of interrupted writes (and, on request, superseded or
     retried Grades and judge cache entries)."""
-    from smevals.commands.evict import JudgeEviction, parse_duration
-    from smevals.commands.maintain import gc_command
+    from smevals.commands.store import gc_command
+    from smevals.grade.evict import JudgeEviction, parse_duration
 
     judge = None
     if judge_cache:

@@ -32,10 +32,10 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
     and workspace. Exit 1 when a case does not match, 2 when a fixture is invalid.
     EVAL_OR_SUITE defaults to the current folder.
     """
-    from smevals.commands.testing import plan_tests, run_tests
+    from smevals.commands.test import plan_tests, run_tests
 
     if from_labels:
-        from smevals.commands.labels import fixtures_from_labels
+        from smevals.testing.labels import fixtures_from_labels
 
         for line in fixtures_from_labels(paths, graders, store):
             click.echo(line)
@@ -92,8 +92,8 @@ def label_cmd(run_id: str, verdict: str, paths: tuple[str, ...], note: str, by: 
     Labelling again writes another Grade; the newest label counts. RUN_ID is an id or a
     unique prefix; EVAL_OR_SUITE (or a store folder) is where to look (default: .).
     """
-    from smevals.commands.labels import label_run
     from smevals.spec.load import display_path
+    from smevals.testing.labels import label_run
 
     written, run = label_run(paths, store, run_id, verdict, note, by)
     click.echo(f"Labelled Run {run.id} {verdict}: Grade {written.id}")

@@ -9,23 +9,24 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
-from smevals.commands import stale
-from smevals.commands.common import load_evals, pick_grader, writing_to
-from smevals.commands.validate import grader_problems, task_key_warnings
-from smevals.errors import Problem, SmevalsError, SpecError
-from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
+from smevals.errors import Problem, SmevalsError
+from smevals.grade.apply import GradeJob, GradeResult, grading_data
+from smevals.grade.claimed import Since, claimed_grade
 from smevals.grade.plan import Plan
+from smevals.grade.problems import checked_grader, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run
 from smevals.grade.version import grader_version, grading_hash
 from smevals.proc.launch import ProcessGroups
+from smevals.run import stale
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
+from smevals.run.writing import writing_to
 from smevals.spec.model import Eval, Grader, Task
+from smevals.spec.pick import load_evals
 from smevals.store import folders
-from smevals.store.claims import claims_for
-from smevals.store.layout import object_parent, parse_iso
+from smevals.store.layout import parse_iso
+from smevals.store.read import Obj, Store, id_matches, store_root
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import Obj, Store, id_matches, store_root
 
 if TYPE_CHECKING:
     from smevals.judges.flights import Asked
@@ -123,16 +124,6 @@ def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     return total
 
 
-def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
-    """The grader `name`, with every Check's options and programs valid and every Task key
-    it reads present in the Tasks (those named, else all); else exit 2."""
-    grader = pick_grader(ev, name)
-    problems = grader_problems(grader, _tasks(ev, tasks))
-    if problems:
-        raise SpecError(problems)
-    return grader
-
-
 def _tasks(ev: Eval, names: tuple[str, ...]) -> list[Task]:
     return [t for t in ev.tasks if not names or t.name in names]
 
@@ -145,7 +136,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     folders.refuse_links(store.root)            # a writer: never through a linked folder
     history = grades_by_run(store.grades(), grader.name)
     todo, previous, why = [], {}, {}
-    is_stale = None if opts.include_stale else stale.predicate(ev)
+    is_stale = None if opts.include_stale else stale.Staleness(ev).is_stale
     for run in _select(store, ev, opts, history):
         if opts.shard is not None and not opts.shard.takes(run.rel):
             continue
@@ -314,46 +305,6 @@ class _Hook:
         pass
 
 
-class Since:
-    """The Grades written since a plan was made, per Grade folder, each read once: what a
-    claim holder looks through before it grades a Run (another process may have)."""
-
-    def __init__(self, known: frozenset[str] = frozenset()):
-        self.seen = set(known)
-        self.found: dict[str, list[Obj[GradeRecord]]] = {}
-        self.lock = threading.Lock()
-
-    def grades(self, store: Store, parent: str) -> list[Obj[GradeRecord]]:
-        with self.lock:
-            new = store.fresh("grade", parent, self.seen)
-            self.seen.update(g.id for g in new)
-            found = self.found.setdefault(parent, [])
-            found.extend(new)
-            return list(found)
-
-
-def claimed_grade(job: GradeJob, since: Since | None = None,
-                  regrade: bool = False) -> GradeResult | None:
-    """Grade a Run under its claim (store/claims.py), so two processes never grade it at
-    once; None when another process gave it a current Grade meanwhile (or on cancel)."""
-    claims = claims_for(job.store.root, "grade")
-    with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
-        if not got or (not regrade and _graded_meanwhile(job, since or Since())):
-            return None
-        return grade_run(job)
-
-
-def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
-    rec = job.run.record
-    parent = object_parent("grade", [job.grader.name, rec["task"]["name"],
-                                     rec["config"]["name"], rec["model"]])
-    choice = Choice(job.grader.name, job.version,
-                    {rec["task"]["name"]: grading_hash(grading_data(job.ev, job.run))})
-    return any(counts(g, choice) for g in since.grades(job.store, parent)
-               if isinstance(g.record.get("run"), dict)
-               and g.record["run"].get("rel") == job.run.rel)
-
-
 def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
     """Count the judge calls grading `plan.todo` would make, those the cache serves (none
     with --no-judge-cache) and those repeating a request asked before, by building every
@@ -373,23 +324,44 @@ def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
     summary.judge_shared += count.shared
 
 
-_VERSIONS: dict[int, str] = {}
-_SINCE: dict[int, Since] = {}
-_ASKED: dict[int, Asked] = {}
+class AfterRun:
+    """`smevals run -g`: grade each Run as soon as it finished, then the Runs an interrupt
+    left (commands/run.py's `Grading`). One per command: what it works out once per
+    preparation (the grader's version, the Grades written since, the judge requests asked)
+    is kept here with the preparation itself, so no id is ever reused for another."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # id(prep) -> (prep, its grader, version, Since, Asked): the prep is held, so its id
+        # is never reused for another while the entry lives
+        self._state: dict[int, tuple[Prepared, Grader, str, Since, Asked]] = {}
 
-def grade_after_run(prep: Prepared, made: Attempt) -> GradeResult | None:
-    """`smevals run -g`: grade one Run as soon as it finished."""
-    grader = prep.grader
-    assert grader is not None          # `run -g` grades with a grader
-    version = _VERSIONS.setdefault(id(grader), grader_version(grader))
-    session = prep.session
-    run = Obj("run", made.written.id, made.written.rel, made.record)
-    since = _SINCE.setdefault(id(session), Since())
-    if id(session) not in _ASKED:
-        from smevals.judges.flights import Asked
+    def _of(self, prep: Prepared) -> tuple[Prepared, Grader, str, Since, Asked]:
+        with self._lock:
+            if id(prep) not in self._state:
+                from smevals.judges.flights import Asked
 
-        _ASKED[id(session)] = Asked()
-    return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                  session.environ, session.groups, asked=_ASKED[id(session)]),
-                         since)
+                grader = prep.grader
+                assert grader is not None          # `run -g` grades with a grader
+                self._state[id(prep)] = (prep, grader, grader_version(grader), Since(),
+                                         Asked())
+            return self._state[id(prep)]
+
+    def one(self, prep: Prepared, made: Attempt) -> GradeResult | None:
+        """Grade one Run as soon as it finished."""
+        _prep, grader, version, since, asked = self._of(prep)
+        session = prep.session
+        run = Obj("run", made.written.id, made.written.rel, made.record)
+        return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
+                                      session.environ, session.groups, asked=asked), since)
+
+    def leftovers(self, prep: Prepared, jobs: int, graded: frozenset[str],
+                  done: Callable[[GradeResult], None]) -> None:
+        """Grade the Runs of the preparation's selection that have no current Grade."""
+        _prep, grader, _version, _since, _asked = self._of(prep)
+        selection = GradeOptions((), grader.name, jobs,
+                                 tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
+                                 models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
+                                 configs=(prep.session.config.name,))
+        grade_leftovers(prep.ev, grader, prep.session.store, selection,
+                        prep.session.groups, done, graded)

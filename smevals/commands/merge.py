@@ -8,7 +8,7 @@ from pathlib import Path
 from smevals.errors import SmevalsError
 from smevals.store import folders
 from smevals.store.merge import Merged, merge_store, store_pairs
-from smevals.store.objects import StoreError
+from smevals.store.write import StoreError
 
 
 def merge_command(sources: tuple[str, ...], into: str,

@@ -5,17 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from smevals.commands.common import (
-    load_evals,
-    pick_config,
-    pick_grader,
-    pick_tasks,
-    writing_to,
-)
-from smevals.commands.validate import config_problems, grader_problems, task_key_warnings
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.grade.problems import config_problems, grader_problems, task_key_warnings
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
@@ -26,9 +20,16 @@ from smevals.run.provenance import provenance
 from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
+from smevals.run.writing import writing_to
 from smevals.spec.model import Eval
+from smevals.spec.pick import (
+    load_evals,
+    pick_config,
+    pick_grader,
+    pick_tasks,
+)
 from smevals.store import folders
-from smevals.store.store import Store, store_root
+from smevals.store.read import Store, store_root
 
 if TYPE_CHECKING:
     from smevals.grade.apply import GradeResult
@@ -69,6 +70,16 @@ class RunUI(Protocol):
     def leftover(self, grade: GradeResult) -> None: ...
 
 
+class Grading(Protocol):
+    """How `run -g` grades (commands/grade.py's `AfterRun`, handed in by the CLI, so that
+    the two commands never import each other): each Run as soon as it finished, then the
+    Runs of the selection an interrupt left without a current Grade."""
+
+    def one(self, prep: Prepared, made: Attempt) -> Any: ...
+    def leftovers(self, prep: Prepared, jobs: int, graded: frozenset[str],
+                  done: Callable[[Any], None]) -> None: ...
+
+
 @dataclass
 class RunSummary:
     ok: int = 0
@@ -79,8 +90,7 @@ class RunSummary:
     results: list[Made] = field(default_factory=list)
 
 
-def run_command(opts: RunOptions, ui: RunUI,
-                grade_one: GradeOne | None = None) -> RunSummary:
+def run_command(opts: RunOptions, ui: RunUI, grading: Grading | None = None) -> RunSummary:
     """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
     prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
                 for name in opts.config_names]
@@ -93,7 +103,7 @@ def run_command(opts: RunOptions, ui: RunUI,
     if opts.dry_run:
         return summary
     for prep in prepared:
-        _execute(prep, opts, ui, summary, grade_one)
+        _execute(prep, opts, ui, summary, grading)
         if summary.interrupted:
             break
     return summary
@@ -129,7 +139,7 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
 
 
 def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
-             grade_one: GradeOne | None) -> None:
+             grading: Grading | None) -> None:
     # A shard keeps the sample slots it was given (the shards add up to one plan), so the
     # per-cell claim that renumbers samples by what is on disk serves unsharded runs only.
     topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
@@ -143,7 +153,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
             made = topup.run(job, lambda j: attempt(prep.session, j), cancelled)
         if made is None:
             return None
-        grade = grade_one(prep, made) if grade_one and prep.grader and made.ok else None
+        grade = grading.one(prep, made) if grading and prep.grader and made.ok else None
         return made, grade
 
     def done(result: Made) -> None:
@@ -164,27 +174,40 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
                 run_on_cluster(prep, opts.cluster, done)
             else:
                 run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
-            if grade_one and prep.grader:
-                _grade_leftovers(prep, opts, ui, summary)
+            if grading and prep.grader:
+                _grade_leftovers(prep, opts, ui, summary, grading)
     except Interrupted:
         summary.interrupted = True
 
 
-def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary) -> None:
+def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
+                     grading: Grading) -> None:
     """Grade the selection's Runs that an interrupt left without a current Grade."""
-    from smevals.commands.grade import GradeOptions, grade_leftovers
-
-    assert prep.grader is not None
-
-    def done(grade: GradeResult) -> None:
+    def done(grade: Any) -> None:
         summary.graded_fail += grade.outcome == "fail"
         summary.graded_error += grade.outcome == "error"
         ui.leftover(grade)
 
-    selection = GradeOptions((), prep.grader.name, opts.jobs,
-                             tasks=tuple(dict.fromkeys(p.task for p in prep.pairs)),
-                             models=tuple(dict.fromkeys(p.model for p in prep.pairs)),
-                             configs=(prep.session.config.name,))
     graded = frozenset(made.written.rel for made, grade in summary.results if grade is not None)
-    grade_leftovers(prep.ev, prep.grader, prep.session.store, selection,
-                    prep.session.groups, done, graded)
+    grading.leftovers(prep, opts.jobs, graded, done)
+
+
+class _Quiet:
+    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
+             chosen: str = "") -> None: ...
+    def start(self, total: int) -> None: ...
+    def done(self, item: Attempt, grade: Any) -> None: ...
+    def warn(self, problem: Problem) -> None: ...
+    def leftover(self, grade: Any) -> None: ...
+
+
+def record_runs(target: Path, config: str, model: str, store: str | None) -> int:
+    """One Run of every Task of the Eval in `target` with `config` and `model`, printing
+    nothing: how an importer records the Runs it brings along (exit 2 when one fails)."""
+    opts = RunOptions(paths=(str(target),), models=(model,), config=config, repeat=1,
+                      store=store)
+    summary = run_command(opts, _Quiet())
+    if summary.failed or summary.interrupted:
+        raise SmevalsError(f"{summary.failed} imported Run(s) could not be recorded; see "
+                           f"{target}/results")
+    return summary.ok

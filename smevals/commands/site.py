@@ -11,10 +11,10 @@ from pathlib import Path
 
 import orjson
 
-from smevals.commands.diff import DiffOptions, diff_command
-from smevals.commands.report import SideSpec, load_side
+from smevals.diff import pairs
 from smevals.errors import SmevalsError
 from smevals.report.document import generated_at
+from smevals.sides.read import SideSpec, load_side
 from smevals.site.build import build_site
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.live import MIN_INTERVAL, Live
@@ -76,8 +76,8 @@ def attach_diff(evals: list[Loaded], opts: SiteOptions, revs: tuple[str, str]) -
         if Path(rev).is_dir():
             raise SmevalsError(f"--diff: '{rev}' is a folder, not a git revision")
     spec = SideSpec(opts.grader, None, opts.store)
-    result = diff_command(DiffOptions((*revs, *folders), spec, fmt="json",
-                                      task_pass=opts.task_pass))
+    diff_opts = pairs.DiffOptions((*revs, *folders), spec, fmt="json", task_pass=opts.task_pass)
+    result = pairs.diff(diff_opts, *pairs.split_args(diff_opts.args))
     doc = orjson.loads(result.text)
     by_name = {entry.get("eval"): entry for entry in doc.get("evals", [])}
     for loaded in evals:

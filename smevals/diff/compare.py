@@ -21,8 +21,8 @@ from smevals.report.evidence import LeftOut, Pair, left_out, missing_texts
 from smevals.report.rows import ERRORED, Row, cell_of
 from smevals.report.summary import Group, by_task
 from smevals.report.taskpass import DEFAULT, task_passes
+from smevals.store.read import Obj
 from smevals.store.records import RunBrief
-from smevals.store.store import Obj
 
 ITERATIONS = 10_000
 SEED = 0

@@ -17,9 +17,9 @@ from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.paths import path_problem
 from smevals.spec.programs import ProgramError
 from smevals.store import damage
+from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, RunFields
 from smevals.store.regular import NotRegular, read_text
-from smevals.store.store import Obj, Store
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount, JudgeContext
@@ -72,7 +72,7 @@ def grade_run(job: GradeJob) -> GradeResult | None:
         if job.groups.cancelled.is_set():
             staging.abort()
             return None
-        record = _record(job, results, grading, started, time.monotonic() - clock)
+        record = grade_record(job, results, grading, started, time.monotonic() - clock)
         rec = job.run.record
         written = staging.commit(record, [job.grader.name, rec["task"]["name"],
                                           rec["config"]["name"], rec["model"]])
@@ -205,8 +205,10 @@ def _minimum(check: Check, result: dict[str, Any]) -> None:
         result["notes"] = notes
 
 
-def _record(job: GradeJob, results: list[CheckRecord], grading: dict[str, Any],
-            started: datetime, seconds: float) -> GradeFields:
+def grade_record(job: GradeJob, results: list[CheckRecord], grading: dict[str, Any],
+                 started: datetime, seconds: float) -> GradeFields:
+    """The Grade record of `job` from its Checks' results (what `smevals grade` writes and
+    `smevals test` compares)."""
     score = grade_score(job.grader, results)
     outcome = grade_outcome(job.grader, results, score)
     metrics: dict[str, Any] = {}

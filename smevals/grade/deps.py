@@ -7,7 +7,7 @@ Nothing is executed or imported: Python programs are parsed with `ast`, shell sc
 scanned line by line. Only regular files inside the Eval folder count (a symbolic link
 counts as the file it names when that is inside the Eval; never a FIFO or a device, the
 results store, a hidden folder or `__pycache__`), so a revision's mirror
-(report/committed.py), which holds the whole Eval folder as committed, gives the same
+(spec/committed.py), which holds the whole Eval folder as committed, gives the same
 files as a checkout of that revision.
 """
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from smevals.spec.model import Eval, Grader
+from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import Obj, Store
 
 
 @dataclass

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from smevals.store.read import Obj
 from smevals.store.records import GradeBrief
-from smevals.store.store import Obj
 
 G = TypeVar("G", bound=Obj[GradeBrief])     # a Grade, full or brief: what goes in comes out
 

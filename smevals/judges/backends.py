@@ -17,9 +17,7 @@ import orjson
 
 from smevals.judges.settings import Settings
 
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 8.0
-RETRY_AFTER_CAP = 60.0
+RETRY_AFTER_CAP = 60.0        # a judge server's Retry-After is followed up to a minute
 POLL = 0.05
 SHOWN = 300
 
@@ -77,7 +75,7 @@ def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
 
 def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, str],
            cancel: threading.Event | None, images: tuple[Any, ...] = ()) -> Answer:
-    from smevals.runners.base import Endpoint
+    from smevals.runners.http import Backoff, Endpoint
     from smevals.runners.openai import request_headers
 
     secret = environ.get(settings.api_key_env, "").strip()
@@ -85,6 +83,7 @@ def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, st
     headers = request_headers({}, secret)
     body = openai_body(request, images)
     total = settings.retries + 1
+    policy = Backoff(after_cap=RETRY_AFTER_CAP)
     for attempt in range(1, total + 1):
         try:
             return _attempt(endpoint, body, headers, settings.timeout, cancel, attempt, secret)
@@ -92,9 +91,7 @@ def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, st
             if attempt == total:
                 raise CallError(f"{retry.reason} (gave up after {total} attempt(s))",
                                 retry.raw, retry.status, attempt) from None
-            delay = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
-            if retry.after is not None:
-                delay = min(RETRY_AFTER_CAP, retry.after)
+            delay = policy.delay(attempt, retry.after)
             if cancel is not None and cancel.wait(delay):
                 raise CallError("cancelled", attempts=attempt) from None
             if cancel is None:
@@ -114,8 +111,7 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
     import http.client
     import socket
 
-    from smevals.runners.base import HttpCall, ResponseTooLarge
-    from smevals.runners.openai import _seconds
+    from smevals.runners.http import HttpCall, ResponseTooLarge, retry_after, retryable
 
     call = HttpCall(endpoint, body, headers, timeout)
     while not call.wait(POLL):
@@ -140,8 +136,8 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
     raw = reply.body.decode("utf-8", "replace")
     if secret and len(secret) >= 6:
         raw = raw.replace(secret, "[redacted]")
-    if reply.status == 429 or 500 <= reply.status <= 599:
-        raise _Retry(f"HTTP {reply.status}: {_quote(raw)}", _seconds(reply.headers.get(
+    if retryable(reply.status):
+        raise _Retry(f"HTTP {reply.status}: {_quote(raw)}", retry_after(reply.headers.get(
             "retry-after")), raw, reply.status)
     if not 200 <= reply.status <= 299:
         raise CallError(f"HTTP {reply.status} from {endpoint.url}: {_quote(raw)}", raw,
@@ -152,18 +148,18 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
 
 
 def _completion(raw: str, status: int, attempt: int) -> tuple[str, dict[str, Any]]:
-    from smevals.runners.openai import _content, _first_choice, _token_usage
+    from smevals.runners.openai import content_text, first_choice, token_usage
 
     try:
         data = orjson.loads(raw)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        message, _finish = _first_choice(data)
-        content = _content(message.get("content"))
+        message, _finish = first_choice(data)
+        content = content_text(message.get("content"))
     except (ValueError, orjson.JSONDecodeError) as error:
         raise CallError(f"malformed response body (HTTP {status}): {error}; body: "
                         f"{_quote(raw)}", raw, status, attempt) from None
-    return content, _token_usage(data.get("usage"))
+    return content, token_usage(data.get("usage"))
 
 
 def _quote(text: str) -> str:

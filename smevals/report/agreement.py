@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smevals.stats import Z95
+from smevals.store.read import Obj
 from smevals.store.records import GradeRecord
-from smevals.store.store import Obj
 
 ORDER = ("pass", "fail", "error")
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smevals.grade.select import Choice, choose
+from smevals.store.read import Obj
 from smevals.store.records import GradeBrief, RunBrief
-from smevals.store.store import Obj
 
 FAILED = "failed"          # the runner failed: never graded, never counted
 STALE = "stale"            # made from an older task, config or runner

@@ -16,7 +16,7 @@ from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.folders import named
-from smevals.store.objects import RECORD_NAMES, Written
+from smevals.store.read import Store
 from smevals.store.records import Failure, RunFields, Truncation
 from smevals.store.regular import (
     REGULAR,
@@ -26,8 +26,8 @@ from smevals.store.regular import (
     read_capped,
     usage_limit,
 )
-from smevals.store.store import Store
 from smevals.store.workspace import is_regular, open_dir, remove, write_new
+from smevals.store.write import RECORD_NAMES, Written
 
 USAGE_FILE = "smevals-usage.json"
 

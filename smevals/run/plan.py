@@ -14,8 +14,8 @@ from smevals.spec.load import printable
 from smevals.spec.model import Config, Eval, Task
 from smevals.spec.programs import ProgramError, resolve_program
 from smevals.store.canonical import dumps, sha256_bytes
+from smevals.store.read import Store
 from smevals.store.records import Inputs
-from smevals.store.store import Store
 
 BUILTIN_PREFIX = "smevals:"
 

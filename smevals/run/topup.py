@@ -17,7 +17,7 @@ from typing import TypeVar
 from smevals.run.plan import Job
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent
-from smevals.store.store import Store
+from smevals.store.read import Store
 
 T = TypeVar("T")
 

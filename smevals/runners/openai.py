@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import math
 import socket
 import time
 from collections.abc import Mapping
@@ -21,15 +20,22 @@ import orjson
 from smevals.runners.base import (
     BuiltinContext,
     BuiltinOutcome,
-    Endpoint,
-    HttpCall,
     Problems,
-    Reply,
-    ResponseTooLarge,
     RunFailed,
     chat_messages,
     is_int,
     type_name,
+)
+from smevals.runners.http import (
+    BACKOFF_BASE,
+    BACKOFF_CAP,
+    Backoff,
+    Endpoint,
+    HttpCall,
+    Reply,
+    ResponseTooLarge,
+    retry_after,
+    retryable,
 )
 from smevals.runners.options import (
     ENV_NAME,
@@ -48,8 +54,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_RETRIES = 4
 DEFAULT_REQUEST_TIMEOUT = 120.0
-BACKOFF_BASE = 0.5
-BACKOFF_CAP = 8.0
 SHOWN_CHARS = 300  # of a response body quoted in stderr
 POLL = 0.05  # seconds between looks at the cancel event and the deadline during a request
 RESPONSE_FILE = "openai-response.json"  # the last response body, kept in the Run's workspace
@@ -197,9 +201,8 @@ class Session:
         return RunFailed(f"timed out after {self.ctx.timeout:g} s {doing}", failure="timeout")
 
     def pause(self, attempt: int, total: int, retry: Retryable) -> None:
-        delay = min(self.plan.backoff_cap, self.plan.backoff_base * 2 ** (attempt - 1))
-        if retry.retry_after is not None:
-            delay = min(self.plan.backoff_cap, retry.retry_after)
+        policy = Backoff(self.plan.backoff_base, self.plan.backoff_cap, self.plan.backoff_cap)
+        delay = policy.delay(attempt, retry.retry_after)
         remaining = self.remaining()
         if remaining is not None and delay >= remaining:
             raise self.timed_out(f"(no time left to retry after: {retry.reason})")
@@ -214,8 +217,8 @@ class Session:
             return Retryable(str(reset))
         self.keep(reply.body)
         status, shown = reply.status, self.quote(reply.body)
-        if status == 429 or 500 <= status <= 599:
-            wait = _seconds(reply.headers.get("retry-after"))
+        if retryable(status):
+            wait = retry_after(reply.headers.get("retry-after"))
             return Retryable(f"HTTP {status}: {shown}", wait, {"http_status": status})
         if not 200 <= status <= 299:
             raise RunFailed(f"HTTP {status} from {self.plan.endpoint.url}: {shown}",
@@ -274,8 +277,8 @@ class Session:
             raise ValueError(f"not JSON ({error})") from None
         if not isinstance(data, dict):
             raise ValueError(f"expected a JSON object, got {type_name(data)}")
-        message, finish = _first_choice(data)
-        usage = _token_usage(data.get("usage"))
+        message, finish = first_choice(data)
+        usage = token_usage(data.get("usage"))
         usage.update(latency_ms=reply.latency_ms, http_status=reply.status)
         if isinstance(data.get("model"), str):
             usage["model"] = data["model"]
@@ -283,7 +286,7 @@ class Session:
             usage["finish_reason"] = finish
         if message.get("tool_calls"):
             usage["tool_calls"] = _tool_calls(message["tool_calls"])
-        return BuiltinOutcome(stdout=_content(message.get("content")), stderr=self.stderr(),
+        return BuiltinOutcome(stdout=content_text(message.get("content")), stderr=self.stderr(),
                               usage=usage)
 
     def quote(self, body: bytes) -> str:
@@ -309,16 +312,8 @@ def _cancelled() -> RunFailed:
     return RunFailed("cancelled", exit_code=130)
 
 
-def _seconds(value: str | None) -> float | None:
-    """A numeric Retry-After (seconds); an HTTP-date or garbage gives None."""
-    try:
-        seconds = float(value) if value is not None else math.nan
-    except ValueError:
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def _first_choice(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+def first_choice(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+    """The message and finish reason of a chat-completions response's first choice."""
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
         raise ValueError("no `choices`")
@@ -329,7 +324,8 @@ def _first_choice(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return message, choice.get("finish_reason")
 
 
-def _content(content: Any) -> str:
+def content_text(content: Any) -> str:
+    """A message's `content` as text (of content parts, the text ones joined)."""
     if content is None or isinstance(content, str):
         return content or ""
     if isinstance(content, list):  # content parts: keep the text ones
@@ -340,7 +336,8 @@ def _content(content: Any) -> str:
     raise ValueError(f"`content` must be a string or a list, not {type_name(content)}")
 
 
-def _token_usage(raw: Any) -> dict[str, Any]:
+def token_usage(raw: Any) -> dict[str, Any]:
+    """A response's `usage` in smevals' names (input, output and total tokens)."""
     usage: dict[str, Any] = {}
     if not isinstance(raw, dict):
         return usage

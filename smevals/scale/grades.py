@@ -14,14 +14,14 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
+from smevals.store.read import Obj
 from smevals.store.records import RunFields, RunRecord
-from smevals.store.store import Obj
 
 if TYPE_CHECKING:
     from smevals.grade.apply import GradeResult
     from smevals.grade.plan import Plan
     from smevals.spec.model import Eval, Grader
-    from smevals.store.store import Store
+    from smevals.store.read import Store
 
 
 class Planned(Protocol):

@@ -14,8 +14,8 @@ from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
 from smevals.scale.unpack import keep_judged, unpack
 from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
+from smevals.store.read import Obj
 from smevals.store.records import RunRecord
-from smevals.store.store import Obj
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from smevals.run.plan import Job
     from smevals.run.prepared import Prepared
     from smevals.spec.model import Eval, Grader
-    from smevals.store.store import Store
+    from smevals.store.read import Store
 
     Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
 

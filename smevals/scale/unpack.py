@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smevals.store.merge import copy_in, safe_inner
-from smevals.store.objects import Written
+from smevals.store.write import Written
 
 if TYPE_CHECKING:
     from smevals.scale.worker import Entries, Packed

@@ -21,8 +21,8 @@ from smevals.scale.bundle import Bundle, materialize
 from smevals.spec.model import Eval
 from smevals.store.canonical import loads
 from smevals.store.layout import RECORD_NAMES
+from smevals.store.read import Obj, Store
 from smevals.store.records import RunFields
-from smevals.store.store import Obj, Store
 
 if TYPE_CHECKING:
     from smevals.proc.launch import ProcessGroups

@@ -34,8 +34,8 @@ from typing import IO, Any
 from smevals.site import pictures
 from smevals.store.base import SourceError
 from smevals.store.fssource import FsSource
+from smevals.store.read import Obj, Store
 from smevals.store.records import FileEntry
-from smevals.store.store import Obj, Store
 
 SVG_TYPE = "image/svg+xml"
 TEXT_TYPE = "text/plain; charset=utf-8"
@@ -174,7 +174,8 @@ def read_bytes(store: Store, obj: Obj[Any], path: str, limit: int | None = None)
     return data if data is None or limit is None else data[:limit]
 
 
-_RECENT: OrderedDict[tuple[int, str], bytes | None] = OrderedDict()
+# (id of the source, rel) -> (the source itself, held so that its id is not reused, bytes)
+_RECENT: OrderedDict[tuple[int, str], tuple[object, bytes | None]] = OrderedDict()
 _RECENT_SIZE = 16
 
 
@@ -184,12 +185,12 @@ def _git_read(store: Store, rel: str) -> bytes | None:
     key = (id(store.source), rel)
     if key in _RECENT:
         _RECENT.move_to_end(key)
-        return _RECENT[key]
+        return _RECENT[key][1]
     try:
         data: bytes | None = store.source.read(rel)
     except (OSError, SourceError):
         data = None
-    _RECENT[key] = data
+    _RECENT[key] = (store.source, data)
     while len(_RECENT) > _RECENT_SIZE:
         _RECENT.popitem(last=False)
     return data

@@ -31,7 +31,7 @@ from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
 from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
-from smevals.store.store import Obj
+from smevals.store.read import Obj
 
 ASSETS = ("index.html", "app.js", "app.css")
 CHUNK = 1 << 20

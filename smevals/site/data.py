@@ -22,8 +22,8 @@ from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_cou
 from smevals.site.gallery import has_pictures
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
+from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import Obj, Store
 
 FORMAT = 1
 

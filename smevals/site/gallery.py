@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from smevals.report.rows import cell_of
 from smevals.site import artifacts, pictures, svgsafe
+from smevals.store.read import AnyObj, Obj
 from smevals.store.records import FileEntry
-from smevals.store.store import AnyObj, Obj
 
 if TYPE_CHECKING:
     from smevals.site.data import Loaded

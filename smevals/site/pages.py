@@ -13,8 +13,8 @@ from smevals.report.rows import cell_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.gallery import Linker, picture_json, read_head
+from smevals.store.read import AnyObj, Obj
 from smevals.store.records import CheckRecord, FileEntry, GradeRecord, RunBrief, RunRecord
-from smevals.store.store import AnyObj, Obj
 
 OUTPUT_LIMIT = 256 * 1024       # characters of output.txt on a Run page
 STDERR_LIMIT = 64 * 1024

@@ -37,8 +37,8 @@ from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
 from smevals.store.layout import slug as slug_of
+from smevals.store.read import AnyObj, Obj
 from smevals.store.records import FileEntry
-from smevals.store.store import AnyObj, Obj
 
 POLL_SECONDS = 3
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -1,7 +1,7 @@
 """Find the program a `runner:` or `checker:` names, as the original smevals does.
 
 An Eval read at a git revision (`diff`, `report --rev`) is extracted into a mirror of the
-repository (see `smevals.report.committed`). A path to a file inside the repository (relative,
+repository (see `smevals.spec.committed`). A path to a file inside the repository (relative,
 absolute, or found on PATH) resolves inside that mirror, so a revision never reaches the
 working tree's or another revision's files. A file outside the repository is not in git:
 every revision uses it as it is now.
@@ -13,17 +13,20 @@ import os
 import shutil
 from pathlib import Path
 
+from smevals.store import scope
+
 
 class ProgramError(Exception):
     """The program cannot be found or run; the message says why."""
 
 
-_MIRRORS: dict[Path, Path] = {}      # a revision's mirror -> the repository it stands for
 
 
 def confine(mirror: Path, repo: Path) -> None:
     """Resolve every path below `mirror` as at that revision of `repo` (see the module)."""
-    _MIRRORS[Path(os.path.abspath(mirror))] = Path(os.path.realpath(repo))
+    command = scope.current()
+    with command.lock:
+        command.mirrors[Path(os.path.abspath(mirror))] = Path(os.path.realpath(repo))
 
 
 def _inside(path: str, root: Path | str) -> bool:
@@ -32,7 +35,10 @@ def _inside(path: str, root: Path | str) -> bool:
 
 def _mirror_of(base: Path) -> tuple[Path, Path] | None:
     where = os.path.abspath(base)
-    for mirror, repo in _MIRRORS.items():
+    command = scope.current()
+    with command.lock:
+        known = list(command.mirrors.items())
+    for mirror, repo in known:
         if _inside(where, mirror):
             return mirror, repo
     return None

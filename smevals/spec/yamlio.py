@@ -76,7 +76,7 @@ def load_yaml(path: Path, display: str | None = None) -> YamlDoc:
     try:
         node = loader.get_single_node()
         if node is not None:
-            _bound(node, shown)
+            bound_aliases(node, shown)
             _walk(node, (), doc, loader)
             doc.data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
@@ -109,7 +109,7 @@ MAX_ALIAS_NODES = 100_000     # nodes aliases may add to a document once expande
 MAX_DEPTH = 100               # levels of lists and mappings (hashing needs fewer than 255)
 
 
-def _bound(root: yaml.Node, shown: str) -> None:
+def bound_aliases(root: yaml.Node, shown: str) -> None:
     """Refuse a document whose aliases would expand it by more than MAX_ALIAS_NODES nodes
     (a "billion laughs" bomb: a few hundred bytes that expand to billions), that refers
     to itself, or whose lists and mappings nest more than MAX_DEPTH levels deep (aliases

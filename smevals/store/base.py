@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import NamedTuple, Protocol
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, NamedTuple, Protocol
 
 
 class SourceError(Exception):
@@ -28,7 +29,30 @@ class Scanned(NamedTuple):
 
 
 class Source(Protocol):
+    """Where a store's bytes come from: the working tree (`FsSource`, writable) or a git
+    revision read without a checkout (`GitSource`, read-only). `Store` asks its source and
+    never looks at which one it has."""
+
     label: str
+    writable: bool            # objects may be staged here, and read afresh
+
+    def records(self, kind: str, brief: bool) -> tuple[Sequence[str], Sequence[Any]]:
+        """(rels, records) of every object of `kind`, sorted, through the index cache; a
+        record that cannot be used is given as a str saying why."""
+        ...
+
+    def fresh(self, kind: str, parent: str, known: AbstractSet[str]) -> list[tuple[str, Any]]:
+        """(id, record or why not) of each object of one folder, read now past any cache,
+        ids in `known` left out. Only a writable source can."""
+        ...
+
+    def afresh(self) -> Source:
+        """This source, forgetting what it has listed (itself when it cannot change)."""
+        ...
+
+    def empty(self) -> bool:
+        """Whether the source holds no object folder of any kind."""
+        ...
 
     def objects(self, kind: str) -> list[str]:
         """Every object folder of `kind`, relative to the store root, sorted."""

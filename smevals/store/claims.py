@@ -29,13 +29,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from smevals.store import locks
 from smevals.store.folders import open_folder
 from smevals.store.layout import STAGING
-
-try:
-    import fcntl
-except ImportError:                      # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
 
 CLAIMS = ".claims"
 _LOCK_FLAGS = (os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
@@ -98,22 +94,21 @@ class Claims:
     def _lock(self, bucket: int, cancelled: Callable[[], bool]) -> int | None:
         """An fd holding the bucket's lock (-1 where locks are not available), or None when
         cancelled while waiting."""
-        if fcntl is None:
+        if not locks.AVAILABLE:
             return -1
         vanished = 0
         while vanished < VANISHED:
             fd = self._open(bucket)
             if fd < 0:
                 return -1
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            got = locks.try_hold(fd)
+            if got is False:
                 os.close(fd)
                 if cancelled():
                     return None
                 time.sleep(POLL)
                 continue
-            except OSError:
+            if got is None:
                 os.close(fd)
                 return -1
             if self._current(fd, bucket):
@@ -164,6 +159,6 @@ def claims_for(root: Path, prefix: str) -> Claims:
 
 
 def _ignored(staging: Path) -> None:
-    from smevals.store.objects import _ignore_in_git
+    from smevals.store.write import ignore_in_git
 
-    _ignore_in_git(staging)
+    ignore_in_git(staging)

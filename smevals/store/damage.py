@@ -4,8 +4,8 @@ regular file, is damage too; index.parse_record says so.)
 
 Readers check every record they parse (the index cache keeps the verdict with the record,
 keyed by the file's stat stamp or git blob id, so a changed file is always checked again),
-and every object left out is remembered here, so that the command line can say so once,
-pointing at `smevals verify`.
+and every object left out is noted on the running command (store/scope.py), so that the
+command line can say so once, pointing at `smevals verify`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from smevals.store import scope
 from smevals.store.layout import ID_RE, RECORD_NAMES
-
-_FOUND: dict[tuple[str, str], str] = {}      # (store label, object rel) -> why
 
 
 def problem(kind: str, oid: str, data: bytes, record: dict[str, Any]) -> str | None:
@@ -41,13 +40,14 @@ def schema_problem(kind: str, record: dict[str, Any]) -> str | None:
 
 
 def note(label: str, rel: str, why: str) -> None:
-    """Remember an object left out by a reader."""
-    _FOUND[(label, rel)] = why
+    """Remember an object left out by a reader, for the running command."""
+    scope.current().note_damaged(label, rel, why)
 
 
 def found() -> list[tuple[str, str, str]]:
-    """(store label, object rel, why) of every object left out so far, sorted."""
-    return sorted((label, rel, why) for (label, rel), why in _FOUND.items())
+    """(store label, object rel, why) of every object the running command left out so far,
+    sorted."""
+    return scope.current().found_damaged()
 
 
 def as_json(label: str) -> list[dict[str, str]]:

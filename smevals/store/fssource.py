@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import Any
 
+from smevals.store import damage, folders, index
 from smevals.store.base import Entry, Scanned
-from smevals.store.layout import DEPTH, RECORD_NAMES
+from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 from smevals.store.regular import NotRegular, read_record, read_regular
 
 _CHUNK = 1 << 20
@@ -21,6 +24,31 @@ class FsSource:
         self.root = root
         self.label = str(root)
         self._walked: dict[str, tuple[list[str], list[str]]] = {}
+
+    writable = True
+
+    def records(self, kind: str, brief: bool) -> tuple[Sequence[str], Sequence[Any]]:
+        for rel, why in folders.problems(self.root):      # never read through (verify)
+            damage.note(self.label, rel, why)
+        found = index.read_kind(self.root, kind, brief)
+        return found.rels, found.records
+
+    def fresh(self, kind: str, parent: str, known: AbstractSet[str]) -> list[tuple[str, Any]]:
+        try:
+            names = sorted(n for n in os.listdir(self.root / parent)
+                           if n[:1] != "." and n not in known)
+        except OSError:
+            return []
+        name = RECORD_NAMES[kind]
+        return [(oid, index.parse_record(kind, index.read_one(
+                    os.path.join(self.root, parent, oid, name))[1], oid=oid))
+                for oid in names]
+
+    def afresh(self) -> FsSource:
+        return FsSource(self.root)
+
+    def empty(self) -> bool:
+        return not any((self.root / f"{kind}s").is_dir() for kind in KINDS)
 
     def objects(self, kind: str) -> list[str]:
         return self._walk(kind)[0]

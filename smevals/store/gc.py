@@ -8,8 +8,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from smevals.store.leftovers import age, local_alive, staging_folders
 from smevals.store.locks import is_locked, try_lock, unlock
-from smevals.store.staging import age, local_alive, staging_folders
 
 DEFAULT_GRACE = 3600.0
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.store import cache, index
 from smevals.store.gitcat import cat_files
 from smevals.store.gitsource import GitSource
 from smevals.store.layout import KINDS, RECORD_NAMES
 from smevals.store.regular import record_limit
+
+if TYPE_CHECKING:
+    from smevals.store.gitsource import GitSource
 
 KEEP = 3                    # revisions kept in the cache per store and kind
 

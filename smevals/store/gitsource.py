@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import Any
 
+from smevals.store import gitindex
 from smevals.store.base import Entry, Scanned
 from smevals.store.gitcat import (
     Started,
@@ -45,6 +48,20 @@ class GitSource:
         self._tree: _Tree | None = None
         self._kind_trees: dict[str, str] | None = None
         self._listings: dict[str, Started] = {}
+
+    writable = False
+
+    def records(self, kind: str, brief: bool) -> tuple[Sequence[str], Sequence[Any]]:
+        return gitindex.read_kind(self, self.root, kind, brief)
+
+    def fresh(self, kind: str, parent: str, known: AbstractSet[str]) -> list[tuple[str, Any]]:
+        raise ValueError("cannot read a store at a git revision afresh")
+
+    def afresh(self) -> GitSource:
+        return self                     # a revision never changes
+
+    def empty(self) -> bool:
+        return not self.kind_trees()
 
     def tree(self) -> _Tree:
         if self._tree is None:

@@ -28,23 +28,18 @@ import contextlib
 import os
 import re
 import stat
-import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from smevals.store import locks, scope
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
-from smevals.store.objects import _ignore_in_git, host_name
 from smevals.store.regular import read_record
-
-try:
-    import fcntl
-except ImportError:                      # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
+from smevals.store.write import host_name, ignore_in_git
 
 FOLDER = "judges"
 FORMAT = 1
@@ -54,8 +49,6 @@ STRAY = (f"stray entry in the judge cache (only <2 hex>/<sha256 of the request>.
          f"<{HASH_PREFIX} hex of the record's sha256>.json files belong)")
 OLD = ("an entry of the old layout (<sha256 of the request>.json): its answer cannot be "
        "checked, so it is never served; delete it (`smevals grade` asks the judge again)")
-_LISTED: dict[Path, dict[str, list[str]]] = {}     # bucket folder -> request key -> names
-_LOCK = threading.Lock()
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -122,17 +115,18 @@ _NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
-    """(entry names of request `key`, listed afresh?): the bucket's listing of this process,
-    or a new one when `fresh` or none was made yet."""
-    with _LOCK:
-        listed = None if fresh else _LISTED.get(folder)
+    """(entry names of request `key`, listed afresh?): the bucket's listing of this command
+    (store/scope.py), or a new one when `fresh` or none was made yet."""
+    command = scope.current()
+    with command.lock:
+        listed = None if fresh else command.judge_listings.get(folder)
     if listed is None:
         fresh, listed = True, {}
         with contextlib.suppress(OSError):
             for name in os.listdir(folder):
                 listed.setdefault(name.split(".", 1)[0], []).append(name)
-        with _LOCK:
-            _LISTED[folder] = listed
+        with command.lock:
+            command.judge_listings[folder] = listed
     return sorted(listed.get(key, ())), fresh
 
 
@@ -156,12 +150,11 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
         return dest
     staging = root / STAGING
     os.close(open_folder(root, STAGING))    # real folders, never links (store.folders)
-    _ignore_in_git(staging)
+    ignore_in_git(staging)
     tmp = staging / f"judge-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
     try:
-        if fcntl is not None:           # a live write, as staging folders are (gc, verify)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        locks.hold(fd)                  # a live write, as staging folders are (gc, verify)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -170,8 +163,9 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
         os.close(fd)
-    with _LOCK:
-        _LISTED.pop(dest.parent, None)
+    command = scope.current()
+    with command.lock:
+        command.judge_listings.pop(dest.parent, None)
     return dest
 
 

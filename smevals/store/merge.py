@@ -19,8 +19,8 @@ from typing import Any
 from smevals.store.base import Scanned
 from smevals.store.fssource import FsSource, read_or_none
 from smevals.store.layout import KINDS, RECORD_NAMES
-from smevals.store.objects import Staging, StoreError, Written
 from smevals.store.verify import Damage, check_object
+from smevals.store.write import Staging, StoreError, Written
 
 
 @dataclass

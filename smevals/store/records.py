@@ -3,7 +3,7 @@
 They mirror schemas/run.schema.json and schemas/grade.schema.json (a key the schema does
 not require is `NotRequired`) and the brief views of store/brief.py. At run time they are
 plain dicts: nothing here is checked or converted, and the store reads and writes records
-exactly as before. A record is typed once it has passed its schema (store/store.py gives
+exactly as before. A record is typed once it has passed its schema (store/read.py gives
 `Obj[RunRecord]` and `Obj[GradeRecord]`); parsing and validating code keeps `dict[str, Any]`.
 
 A brief view keeps only some keys, each with the full record's shape or a part of it, so

@@ -28,7 +28,7 @@ from smevals.store.layout import (
     record_names,
     timestamp,
 )
-from smevals.store.staging import staging_folders
+from smevals.store.leftovers import staging_folders
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import cast
 
 from smevals.checkers.base import normalize_tag
-from smevals.grade.apply import GradeJob, run_checks
-from smevals.grade.apply import _record as grade_record  # the Grade `smevals grade` writes
+from smevals.grade.apply import (
+    GradeJob,
+    grade_record,  # the Grade `smevals grade` writes
+    run_checks,
+)
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
+from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, RunFields
-from smevals.store.store import Obj, Store
 from smevals.testing.cases import Case
 
 RUN_FOLDER = "run"
@@ -32,7 +35,6 @@ class Outcome:
     outcome: str
     score: float | None
     tags: list[str]
-    failing: str | None          # the first failing Check's label
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
@@ -57,12 +59,11 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0)
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
-    failing = None if first is None else str(first.get("name") or first.get("checker"))
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
-    got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), failing,
-                  why, [], time.monotonic() - clock)
+    got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
+                  [], time.monotonic() - clock)
     got.mismatches.extend(mismatches(case, got, checks, first))
     return got
 

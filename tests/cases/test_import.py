@@ -136,16 +136,3 @@ def test_import_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
     assert "case_id: Greeting One\n" in (tmp_path / "other" / "tasks" / names[0]).read_text()
     res = smevals("grade", "other", cwd=tmp_path)
     assert (res.code, "Graded 1 Run(s): 1 pass, 0 fail" in res.out) == (0, True)
-
-
-def test_an_eval_imported_before_the_rename_still_grades(imported: Path, tmp_path: Path) -> None:
-    """Evals imported before 0.2 carry a program importing `smevals.forge.program`."""
-    old = tmp_path / "old"
-    shutil.copytree(imported / "ev", old / "ev")
-    program = old / "ev" / "graders" / "forge-case"
-    text = program.read_text()
-    assert "from smevals.cases.program import main" in text
-    program.write_text(text.replace("smevals.cases.program", "smevals.forge.program"))
-    res = smevals("regrade", "ev", cwd=old)
-    assert res.code == 1, res.both
-    assert "12 pass, 6 fail" in res.out

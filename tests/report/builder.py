@@ -18,8 +18,8 @@ from typing import Any, cast
 from smevals.grade.version import grader_version, grading_hash
 from smevals.run.plan import inputs_of, resolve_runner
 from smevals.spec.load import load_eval
+from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, Outcome, RunFields
-from smevals.store.store import Obj, Store
 
 BASE = datetime(2026, 1, 2, 3, 0, 0, tzinfo=UTC)
 OLD_VERSION = "0123456789ab"

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smevals.store.objects import Written
+from smevals.store.read import Store
 from smevals.store.records import GradeFields, RunFields
-from smevals.store.store import Store
+from smevals.store.write import Written
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from smevals.store import brief, cache, gitindex, index
-from smevals.store.store import Store
+from smevals.store.read import Store
 from tests.store.helpers import commit_all, grade_record, run_record, write_grade, write_run
 
 

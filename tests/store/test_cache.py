@@ -12,7 +12,7 @@ import pytest
 
 from smevals.store import cache, index
 from smevals.store.canonical import dumps, loads
-from smevals.store.store import Store
+from smevals.store.read import Store
 from tests.store.helpers import writable, write_grade, write_run
 
 

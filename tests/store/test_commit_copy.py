@@ -10,7 +10,7 @@ import pytest
 
 from smevals.scale.unpack import unpack
 from smevals.scale.worker import Packed, pack
-from smevals.store.objects import StoreError
+from smevals.store.write import StoreError
 from tests.conftest import make_eval, run_cli
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from smevals.store.canonical import dumps
-from smevals.store.objects import StoreError
+from smevals.store.read import AmbiguousId, Obj, PrefixTooShort, Store, UnknownId, store_root
 from smevals.store.records import RunFields
-from smevals.store.store import AmbiguousId, Obj, PrefixTooShort, Store, UnknownId, store_root
+from smevals.store.write import StoreError
 from tests.store.helpers import commit_all, remove_tree, write_grade, write_run
 
 FIXED_RECORD: RunFields = {

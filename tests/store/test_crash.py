@@ -9,15 +9,15 @@ import subprocess
 import time
 from pathlib import Path
 
-from smevals.store.objects import host_name
-from smevals.store.store import Store
+from smevals.store.read import Store
+from smevals.store.write import host_name
 from tests.store.helpers import python
 
 STAGE_AND_WAIT = r"""
 import os, sys, time
 from pathlib import Path
-from smevals.store.objects import host_name
-from smevals.store.store import Store
+from smevals.store.write import host_name
+from smevals.store.read import Store
 from tests.store.helpers import run_record
 staging = Store(Path(sys.argv[1])).stage("run")
 with open(staging.dir / "big.bin", "wb") as handle:
@@ -30,8 +30,8 @@ staging.commit(run_record(), ["t1", "c", "m"])
 WRITE_FOREVER = r"""
 import os, sys
 from pathlib import Path
-from smevals.store.objects import host_name
-from smevals.store.store import Store
+from smevals.store.write import host_name
+from smevals.store.read import Store
 from tests.store.helpers import run_record
 store = Store(Path(sys.argv[1]))
 i = 0
@@ -119,8 +119,8 @@ def test_an_old_leftover_of_another_host_goes_after_the_grace_period(cli, tmp_pa
 WRITE_MANY = r"""
 import sys
 from pathlib import Path
-from smevals.store.objects import host_name
-from smevals.store.store import Store
+from smevals.store.write import host_name
+from smevals.store.read import Store
 from tests.store.helpers import run_record
 store, first = Store(Path(sys.argv[1])), int(sys.argv[2])
 print("ready", flush=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from smevals.store.canonical import dumps, loads
-from smevals.store.objects import Written
+from smevals.store.write import Written
 from tests.store.helpers import writable, write_grade, write_run
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from smevals.store.canonical import dumps
-from smevals.store.store import Store
+from smevals.store.read import Store
 from tests.store.helpers import commit_all, git, writable, write_grade, write_run
 
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smevals.store.layout import ID_RE, object_parent, slug
-from smevals.store.store import Store
+from smevals.store.read import Store
 from tests.store.helpers import write_run
 
 SAFE = re.compile(r"^[a-z0-9_][a-z0-9._-]{0,63}$")
@@ -84,8 +84,8 @@ def test_objects_land_in_slugged_folders_inside_the_store(tmp_path: Path):
 def test_two_names_that_would_share_a_folder_are_refused_and_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from smevals.store import layout
-    from smevals.store.objects import StoreError
     from smevals.store.verify import verify_store
+    from smevals.store.write import StoreError
 
     real = layout.slug
     monkeypatch.setattr(layout, "slug", lambda n: real("t1") if n == "t2" else real(n))

@@ -195,3 +195,23 @@ def test_ordinary_edits_of_a_store_still_read_fast_from_the_cache(cli, tmp_path:
     doc, err = report_json(cli, tmp_path, ev)
     assert doc["damaged"] == [] and err == ""
     assert doc["summary"]["graded"] == 2
+
+
+def test_each_command_in_one_process_has_its_own_damage_list(cli, tmp_path: Path):
+    """Commands run in-process (click's CliRunner; `serve` is one long command) each say
+    what they left out, and nothing of it is carried into the next (store/scope.py)."""
+    from click.testing import CliRunner
+
+    from smevals.cli import cli as group
+    from smevals.store import damage
+
+    ev = graded_eval(cli, tmp_path)
+    rewrite(only(ev, "grades/default/two/*/*/*"), "grade.json", lambda r: r.update(outcome="pass"))
+    (tmp_path / "clean").mkdir()
+    clean = graded_eval(cli, tmp_path / "clean")
+    runner = CliRunner()
+    first = runner.invoke(group, ["report", str(ev)])
+    assert (first.exit_code, f"Warning: 1 {WARNING}" in first.stderr) == (0, True)
+    second = runner.invoke(group, ["report", str(clean)])
+    assert (second.exit_code, second.stderr) == (0, "")
+    assert damage.found() == []

@@ -11,8 +11,8 @@ from smevals.report.document import CURRENT, EvalReport
 from smevals.report.rows import collect
 from smevals.site.data import Loaded
 from smevals.spec.model import Eval, Task
+from smevals.store.read import Obj, Store
 from smevals.store.records import GradeBrief, RunBrief
-from smevals.store.store import Obj, Store
 
 TASKS, MODELS, SAMPLES = 100, 10, 10
 TAGS = ("too_long", "wrong_format", "refused", "hallucinated", "partial")

@@ -10,7 +10,7 @@ from typing import NamedTuple
 from smevals.store.folders import open_folder
 from smevals.store.layout import STAGING
 from smevals.store.locks import is_locked
-from smevals.store.objects import host_name
+from smevals.store.write import host_name
 
 
 class Owner(NamedTuple):

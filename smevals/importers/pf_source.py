@@ -13,8 +13,7 @@ from typing import Any
 import yaml
 
 from smevals.errors import SmevalsError
-from smevals.spec.yamlio import YamlProblem
-from smevals.spec.yamlio import _bound as bound_aliases
+from smevals.spec.yamlio import YamlProblem, bound_aliases
 
 VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 OPEN = re.compile(r"\{\{|\{%")

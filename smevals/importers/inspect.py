@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from smevals.commands.common import new_eval_folder
-from smevals.commands.pf_import import write_eval
-from smevals.commands.pf_source import ImportInputError, read_text
+from smevals.importers.common import new_eval_folder
+from smevals.importers.pf_source import ImportInputError, read_text
+from smevals.importers.promptfoo import write_eval
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
 NOT_IMPORTED = ("sandbox", "files", "setup")

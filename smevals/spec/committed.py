@@ -14,6 +14,7 @@ import io
 import os
 import shutil
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from smevals.spec.model import Eval
 from smevals.spec.programs import ProgramError, at_revision, confine
 from smevals.store import gitcat
 from smevals.store.base import SourceError
+
+# (folder a path is relative to, the path or a bare name on PATH) of each program an Eval uses
+Programs = Callable[[Eval], list[tuple[Path, str]]]
 
 
 @dataclass(frozen=True)
@@ -87,9 +91,12 @@ def repo_path(revision: Revision, path: Path) -> str:
     return "" if rel == "." else rel
 
 
-def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path) -> Eval:
+def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path,
+            programs: Programs) -> Eval:
     """Load the Eval in `ev_dir` as committed at `revision`, extracted below `into`, without
-    its store folder `store_dir` (when the store lies inside the Eval)."""
+    its store folder `store_dir` (when the store lies inside the Eval). `programs(ev)` names
+    the program paths the Eval's configs and graders use (the layers above know which
+    names are built-in runners and checkers), to be fetched from the same revision."""
     prefix = repo_path(revision, ev_dir)
     mirror = into / revision.commit / revision.repo.name
     confine(mirror, revision.repo)
@@ -109,7 +116,7 @@ def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path
     except SpecError as exc:
         raise SmevalsError(f"{where}: invalid Eval at that revision:\n"
                            + str(exc).replace(str(folder), where)) from None
-    _fetch_programs(ev, revision, mirror)
+    _fetch_programs(programs(ev), revision, mirror)
     return ev
 
 
@@ -144,18 +151,10 @@ def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path)
         target.chmod(0o755 if mode == "100755" else 0o644)
 
 
-def _fetch_programs(ev: Eval, revision: Revision, mirror: Path) -> None:
+def _fetch_programs(wanted: list[tuple[Path, str]], revision: Revision, mirror: Path) -> None:
     """Bring in the files named by paths that lie outside the extracted Eval (relative, or
-    absolute inside the repository): runner and checker programs, replay responses."""
-    from smevals import checkers
-    from smevals.runners import builtin_name
-
-    wanted = [(c.path.parent, c.runner) for c in ev.configs.values()
-              if builtin_name(c.runner) is None]
-    wanted += [(c.path.parent, str(c.doc["responses"])) for c in ev.configs.values()
-               if builtin_name(c.runner) == "replay" and isinstance(c.doc.get("responses"), str)]
-    wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
-               for check in g.checks if not checkers.is_builtin(check.checker)]
+    absolute inside the repository): runner and checker programs, replay responses.
+    `wanted` gives (folder the path is relative to, path or bare name) pairs."""
     for base, spec in wanted:
         spec = spec.strip()
         if "/" not in spec and "\\" not in spec:

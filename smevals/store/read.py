@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, overload
 
-from smevals.store import damage, folders, gitindex, index
+from smevals.store import damage, folders, index
 from smevals.store.base import Entry, Source
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
-from smevals.store.layout import KINDS, RECORD_NAMES, slug
-from smevals.store.objects import Staging
+from smevals.store.layout import KINDS, slug
 from smevals.store.records import GradeBrief, GradeRecord, RunBrief, RunRecord
+from smevals.store.write import Staging
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs
@@ -83,7 +82,7 @@ class Store:
         self._objs: dict[tuple[str, bool], list[Obj[Any]]] = {}
 
     def stage(self, kind: str) -> Staging:
-        if self.rev:
+        if not self.source.writable:
             raise ValueError("cannot write to a store read at a git revision")
         folders.refuse_links(self.root)
         return Staging(self.root, kind)
@@ -110,8 +109,7 @@ class Store:
         """Drop what was read, so the next call sees objects written since."""
         self._objs.clear()
         self.broken.clear()
-        if isinstance(self.source, FsSource):
-            self.source = FsSource(self.root)
+        self.source = self.source.afresh()
 
     def _all(self, kind: str, brief: bool = False) -> list[Obj[Any]]:
         key = (kind, brief)
@@ -120,14 +118,7 @@ class Store:
         return self._objs[key]
 
     def _load(self, kind: str, brief: bool) -> list[Obj[Any]]:
-        if isinstance(self.source, FsSource):
-            for rel, why in folders.problems(self.root):      # never read through (verify)
-                damage.note(self.source.label, rel, why)
-            found = index.read_kind(self.root, kind, brief)
-            rels, records = found.rels, found.records
-        else:
-            assert isinstance(self.source, GitSource)
-            rels, records = gitindex.read_kind(self.source, self.root, kind, brief)
+        rels, records = self.source.records(kind, brief)
         ids = [rel[rel.rfind("/") + 1:] for rel in rels]
         with index.gc_paused():
             new = tuple.__new__
@@ -154,20 +145,9 @@ class Store:
         """The sound objects of one folder (`runs/<task>/<config>/<model>`), read from disk
         now, past any cache: what a claim holder counts before it adds to the folder.
         Objects whose id is in `known` are left out (the caller has seen them)."""
-        if not isinstance(self.source, FsSource):
-            raise ValueError("cannot read a store at a git revision afresh")
-        try:
-            names = sorted(n for n in os.listdir(self.root / parent)
-                           if n[:1] != "." and n not in known)
-        except OSError:
-            return []
-        out: list[Obj[Any]] = []
-        for name in names:
-            path = os.path.join(self.root, parent, name, RECORD_NAMES[kind])
-            record = index.parse_record(kind, index.read_one(path)[1], oid=name)
-            if isinstance(record, dict):
-                out.append(Obj(kind, name, f"{parent}/{name}", record))
-        return out
+        return [Obj(kind, oid, f"{parent}/{oid}", record)
+                for oid, record in self.source.fresh(kind, parent, known)
+                if isinstance(record, dict)]
 
     def resolve(self, prefix: str) -> AnyObj:
         """The one object whose id (or the hash part of it) starts with `prefix`, git-style:

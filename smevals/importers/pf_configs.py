@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smevals.commands.pf_source import (
+from smevals.importers.pf_source import (
     ImportInputError,
     Source,
     convert_template,

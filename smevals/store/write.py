@@ -70,7 +70,7 @@ class Staging:
         folder = root / STAGING
         fd = open_folder(root, STAGING)         # a real folder, never a link (store.folders)
         try:
-            _ignore_in_git(folder)
+            ignore_in_git(folder)
             name = f"{kind}-{host_name()}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
             with named(folder):
                 os.mkdir(name, dir_fd=fd)
@@ -101,7 +101,7 @@ class Staging:
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
         _write_sealed(self.dir / record_name, data)
-        _fsync_dir(self.dir)                    # the folders below it: fsynced by manifest
+        fsync_dir(self.dir)                    # the folders below it: fsynced by manifest
         rel = f"{object_parent(self.kind, parent_names)}/{oid}"
         names = [str(n) for n in parent_names]
         if record_names(self.kind, full) == names:      # else the caller files it elsewhere
@@ -120,7 +120,7 @@ class Staging:
             names = [str(n) for n in record_names(self.kind, record) or []]
             _refuse_shared_folder(self.root / rel, self.kind, names)
             _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
-            _fsync_dir(self.dir)
+            fsync_dir(self.dir)
             return self._place(rel, rel.rpartition("/")[2], data)
         finally:
             self._release()
@@ -224,7 +224,7 @@ def _write_sealed(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _ignore_in_git(folder: Path) -> None:
+def ignore_in_git(folder: Path) -> None:
     """A `.gitignore` of `*` in the staging folder, so that `git add` never takes writes in
     progress or leftovers of interrupted ones (it ignores itself too)."""
     try:
@@ -235,7 +235,7 @@ def _ignore_in_git(folder: Path) -> None:
         handle.write("*\n")
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -1,4 +1,5 @@
-"""`smevals verify`, `smevals show` and `smevals gc`."""
+"""`smevals verify`, `smevals show` and `smevals gc` (cli/store_cmd.py); which stores the
+paths name, and the object an id names in them, is smevals.spec.stores."""
 
 from __future__ import annotations
 
@@ -7,48 +8,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smevals.errors import SmevalsError
-from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
+from smevals.spec.stores import store_roots
 from smevals.store import folders
 from smevals.store.base import SourceError
 from smevals.store.layout import RECORD_NAMES, STAGING
+from smevals.store.read import AnyObj, Obj, Store, store_root
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.store import MIN_PREFIX, AmbiguousId, AnyObj, Obj, Store, UnknownId, store_root
 from smevals.store.verify import Damage, verify_store
 
 if TYPE_CHECKING:
     from smevals.commands.evict import JudgeEviction
-
-
-def is_store(path: Path) -> bool:
-    return any((path / name).is_dir() for name in ("runs", "grades", STAGING))
-
-
-def store_roots(paths: tuple[str, ...], store: str | None) -> list[Path]:
-    """The stores of the Evals in `paths`. A path that is itself a store counts as one, and a
-    folder of stores (a `--store` folder) as each store in it."""
-    roots: list[Path] = []
-    for arg in paths or (".",):
-        path = Path(arg)
-        if is_store(path):
-            found = [path]
-        elif path.is_dir() and not (path / "eval.yaml").exists() and _child_stores(path):
-            found = _child_stores(path)
-        else:
-            found = [_eval_store(ev_path, store) for ev_path in find_evals([arg])]
-        roots.extend(r for r in found if r not in roots)
-    return roots
-
-
-def _child_stores(path: Path) -> list[Path]:
-    return sorted(p for p in path.iterdir() if p.is_dir() and is_store(p))
-
-
-def _eval_store(ev_path: Path, store: str | None) -> Path:
-    from smevals.spec.load import read_eval
-
-    ev, _problems = read_eval(ev_path)
-    return store_root(ev_path, ev.name, store)
 
 
 @dataclass
@@ -69,43 +39,6 @@ def verify_command(paths: tuple[str, ...], store: str | None, rev: str | None) -
         report.checked += count
         report.problems.extend((root, p) for p in problems)
     return report
-
-
-def find_object(paths: tuple[str, ...], store: str | None, ident: str,
-                rev: str | None = None) -> tuple[Store, AnyObj]:
-    """The one Run or Grade `ident` names in the stores of `paths` (exit 2 otherwise)."""
-    if len(ident.strip()) < MIN_PREFIX:
-        raise SmevalsError(f"an id prefix needs at least {MIN_PREFIX} characters: '{ident}'")
-    found: list[tuple[Store, AnyObj]] = []
-    damaged = ""
-    for root in store_roots(paths, store):
-        try:
-            st = Store(root, rev)
-            found.append((st, st.resolve(ident)))
-        except UnknownId as exc:
-            damaged = damaged or (str(exc) if " is damaged: " in str(exc) else "")
-            continue
-        except AmbiguousId as exc:
-            raise SmevalsError(_ambiguous(st, exc.prefix, exc.candidates)) from None
-        except SourceError as exc:
-            raise SmevalsError(str(exc)) from None
-    if not found and damaged:
-        raise SmevalsError(damaged)
-    if not found:
-        raise SmevalsError(f"no Run or Grade with id '{ident}' in the stores of "
-                           f"{', '.join(paths or ('.',))}")
-    if len(found) > 1:
-        raise SmevalsError(f"id prefix '{ident}' is ambiguous across stores; candidates:\n"
-                           + "\n".join(f"  {o.kind} {o.id}  {display_path(s.path_of(o))}"
-                                       for s, o in found))
-    return found[0]
-
-
-def _ambiguous(st: Store, prefix: str, candidates: list[AnyObj]) -> str:
-    shown = [f"  {o.kind} {o.id}  {display_path(st.path_of(o))}" for o in candidates[:20]]
-    if len(candidates) > 20:
-        shown.append(f"  ... and {len(candidates) - 20} more")
-    return f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(shown)
 
 
 def show_object(st: Store, obj: AnyObj,
@@ -144,7 +77,7 @@ def gc_command(paths: tuple[str, ...], store: str | None, dry_run: bool, superse
     """Remove staging leftovers; with `superseded` Grades of older grader versions and
     errored Grades a verdict replaced; with `errored` only the latter; with `judge` (an
     evict.JudgeEviction) the judge cache entries it selects."""
-    from smevals.commands.evict import errored_targets, judge_targets
+    from smevals.grade.evict import errored_targets, judge_targets
     from smevals.store.gc import remove, stale_staging_reasons
 
     report = GcReport()
@@ -190,8 +123,8 @@ def _prune_empty(root: Path, folder: Path) -> None:
 
 def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, Path, str]]:
     """Grades whose grader version is not the current one of a grader that still exists."""
-    from smevals.commands.common import load_evals
     from smevals.grade.version import grader_version
+    from smevals.spec.pick import load_evals
 
     out = []
     for ev in load_evals(paths or (".",)):

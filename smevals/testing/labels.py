@@ -17,9 +17,9 @@ from smevals.grade.select import grades_by_run
 from smevals.grade.version import grading_hash
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval
-from smevals.store.objects import Written
+from smevals.store.read import Obj, Store, is_run
 from smevals.store.records import CheckRecord, GradeFields, GradeRecord, RunRecord
-from smevals.store.store import Obj, Store, is_run
+from smevals.store.write import Written
 from smevals.testing.cases import fixtures_dir, safe_name
 
 
@@ -49,7 +49,7 @@ def _git_config(where: Path, key: str) -> str | None:
 
 def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: str, note: str,
               by: str | None) -> tuple[Written, Obj[RunRecord]]:
-    from smevals.commands.maintain import find_object
+    from smevals.spec.stores import find_object
 
     if verdict not in ("pass", "fail"):
         raise SmevalsError(f"a label is pass or fail, not '{verdict}'")
@@ -112,8 +112,8 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
                          store: str | None) -> list[str]:
     """A fixture in each selected grader's fixtures folder for every labelled Run that has
     none yet (its newest label is the expected outcome); the lines to print."""
-    from smevals.commands.common import load_evals, pick_grader
-    from smevals.store.store import store_root
+    from smevals.spec.pick import load_evals, pick_grader
+    from smevals.store.read import store_root
 
     lines = []
     for ev in load_evals(paths or (".",)):

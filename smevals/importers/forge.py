@@ -10,6 +10,7 @@ The Runs are made by the ordinary run engine, so their inputs hashes are current
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,17 +20,13 @@ import yaml
 from smevals.cases.casefile import Case, ForgeInputError, read_cases
 from smevals.cases.program import PROGRAM
 from smevals.cases.scoring import plan_case
-from smevals.commands.common import new_eval_folder, staged_folder
-from smevals.commands.editor_schemas import PROJECT_DIR, point_comments, write_schemas
 from smevals.errors import SmevalsError
+from smevals.importers.common import new_eval_folder, staged_folder
+from smevals.schemas.editors import PROJECT_DIR, point_comments, write_schemas
 from smevals.store.layout import slug
 
 if TYPE_CHECKING:
-    from smevals.errors import Problem
-    from smevals.grade.apply import GradeResult
-    from smevals.run.attempt import Attempt
-    from smevals.run.plan import PairPlan
-    from smevals.spec.model import Eval
+    pass
 
 CONFIG = "imported"
 RESPONSES = "imported.jsonl"
@@ -44,9 +41,13 @@ class Imported:
     model: str
 
 
-def import_forge(cases_path: Path, out: Path | None, model: str, store: str | None,
-                 ) -> Imported:
-    """Validate the whole file first (exit 2, nothing written), then write the Eval and Runs."""
+# records one Run of each Task of the Eval in a folder with a config and a model: the count
+Record = Callable[[Path, str, str], int]
+
+
+def import_forge(cases_path: Path, out: Path | None, model: str, record: Record) -> Imported:
+    """Validate the whole file first (exit 2, nothing written), then write the Eval, and
+    its Runs through `record` (the run command's, handed in by the CLI)."""
     cases = read_cases(cases_path)
     if not cases:
         raise ForgeInputError(f"{cases_path}: no cases to import")
@@ -58,7 +59,7 @@ def import_forge(cases_path: Path, out: Path | None, model: str, store: str | No
     target = out if out is not None else Path(slug(cases_path.stem))
     new_eval_folder(target, " with -o")
     _write_eval(target, cases, names, model, cases_path)
-    runs = _record_runs(target, model, store)
+    runs = record(target, CONFIG, model)
     return Imported(target, len(cases), runs, model)
 
 
@@ -145,24 +146,3 @@ def _yaml(path: Path, doc: dict[str, Any], kind: str, note: str = "") -> None:
         head += f"# Imported from {note}.\n"
     body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
     path.write_text(head + body, encoding="utf-8")
-
-
-class _Quiet:
-    def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
-             chosen: str = "") -> None: ...
-    def start(self, total: int) -> None: ...
-    def done(self, item: Attempt, grade: GradeResult | None) -> None: ...
-    def warn(self, problem: Problem) -> None: ...
-    def leftover(self, grade: GradeResult) -> None: ...
-
-
-def _record_runs(target: Path, model: str, store: str | None) -> int:
-    from smevals.commands.run import RunOptions, run_command
-
-    opts = RunOptions(paths=(str(target),), models=(model,), config=CONFIG, repeat=1,
-                      store=store)
-    summary = run_command(opts, _Quiet())
-    if summary.failed or summary.interrupted:
-        raise SmevalsError(f"{summary.failed} imported Run(s) could not be recorded; see "
-                           f"{target}/results")
-    return summary.ok

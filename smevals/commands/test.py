@@ -10,13 +10,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from smevals.commands.common import load_evals
-from smevals.commands.grade import checked_grader
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.grade.problems import checked_grader
 from smevals.grade.version import grader_version
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval, Grader
+from smevals.spec.pick import load_evals
 from smevals.testing.cases import Case, load_cases
 from smevals.testing.harness import Outcome, run_case
 

@@ -1,17 +1,13 @@
-"""Helpers shared by commands: loading Evals strictly, picking configs, tasks and graders."""
+"""Loading Evals strictly, and picking a config, tasks or a grader by name (exit 2 naming
+what there is): what every command that reads Evals starts with."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError, SpecError
 from smevals.spec.discover import find_evals
-from smevals.spec.load import display_path, load_eval
+from smevals.spec.load import load_eval
 from smevals.spec.model import Config, Eval, Grader, Task
 
 
@@ -69,49 +65,3 @@ def _available(names: list[str], missing: list[str]) -> str:
     hint = f"; the closest: {', '.join(close)}" if close else ""
     return (f"{len(names)} tasks, the first {SHOWN_TASKS} by name: {', '.join(names[:SHOWN_TASKS])}"
             f"{hint} (smevals run --dry-run lists them all)")
-
-
-# OS reasons that say the store cannot take more: an environment problem (exit 2), not a bug
-_FULL_OR_READ_ONLY = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG", "EIO"}
-
-
-@contextmanager
-def writing_to(root: Path) -> Iterator[None]:
-    """Turn a write that the disk refuses (full, read-only, over a quota or size limit) into
-    `cannot write to <store>/: <reason>` (exit 2). What was being staged is thrown away by
-    the writer itself, so no partial object is left and the next run tops up."""
-    try:
-        yield
-    except OSError as exc:
-        import errno
-
-        if errno.errorcode.get(exc.errno or 0) not in _FULL_OR_READ_ONLY:
-            raise
-        where = display_path(root)
-        inside = exc.filename is None or os.path.abspath(str(exc.filename)).startswith(
-            os.path.abspath(root))
-        target = f"{where}/" if inside else str(exc.filename)
-        raise SmevalsError(f"cannot write to {target}: {exc.strerror or exc}") from None
-
-
-def new_eval_folder(target: Path, hint: str = "") -> None:
-    """An importer's target must be missing or an empty folder (exit 2 otherwise)."""
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise SmevalsError(f"{target} already exists and is not empty; choose another "
-                           f"folder{hint}")
-
-
-@contextmanager
-def staged_folder(target: Path) -> Iterator[Path]:
-    """A temporary sibling of `target` to write a new Eval into; moved into place when the
-    block ends, removed when it raises (an import never leaves half an Eval)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        yield staging
-        if target.exists():
-            target.rmdir()
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise

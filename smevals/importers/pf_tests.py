@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smevals.commands.pf_source import ImportInputError, Source, load_yaml_lines, read_text
+from smevals.importers.pf_source import ImportInputError, Source, load_yaml_lines, read_text
 
 SHORTHAND = re.compile(r"^(not-)?([a-z][a-z-]*)(?:\(([\d.]+)\))?(?::(.*))?$", re.S)
 SHORT_TYPES = frozenset({

@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
-from smevals.commands.common import new_eval_folder, staged_folder
-from smevals.commands.pf_asserts import VALUE, check_for
-from smevals.commands.pf_configs import config_matrix, read_prompts, read_providers
-from smevals.commands.pf_source import (
+from smevals.importers.common import new_eval_folder, staged_folder
+from smevals.importers.pf_asserts import VALUE, check_for
+from smevals.importers.pf_configs import config_matrix, read_prompts, read_providers
+from smevals.importers.pf_source import (
     ImportInputError,
     Skipped,
     Source,
@@ -28,7 +28,7 @@ from smevals.commands.pf_source import (
     render_vars,
     short,
 )
-from smevals.commands.pf_tests import Case, default_test, read_tests
+from smevals.importers.pf_tests import Case, default_test, read_tests
 
 TOP_KEYS = frozenset({"description", "prompts", "providers", "targets", "tests",
                       "defaultTest", "assertionTemplates"})

@@ -52,15 +52,6 @@ def write_schemas(folder: Path) -> list[Path]:
     return out
 
 
-def write_for_editors(folder: Path, paths: list[str]) -> tuple[list[Path], list[Path]]:
-    """`smevals schemas --write DIR [EVAL_OR_SUITE]...`: the schemas written, then the files
-    pointed at them (bad paths are refused before anything is written)."""
-    from smevals.spec.discover import find_evals
-
-    evals = find_evals(paths) if paths else []
-    return write_schemas(folder), point_comments(evals, folder)
-
-
 def point_comments(evals: list[Path], folder: Path) -> list[Path]:
     """Point the schema comment of each authoring YAML file of `evals` at `folder`; return
     the files changed. Only a first line that already is such a comment, for one of

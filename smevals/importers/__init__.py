@@ -1,0 +1,2 @@
+"""Evals from other tools' files: promptfoo configs, Inspect datasets, ai-eval-forge case
+files (`smevals import ...`)."""
