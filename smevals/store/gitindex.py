@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from smevals.store import cache, index
 from smevals.store.gitcat import cat_files
-from smevals.store.gitsource import GitSource
 from smevals.store.layout import KINDS, RECORD_NAMES
 from smevals.store.regular import record_limit
 
