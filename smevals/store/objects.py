@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.store.durable import defer_fsync, fsync_tree
 from smevals.store.layout import (
     ID_RE,
     RECORD_NAMES,
@@ -97,7 +98,7 @@ class Staging:
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
         _write_sealed(self.dir / record_name, data)
-        _fsync_tree_dirs(self.dir)
+        fsync_tree(str(self.dir))               # every file and folder, before the rename
         rel = f"{object_parent(self.kind, parent_names)}/{oid}"
         names = [str(n) for n in parent_names]
         if record_names(self.kind, full) == names:      # else the caller files it elsewhere
@@ -116,7 +117,7 @@ class Staging:
             names = [str(n) for n in record_names(self.kind, record) or []]
             _refuse_shared_folder(self.root / rel, self.kind, names)
             _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
-            _fsync_tree_dirs(self.dir)
+            fsync_tree(str(self.dir))
             return self._place(rel, rel.rpartition("/")[2], data)
         finally:
             self._release()
@@ -134,7 +135,7 @@ class Staging:
                                  "(run `smevals verify`)") from None
             self.abort()
             return Written(oid, rel, dest, existed=True)
-        _fsync_dir(dest.parent)
+        defer_fsync(str(dest.parent))           # once per batch: see durable.py
         return Written(oid, rel, dest, existed=False)
 
     def _release(self) -> None:
@@ -181,7 +182,7 @@ def neighbour_names(folder: Path, kind: str) -> list[str] | None:
 
 def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
     """Every file below `folder` (path, size, sha256; a symlink by its target), sorted by
-    path. With `seal`, each regular file is also fsynced and made read-only."""
+    path. With `seal`, each regular file is also made read-only (the caller fsyncs)."""
     entries = [_entry(path, rel, seal) for path, rel in _files(str(folder), "")]
     entries.sort(key=lambda e: e["path"])
     return entries
@@ -210,13 +211,13 @@ def _entry(path: str, rel: str, seal: bool) -> FileEntry:
         return {"path": rel, "symlink": os.readlink(path)}
     if not stat.S_ISREG(info.st_mode):
         return {"path": rel, "special": True}
-    size, digest = _hash_file(path, seal)
+    size, digest = _hash_file(path)
     if seal:
         os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o222)
     return {"path": rel, "size": size, "sha256": digest}
 
 
-def _hash_file(path: str, fsync: bool) -> tuple[int, str]:
+def _hash_file(path: str) -> tuple[int, str]:
     import hashlib
 
     digest = hashlib.sha256()
@@ -226,8 +227,6 @@ def _hash_file(path: str, fsync: bool) -> tuple[int, str]:
         while chunk := os.read(fd, _CHUNK):
             digest.update(chunk)
             size += len(chunk)
-        if fsync:
-            os.fsync(fd)
     finally:
         os.close(fd)
     return size, digest.hexdigest()
@@ -239,7 +238,6 @@ def _write_sealed(path: Path, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -256,7 +254,7 @@ def _ignore_in_git(folder: Path) -> None:
 
 
 def _make_parents(folder: Path) -> None:
-    """mkdir -p, fsyncing the parent of every folder it creates so the rename is durable."""
+    """mkdir -p; the parent of every folder it creates is fsynced with the batch (durable.py)."""
     missing = []
     probe = folder
     while not probe.is_dir():
@@ -267,12 +265,7 @@ def _make_parents(folder: Path) -> None:
             path.mkdir()
         except FileExistsError:
             continue
-        _fsync_dir(path.parent)
-
-
-def _fsync_tree_dirs(folder: Path) -> None:
-    for current, _dirs, _names in os.walk(folder):
-        _fsync_dir(Path(current))
+        defer_fsync(str(path.parent))
 
 
 def _fsync_dir(folder: Path) -> None:
