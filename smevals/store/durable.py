@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
-_THREADS = 4
+_THREADS = 2
 MAX_PENDING = 256           # folders waiting for their fsync
 MAX_AGE = 2.0               # seconds the oldest may wait
 
