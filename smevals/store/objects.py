@@ -1,4 +1,4 @@
-"""Writing objects: stage in a folder inside the store, fsync, write the record last, rename.
+"""Writing objects: stage in a folder inside the store, write the record last, fsync, rename.
 
 A crash at any point leaves either no object or a complete one. A staging folder is locked
 (flock) by the process writing it, so `gc` and `verify` can tell a live write from a leftover;
