@@ -38,9 +38,9 @@ def open_dir(path: Path | str, dir_fd: int | None = None) -> int:
 
 def manifest_at(fd: int, seal: bool = False) -> list[FileEntry]:
     """Every file below the folder `fd` (path, size, sha256; a symlink by its target; a FIFO,
-    socket or device as special), sorted by path. With `seal`, each regular file is fsynced
-    and made read-only (a copy first when it has other hard links), and each folder below
-    is fsynced."""
+    socket or device as special), sorted by path. With `seal`, each regular file is made
+    read-only (a copy first when it has other hard links); the caller fsyncs the whole tree
+    at once before the rename (store.durable.fsync_tree)."""
     out: list[FileEntry] = []
     _walk(fd, "", seal, out)
     out.sort(key=lambda e: e["path"])
@@ -61,8 +61,6 @@ def _walk(fd: int, prefix: str, seal: bool, out: list[FileEntry]) -> None:
             inner = open_dir(name, fd)
             try:
                 _walk(inner, rel + "/", seal, out)
-                if seal:
-                    os.fsync(inner)
             finally:
                 os.close(inner)
         elif stat.S_ISLNK(info.st_mode):
@@ -84,7 +82,6 @@ def _regular(fd: int, name: str, rel: str, seal: bool) -> FileEntry:
         else:
             size, digest = _hash(handle, None)
             if seal:
-                os.fsync(handle)
                 os.fchmod(handle, stat.S_IMODE(info.st_mode) & ~0o222)
     finally:
         os.close(handle)
@@ -98,7 +95,6 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     out = os.open(temp, _NEW, 0o600, dir_fd=fd)
     try:
         size, digest = _hash(source, out)
-        os.fsync(out)
         os.fchmod(out, stat.S_IMODE(info.st_mode) & ~0o222)
         os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:

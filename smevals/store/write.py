@@ -1,4 +1,4 @@
-"""Writing objects: stage in a folder inside the store, fsync, write the record last, rename.
+"""Writing objects: stage in a folder inside the store, write the record last, fsync, rename.
 
 A crash at any point leaves either no object or a complete one. A staging folder is locked
 (flock) by the process writing it, so `gc` and `verify` can tell a live write from a leftover;
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.store.durable import defer_fsync, fsync_tree
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import (
     ID_RE,
@@ -101,7 +102,7 @@ class Staging:
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
         _write_sealed(self.dir / record_name, data)
-        fsync_dir(self.dir)                    # the folders below it: fsynced by manifest
+        fsync_tree(str(self.dir))               # every file and folder, before the rename
         rel = f"{object_parent(self.kind, parent_names)}/{oid}"
         names = [str(n) for n in parent_names]
         if record_names(self.kind, full) == names:      # else the caller files it elsewhere
@@ -120,7 +121,7 @@ class Staging:
             names = [str(n) for n in record_names(self.kind, record) or []]
             _refuse_shared_folder(self.root / rel, self.kind, names)
             _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
-            fsync_dir(self.dir)
+            fsync_tree(str(self.dir))
             return self._place(rel, rel.rpartition("/")[2], data)
         finally:
             self._release()
@@ -137,6 +138,7 @@ class Staging:
                                  "(run `smevals verify`)") from None
             self.abort()
             return Written(oid, rel, dest, existed=True)
+        defer_fsync(str(dest.parent))           # once per batch: see durable.py
         return Written(oid, rel, dest, existed=False)
 
     def _release(self) -> None:
@@ -219,7 +221,6 @@ def _write_sealed(path: Path, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -233,14 +234,6 @@ def ignore_in_git(folder: Path) -> None:
         return                                  # there already (or not writable: no matter)
     with os.fdopen(fd, "w") as handle:
         handle.write("*\n")
-
-
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _read(path: Path) -> bytes:
