@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.store.durable import defer_fsync
 from smevals.store.layout import STAGING
 from smevals.store.regular import describe
 
@@ -46,8 +47,9 @@ def named(folder: Path) -> Iterator[None]:
 
 def open_folder(root: Path, rel: str, create: bool = True) -> int:
     """A descriptor of the store folder `rel` (parts joined by `/`) below `root`, each
-    missing part made (and its parent fsynced) when `create`. Raises NotAFolder naming the
-    first part that is not a real folder, FileNotFoundError for a missing one otherwise."""
+    missing part made when `create` (its parent fsynced with the batch, durable.py).
+    Raises NotAFolder naming the first part that is not a real folder, FileNotFoundError
+    for a missing one otherwise."""
     try:
         fd = os.open(root, _DIR)
     except FileNotFoundError:
@@ -84,7 +86,7 @@ def _enter(fd: int, part: str, shown: Path, create: bool) -> int:
             os.mkdir(part, dir_fd=fd)
         except FileExistsError:
             continue                    # made meanwhile (another writer): enter it
-        os.fsync(fd)
+        defer_fsync(str(shown.parent))
     return os.open(part, _DIR | _NOFOLLOW, dir_fd=fd)
 
 

@@ -200,7 +200,8 @@ def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
 
 def _rename_into(root: Path, name: str, rel: str) -> None:
     """Rename the staging folder `name` to `rel`, every store folder on the way entered
-    (and made where missing) without following a link; the new entry is fsynced."""
+    (and made where missing) without following a link. The folder it lands in is fsynced
+    with the batch (the caller's defer_fsync, durable.py)."""
     parent, _, oid = rel.rpartition("/")
     source = open_folder(root, STAGING, create=False)
     try:
@@ -208,7 +209,6 @@ def _rename_into(root: Path, name: str, rel: str) -> None:
         try:
             with named(root / parent):
                 os.rename(name, oid, src_dir_fd=source, dst_dir_fd=target)
-                os.fsync(target)
         finally:
             os.close(target)
     finally:

@@ -23,7 +23,9 @@ echo "$SMEVALS_MODEL: $SMEVALS_PROMPT"
 """
 FSYNC = re.compile(r"^(\d+) +fsync\(\d+<(.*)>(\) += 0| <unfinished \.\.\.>)$")
 RESUMED = re.compile(r"^(\d+) +<\.\.\. fsync resumed>\) += 0")
-RENAME = re.compile(r'^\d+ +rename(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)", (?:AT_FDCWD, )?"([^"]+)"')
+# rename("a", "b"), or renameat(3</dir/a>, "a", 4</dir/b>, "b") between folder descriptors
+RENAME = re.compile(r'^\d+ +rename(?:at2?)?\((?:AT_FDCWD, |\d+<([^>]*)>, )?"([^"]+)", '
+                    r'(?:AT_FDCWD, |\d+<([^>]*)>, )?"([^"]+)"')
 
 
 def traced_run(ev: Path, log: Path) -> list[str]:
@@ -33,6 +35,10 @@ def traced_run(ev: Path, log: Path) -> list[str]:
         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     return log.read_text().splitlines()
+
+
+def _joined(folder: str | None, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
 
 
 def fsyncs_and_renames(lines: list[str]) -> tuple[list[str], list[tuple[int, str, str]]]:
@@ -49,8 +55,10 @@ def fsyncs_and_renames(lines: list[str]) -> tuple[list[str], list[tuple[int, str
                 synced.append(m.group(2))
         elif m := RESUMED.match(line):
             synced.append(under_way.pop(m.group(1)))
-        elif (m := RENAME.match(line)) and "/.staging/" in m.group(1):
-            renames.append((len(synced), m.group(1), m.group(2)))
+        elif m := RENAME.match(line):
+            source, target = _joined(m.group(1), m.group(2)), _joined(m.group(3), m.group(4))
+            if "/.staging/" in source:
+                renames.append((len(synced), source, target))
     return synced, renames
 
 
