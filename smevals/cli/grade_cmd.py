@@ -125,6 +125,8 @@ def summary_lines(s: Any, regrade: bool, dry_run: bool = False) -> list[str]:
         lines.append(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
         lines.append(f"Skipped {s.skipped_failed_runs} failed Run(s)")
+    if s.damaged:
+        lines.append(f"Skipped {s.damaged} damaged Run(s) (named below; see `smevals verify`)")
     lines += _stale_lines(s)
     if s.new_version and not regrade:
         lines.append(f"{s.new_version} Run(s) graded again: they had Grades only from older "
@@ -159,6 +161,9 @@ def _report(s: Any, opts: Any) -> None:
         raise SmevalsError(f"{s.errored} of {s.graded} Grade(s) have no verdict (outcome "
                            "error: a judge or webhook could not answer, see above); "
                            "`smevals grade` tries them again")
+    if s.damaged:
+        raise EvidenceFailed(f"{s.damaged} damaged Run(s) not graded (`smevals verify` "
+                             "lists what is wrong with them)")
     if s.failed:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
 

@@ -20,6 +20,7 @@ from smevals.proc.launch import ProcessGroups
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.spec.model import Eval, Grader, Task
+from smevals.store.checkedcopy import Damaged
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent, parse_iso
 from smevals.store.records import GradeRecord, RunRecord
@@ -66,6 +67,7 @@ class GradeSummary:
     judge_shared: int = 0           # ... and how many repeat a request asked in this grade
     skipped_stale: int = 0          # stale Runs left out (no --include-stale)
     skipped_failed_runs: int = 0
+    damaged: int = 0                # Runs `verify` would reject: not graded (named at exit)
     up_to_date: int = 0
     planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
     new_version: int = 0            # graded again: only Grades of older grader versions
@@ -253,7 +255,11 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
             grade_on_cluster(plan, opts.cluster, done, opts.judge_cache)
         else:
             todo = spread(plan.todo) if opts.jobs > 1 else plan.todo
-            run_pool(todo, work, opts.jobs, done, groups.cancel)
+            try:
+                run_pool(todo, work, opts.jobs, done, groups.cancel)
+            finally:
+                broken = {rel for rel, _why in plan.store.broken}
+                summary.damaged += sum(run.rel in broken for run in plan.todo)
 
 
 def spread(runs: list[Obj[RunRecord]]) -> list[Obj[RunRecord]]:
@@ -344,7 +350,11 @@ def claimed_grade(job: GradeJob, since: Since | None = None,
     with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
         if not got or (not regrade and _graded_meanwhile(job, since or Since())):
             return None
-        return grade_run(job)
+        try:
+            return grade_run(job)
+        except Damaged as exc:          # never graded, named with the other damage at exit
+            job.store.note_damaged(exc.rel, exc.why)
+            return None
 
 
 def _graded_meanwhile(job: GradeJob, since: Since) -> bool:
@@ -371,7 +381,11 @@ def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
     for run in plan.todo if judged else []:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
                        groups, judge_cache)
-        dry_judge(job, judged, count)
+        try:
+            dry_judge(job, judged, count)
+        except Damaged as exc:
+            plan.store.note_damaged(exc.rel, exc.why)
+            summary.damaged += 1
     summary.judge_calls += count.calls
     summary.judge_cached += count.cached
     summary.judge_shared += count.shared

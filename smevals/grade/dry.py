@@ -7,6 +7,7 @@ from typing import Any
 
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
+from smevals.store.checkedcopy import read_checked
 
 
 def judge_checks(grader: Grader) -> list[Check]:
@@ -18,13 +19,15 @@ def judge_checks(grader: Grader) -> list[Check]:
 
 def dry_judge(job: GradeJob, judged: list[Check], count: Any) -> None:
     """Add the calls the judge Checks `judged` would make grading `job.run` to `count` (a
-    DryCount, which also keeps each request). Nothing is asked or written."""
+    DryCount, which also keeps each request). Nothing is asked or written. Raises Damaged
+    when the Run's output.txt is not the one its record lists."""
     from smevals import checkers
 
     run = job.run
     task = {**run.record.get("task", {}), **grading_data(job.ev, run)}
     run_dir = job.store.path_of(run)
-    output = (run_dir / "output.txt").read_text(encoding="utf-8", errors="replace")
+    output = read_checked(job.store.root, run.rel, run.record.get("files"),
+                          "output.txt").decode("utf-8", errors="replace")
     for check in applicable(tuple(judged), task):
         inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
                                   run_dir=run_dir, workspace=None,

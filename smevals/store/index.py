@@ -55,7 +55,8 @@ def gc_paused() -> Iterator[None]:
 
 def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
     """(rels, stamps, records, blobs) of every object of `kind`; a record that cannot be
-    read or parsed is given as a str saying why. With `brief`, records are in the brief
+    read or parsed, or an object whose files are not those its record lists, is given as
+    a str saying why. With `brief`, records are in the brief
     view (`smevals.store.brief`), cached apart from the full ones."""
     name = label(kind, brief)
     with gc_paused():
@@ -65,10 +66,25 @@ def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
         if old is not None and old.stamps == stamps and old.rels == rels:
             if dirs != old.dirs:
                 cache.save(root, name, old._replace(dirs=dirs))
-            return old
+            return checked(str(root), old)
         fresh = _refresh(root, kind, rels, stamps, old, brief)._replace(dirs=dirs)
         cache.save(root, name, _distrust_racy(fresh, racy_ns))
-        return fresh
+        return checked(str(root), fresh)
+
+
+def checked(root: str, found: cache.Index) -> cache.Index:
+    """`found` with every object whose files are not those its record lists given as
+    damage (a str saying why): the cheap check of every read (damage.files_problem)."""
+    problem = damage.files_problem
+    bad = [(i, why) for i, (rel, listed) in enumerate(zip(found.rels, found.files, strict=True))
+           if listed and (why := problem(f"{root}/{rel}", listed)) is not None]
+    if not bad:
+        return found
+    records = list(found.records)
+    for i, why in bad:
+        if records[i].__class__ is dict:
+            records[i] = why
+    return found._replace(records=records)
 
 
 def label(kind: str, brief: bool) -> str:
@@ -138,11 +154,12 @@ class _Walk:
 def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
              old: cache.Index | None, brief: bool) -> cache.Index:
     """The index of `rels`, taking from `old` each record whose stamp is unchanged."""
-    known: dict[str, tuple[Stamp, Any, str]] = {}
+    known: dict[str, tuple[Stamp, Any, str, damage.Listed]] = {}
     if old is not None:
-        known = {rel: (stamp, record, blob) for rel, stamp, record, blob
-                 in zip(old.rels, old.stamps, old.records, old.blobs, strict=True)}
+        known = {rel: (stamp, record, blob, listed) for rel, stamp, record, blob, listed
+                 in zip(old.rels, old.stamps, old.records, old.blobs, old.files, strict=True)}
     records: list[Any] = [None] * len(rels)
+    files: list[damage.Listed] = [()] * len(rels)
     blobs = [""] * len(rels)
     stamps = list(stamps)
     memo: dict[str, str] = {}
@@ -150,12 +167,12 @@ def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
     for i, (rel, stamp) in enumerate(zip(rels, stamps, strict=True)):
         hit = known.get(rel)
         if hit is not None and stamp is not None and hit[0] == stamp:
-            records[i], blobs[i] = hit[1], hit[2]
+            records[i], blobs[i], files[i] = hit[1], hit[2], hit[3]
             continue
         stamps[i], data = _read(os.path.join(root, rel) + suffix)
-        records[i] = parse_record(kind, data, brief, memo, rel[rel.rfind("/") + 1:])
+        records[i], files[i] = parse_listed(kind, data, brief, memo, rel)
         blobs[i] = blob_id(data)
-    return cache.Index(rels, stamps, records, blobs, {})
+    return cache.Index(rels, stamps, records, blobs, {}, files)
 
 
 def _distrust_racy(index: cache.Index, racy_ns: int) -> cache.Index:
@@ -196,25 +213,36 @@ def _read(path: str) -> Read:
 
 def parse_record(kind: str, data: bytes | str | None, brief: bool = False,
                  memo: dict[str, str] | None = None,
-                 oid: str | None = None) -> dict[str, Any] | str:
+                 rel: str | None = None) -> dict[str, Any] | str:
     """The record (in the brief view with `brief`), or why it cannot be used. With `memo`,
     equal strings across the records parsed with it are made one object (`share_strings`).
-    With `oid`, a record that does not hash to that id or breaks its schema is damage."""
+    With `rel` (the object's folder), a record that does not hash to the folder's id, is
+    not filed where its fields say, or breaks its schema is damage."""
+    return parse_listed(kind, data, brief, memo, rel)[0]
+
+
+def parse_listed(kind: str, data: bytes | str | None, brief: bool = False,
+                 memo: dict[str, str] | None = None,
+                 rel: str | None = None) -> tuple[dict[str, Any] | str, damage.Listed]:
+    """`parse_record`, with the files the record lists (`damage.listed`)."""
     name = RECORD_NAMES[kind]
     if data is None:
-        return f"{name} is missing"
+        return f"{name} is missing", ()
     if isinstance(data, str):
-        return data
+        return data, ()
     try:
         record = loads(data)
     except ValueError as exc:
-        return f"unreadable {name}: {exc}"
+        return f"unreadable {name}: {exc}", ()
     if not isinstance(record, dict):
-        return f"unreadable {name}: not a JSON object"
-    if oid is not None:
-        bad = damage.problem(kind, oid, data, record)
+        return f"unreadable {name}: not a JSON object", ()
+    if rel is not None:
+        bad = damage.problem(kind, rel, data, record)
         if bad is not None:
-            return bad
+            return bad, ()
+    files = damage.listed(record)
+    if memo is not None:
+        files = tuple(memo.setdefault(f, f) if f.__class__ is str else f for f in files)
     if brief:
-        return brief_view(kind, record, memo)
-    return record if memo is None else share_strings(record, memo)
+        return brief_view(kind, record, memo), files
+    return (record if memo is None else share_strings(record, memo)), files
