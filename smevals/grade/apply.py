@@ -180,7 +180,7 @@ def judge_context(job: GradeJob, check: Check, dry: Any = None) -> Any:
             return None
         newest = max(runs, key=lambda r: (str(r.record.get("started")), r.id))
         try:
-            data = read_checked(job.store.root, newest.rel, newest.record.get("files"),
+            data = read_checked(job.store.root, newest.rel, newest.record,
                                 "output.txt")
         except Damaged as exc:
             job.store.note_damaged(exc.rel, exc.why)

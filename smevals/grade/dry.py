@@ -26,7 +26,7 @@ def dry_judge(job: GradeJob, judged: list[Check], count: Any) -> None:
     run = job.run
     task = {**run.record.get("task", {}), **grading_data(job.ev, run)}
     run_dir = job.store.path_of(run)
-    output = read_checked(job.store.root, run.rel, run.record.get("files"),
+    output = read_checked(job.store.root, run.rel, run.record,
                           "output.txt").decode("utf-8", errors="replace")
     for check in applicable(tuple(judged), task):
         inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),

@@ -14,6 +14,7 @@ import errno
 import hashlib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from smevals.store.base import Entry, Scanned
@@ -48,10 +49,13 @@ def checked_copy(root: Path, kind: str, rel: str, dest: Path) -> None:
         raise Damaged(rel, f"the object folder cannot be opened ({exc.strerror})") from None
     try:
         record = _record(fd, name)
-        entries = sorted(e for e in _copy_tree(fd, dest, "") if e.path != name)
+        entries = sorted(_copy_tree(fd, dest, "", skip=name))
     finally:
         os.close(fd)
-    _record_, problems = check_object(kind, Scanned(rel, record, entries))
+    if isinstance(record, bytes):       # the bytes checked, not a second read
+        (dest / name).write_bytes(record)
+        os.chmod(dest / name, 0o444)
+    _parsed, problems = check_object(kind, Scanned(rel, record, entries))
     if problems:
         raise Damaged(rel, "; ".join(f"{p.path[len(rel) + 1:] or 'folder'}: {p.message}"
                                      for p in problems))
@@ -68,11 +72,14 @@ def _record(folder: int, name: str) -> bytes | str | None:
         return handle.readall()
 
 
-def _copy_tree(folder: int, dest: Path, prefix: str) -> list[Entry]:
-    """Copy every entry of the open folder into `dest`: regular files by their bytes, links
-    as links, sub-folders likewise; anything else is listed (as `special`), not copied."""
+def _copy_tree(folder: int, dest: Path, prefix: str, skip: str = "") -> list[Entry]:
+    """Copy every entry of the open folder but `skip` into `dest`: regular files by their
+    bytes, links as links, sub-folders likewise; anything else is listed (as `special`),
+    not copied."""
     out: list[Entry] = []
     for name in sorted(os.listdir(folder)):
+        if name == skip:
+            continue
         inner = prefix + name
         try:
             info = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -137,9 +144,10 @@ def _open_at(name: str, folder: int) -> tuple[int, os.stat_result]:
     return fd, info
 
 
-def read_checked(root: Path, rel: str, files: object, name: str) -> bytes:
+def read_checked(root: Path, rel: str, record: Mapping[str, object], name: str) -> bytes:
     """The bytes of one file of an object, read once without following a link and checked
-    against its entry in the record's manifest `files` (size and sha256); raises Damaged."""
+    against its entry in the record's manifest (size and sha256); raises Damaged."""
+    files = record.get("files")
     want = next((f for f in files if isinstance(f, dict) and f.get("path") == name), None) \
         if isinstance(files, list) else None
     if want is None or "sha256" not in want:

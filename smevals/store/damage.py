@@ -15,9 +15,12 @@ pointing at `smevals verify`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 import stat
+from datetime import datetime
 from typing import Any
 
 from smevals.store.layout import (
@@ -51,17 +54,48 @@ def problem(kind: str, rel: str, data: bytes, record: dict[str, Any]) -> str | N
 def folder_problem(kind: str, parent: str, stamp: str, record: dict[str, Any]) -> str | None:
     """Why the folder's time or place does not follow from a (schema-valid) record."""
     field = STAMP_FIELDS[kind]
-    try:
-        recorded = timestamp(parse_iso(str(record.get(field))))
-    except (ValueError, TypeError, OverflowError):
-        recorded = "invalid"
-    if recorded != stamp:
-        return f"folder timestamp {stamp} does not match the record's {field} ({recorded})"
+    text = str(record.get(field))
+    if not same_time(stamp, text):
+        return f"folder timestamp {stamp} does not match the record's {field} " \
+               f"({utc_stamp(text)})"
     names = record_names(kind, record)
-    want = object_parent(kind, [str(n) for n in names]) if names is not None else None
+    want = _parent(kind, tuple(str(n) for n in names)) if names is not None else None
     if want is not None and parent and want != parent:
         return f"filed under {parent}, but its record belongs under {want}"
     return None
+
+
+def same_time(stamp: str, text: str) -> bool:
+    """Whether the ISO time `text` is the folder timestamp `stamp` (`20260102T030405Z`):
+    a UTC time as smevals writes it is compared by its digits, any other parsed."""
+    head = f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}"
+    tail = text[19:]
+    if text.startswith(head) and (tail in ("Z", "+00:00") or _FRACTION.match(tail)):
+        try:
+            datetime.fromisoformat(head)            # a real date and time
+        except ValueError:
+            return False
+        return True
+    return utc_stamp(text) == stamp
+
+
+_FRACTION = re.compile(r"\.[0-9]{1,6}(?:Z|\+00:00)\Z")
+
+
+def utc_stamp(text: str) -> str:
+    """The folder timestamp of an ISO time, "invalid" when it is not one."""
+    try:
+        return timestamp(parse_iso(text))
+    except (ValueError, TypeError, OverflowError):
+        return "invalid"
+
+
+@functools.lru_cache(maxsize=65536)
+def _parent(kind: str, names: tuple[str, ...]) -> str | None:
+    try:
+        return object_parent(kind, list(names))
+    except ValueError:
+        return None
 
 
 def listed(record: dict[str, Any]) -> Listed:

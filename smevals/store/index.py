@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,15 +75,28 @@ def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
 
 def checked(root: str, found: cache.Index) -> cache.Index:
     """`found` with every object whose files are not those its record lists given as
-    damage (a str saying why): the cheap check of every read (damage.files_problem)."""
-    problem = damage.files_problem
-    bad = [(i, why) for i, (rel, listed) in enumerate(zip(found.rels, found.files, strict=True))
-           if listed and (why := problem(f"{root}/{rel}", listed)) is not None]
+    damage (a str saying why): the cheap check of every read, one lstat per listed file
+    (damage.files_problem says why; this loop only finds them, and is kept tight)."""
+    lstat, regular = os.lstat, stat.S_ISREG
+    bad: list[int] = []
+    for i, (rel, files) in enumerate(zip(found.rels, found.files, strict=True)):
+        for j in range(0, len(files), 2):
+            size = files[j + 1]
+            try:
+                st = lstat(f"{root}/{rel}/{files[j]}")
+            except (OSError, ValueError):
+                bad.append(i)
+                break
+            if (size < 0 or st.st_size != size or not regular(st.st_mode)) \
+                    and damage.file_problem(files[j], size, st.st_mode, st.st_size):
+                bad.append(i)
+                break
     if not bad:
         return found
     records = list(found.records)
-    for i, why in bad:
-        if records[i].__class__ is dict:
+    for i in bad:
+        why = damage.files_problem(f"{root}/{found.rels[i]}", found.files[i])
+        if why is not None and records[i].__class__ is dict:
             records[i] = why
     return found._replace(records=records)
 

@@ -102,9 +102,9 @@ def _merge_judges(source: Path, into: Path, result: Merged) -> None:
 
 
 def _merge_one(kind: str, scanned: Scanned, have: bytes | str | None, result: Merged) -> None:
-    record, problems = check_object(kind, scanned)
+    parsed, problems = check_object(kind, scanned)
     if not problems and kind == "grade":
-        problems = [Damage(scanned.rel, why) for why in [_run_missing(record, result)] if why]
+        problems = [Damage(scanned.rel, why) for why in [_run_missing(parsed, result)] if why]
     if problems:
         result.refused.append(Damage(scanned.rel, "; ".join(
             f"{p.path[len(scanned.rel) + 1:] or 'folder'}: {p.message}" for p in problems)))
