@@ -68,8 +68,13 @@ def test_a_symlinked_output_is_never_graded_and_its_target_never_read(cli, tmp_p
         assert res.out.splitlines()[-1] == "Graded 1 Run(s): 0 pass, 1 fail", res.out
         assert res.err == WARNING.format(n=1) + f"  {ev}/results/{rel(ev, run)}: {why}\n" \
             "Error: 1 of 1 Run(s) graded as fail\n"
+    res = cli("run", str(ev), "-g", cwd=tmp_path)           # new Runs graded, not the damaged
+    assert res.code == 1, res.both
+    assert f"  {ev}/results/{rel(ev, run)}: {why}\n" in res.err
     assert SECRET.encode() not in everything_under(ev / "results", tmp_path / "_cache")
-    assert [g.record["run"]["task"] for g in Store(ev / "results").grades()] == ["two", "two"]
+    tasks = sorted(g.record["run"]["task"] for g in Store(ev / "results").grades())
+    assert tasks == ["one", "two", "two", "two"]
+    assert all(g.record["run"]["rel"] != rel(ev, run) for g in Store(ev / "results").grades())
     res = cli("report", str(ev), "--json", cwd=tmp_path)
     assert json.loads(res.out)["evals"][0]["damaged"] == [{"path": rel(ev, run),
                                                            "problem": why}]
