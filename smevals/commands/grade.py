@@ -150,9 +150,11 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     version = grader_version(grader)
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     history = grades_by_run(store.grades(), grader.name)
+    selected = _select(store, ev, opts, history)
+    summary.damaged += sum(rel.startswith("runs/") for rel, _why in store.broken)
     todo, previous, why = [], {}, {}
     is_stale = None if opts.include_stale else stale.predicate(ev)
-    for run in _select(store, ev, opts, history):
+    for run in selected:
         if opts.shard is not None and not opts.shard.takes(run.rel):
             continue
         if run.record.get("status") != "ok":

@@ -65,9 +65,12 @@ def test_a_symlinked_output_is_never_graded_and_its_target_never_read(cli, tmp_p
     for command in ("grade", "regrade"):
         res = cli(command, str(ev), cwd=tmp_path)
         assert res.code == 1, res.both
-        assert res.out.splitlines()[-1] == "Graded 1 Run(s): 0 pass, 1 fail", res.out
+        assert res.out.splitlines()[-2:] == [
+            "Graded 1 Run(s): 0 pass, 1 fail",
+            "Skipped 1 damaged Run(s) (named below; see `smevals verify`)"], res.out
         assert res.err == WARNING.format(n=1) + f"  {ev}/results/{rel(ev, run)}: {why}\n" \
-            "Error: 1 of 1 Run(s) graded as fail\n"
+            "Error: 1 damaged Run(s) not graded (`smevals verify` lists what is wrong with " \
+            "them)\n"
     res = cli("run", str(ev), "-g", cwd=tmp_path)           # new Runs graded, not the damaged
     assert res.code == 1, res.both
     assert f"  {ev}/results/{rel(ev, run)}: {why}\n" in res.err
