@@ -165,9 +165,6 @@ def _report(s: Any, opts: Any) -> None:
         raise SmevalsError(f"{s.errored} of {s.graded} Grade(s) have no verdict (outcome "
                            "error: a judge or webhook could not answer, see above); "
                            "`smevals grade` tries them again")
-    if s.damaged:
-        raise EvidenceFailed(f"{s.damaged} damaged Run(s) not graded (`smevals verify` "
-                             "lists what is wrong with them)")
     if s.failed:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
 
