@@ -51,7 +51,9 @@ BASE = datetime(2026, 1, 1, tzinfo=UTC)
 def put(
     folder: Path, name: str, record: dict[str, Any], stamp: datetime, extra: dict[str, bytes]
 ) -> tuple[str, str]:
-    data = dumps({**record, "format": 1, "files": []})
+    files = [{"path": fname, "sha256": sha256_bytes(content), "size": len(content)}
+             for fname, content in sorted(extra.items())]
+    data = dumps({**record, "format": 1, "files": files})
     oid = object_id(timestamp(stamp), sha256_bytes(data))
     target = folder / oid
     target.mkdir(parents=True)
@@ -123,7 +125,7 @@ def write_grades(
             "checks": [{"checker": "contains", "ok": passed}],
         }
         folder = ev_dir / "results" / "grades" / "default" / task / "default" / model
-        put(folder, "grade.json", grade, graded, {})
+        put(folder, "grade.json", grade, graded, {"grader.yaml": GRADER.encode()})
 
 
 def git(repo: Path, *args: str) -> None:

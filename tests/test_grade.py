@@ -188,7 +188,8 @@ def test_checker_environment_contract(cli, tmp_path: Path) -> None:
     (gdir,) = [p.parent for p in (ev / "results" / "grades").rglob("grade.json")]
     env = dict(line.split("=", 1) for line in (gdir / "env.txt").read_text().splitlines())
     (run_dir,) = [p.parent for p in (ev / "results" / "runs").rglob("run.json")]
-    assert env["SMEVALS_RUN_DIR"] == str(run_dir)
+    copy = env["SMEVALS_RUN_DIR"]           # a private copy of the Run, checked first
+    assert not copy.startswith(str(ev)) and Path(copy).name.startswith("smevals-run-")
     assert env["SMEVALS_TASK"] == "one"
     assert env["SMEVALS_TASK_EXPECTED"] == "bye"
     assert env["SMEVALS_TASK_PROMPT"] == env["SMEVALS_PROMPT"] == "hi"

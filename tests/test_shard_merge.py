@@ -105,10 +105,12 @@ def test_merge_refuses_and_names_a_damaged_object(cli, tmp_path: Path) -> None:
     assert res.code == 1, res.both
     rel = bad.relative_to(src).as_posix()
     assert (f"  refused {rel}: output.txt: size changed: " in res.err)
-    assert res.out.splitlines()[-1] == (
-        "Merged 1 store(s): 3 object(s) copied, 0 already there, 1 refused")
+    assert res.out.splitlines()[-1] == (      # its Grade is refused with it
+        "Merged 1 store(s): 2 object(s) copied, 0 already there, 2 refused")
     assert not (into / rel).exists()
-    assert _objects(into) == _objects(src) - {rel}
+    grade = next(o for o in _objects(src) if o.startswith("grades/default/one/"))
+    assert f"  refused {grade}: folder: the Run it grades is not in {into} " in res.err
+    assert _objects(into) == _objects(src) - {rel, grade}
     assert not [p for p in (into / ".staging").iterdir() if not p.name.startswith(".")]
 
 

@@ -109,7 +109,13 @@ def _dry_lines(s: GradeSummary) -> list[str]:
              f"{s.judge_calls - s.judge_cached - s.judge_shared} to make)"]
     if s.up_to_date:
         lines.append(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
-    return lines + _stale_lines(s)
+    return lines + _damaged_lines(s) + _stale_lines(s)
+
+
+def _damaged_lines(s: Any) -> list[str]:
+    if s.damaged:
+        return [f"Skipped {s.damaged} damaged Run(s) (named below; see `smevals verify`)"]
+    return []
 
 
 def _stale_lines(s: GradeSummary) -> list[str]:
@@ -131,7 +137,7 @@ def summary_lines(s: GradeSummary, regrade: bool, dry_run: bool = False) -> list
         lines.append(f"Skipped {s.up_to_date} Run(s) already graded by this grader version")
     if s.skipped_failed_runs:
         lines.append(f"Skipped {s.skipped_failed_runs} failed Run(s)")
-    lines += _stale_lines(s)
+    lines += _damaged_lines(s) + _stale_lines(s)
     if s.new_version and not regrade:
         lines.append(f"{s.new_version} Run(s) graded again: they had Grades only from older "
                      "grader versions (the old Grades are kept)")

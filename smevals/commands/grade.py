@@ -24,6 +24,7 @@ from smevals.run.writing import writing_to
 from smevals.spec.model import Eval, Grader, Task
 from smevals.spec.pick import load_evals
 from smevals.store import folders
+from smevals.store.checkedcopy import Damaged
 from smevals.store.layout import parse_iso
 from smevals.store.read import Obj, Store, id_matches, store_root
 from smevals.store.records import GradeRecord, RunRecord
@@ -75,6 +76,7 @@ class GradeSummary:
     judge_shared: int = 0           # ... and how many repeat a request asked in this grade
     skipped_stale: int = 0          # stale Runs left out (no --include-stale)
     skipped_failed_runs: int = 0
+    damaged: int = 0                # Runs `verify` would reject: not graded (named at exit)
     up_to_date: int = 0
     planned: int = 0                # Runs planned for grading (fewer are graded when interrupted)
     new_version: int = 0            # graded again: only Grades of older grader versions
@@ -135,9 +137,11 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # a writer: never through a linked folder
     history = grades_by_run(store.grades(), grader.name)
+    selected = _select(store, ev, opts, history)
+    summary.damaged += sum(rel.startswith("runs/") for rel, _why in store.broken)
     todo, previous, why = [], {}, {}
     is_stale = None if opts.include_stale else stale.Staleness(ev).is_stale
-    for run in _select(store, ev, opts, history):
+    for run in selected:
         if opts.shard is not None and not opts.shard.takes(run.rel):
             continue
         if run.record.get("status") != "ok":
@@ -240,7 +244,11 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
             grade_on_cluster(plan, opts.cluster, done, opts.judge_cache)
         else:
             todo = spread(plan.todo) if opts.jobs > 1 else plan.todo
-            run_pool(todo, work, opts.jobs, done, groups.cancel)
+            try:
+                run_pool(todo, work, opts.jobs, done, groups.cancel)
+            finally:
+                broken = {rel for rel, _why in plan.store.broken}
+                summary.damaged += sum(run.rel in broken for run in plan.todo)
 
 
 def spread(runs: list[Obj[RunRecord]]) -> list[Obj[RunRecord]]:
@@ -318,7 +326,11 @@ def _dry(plan: Plan, summary: GradeSummary, judge_cache: bool = True) -> None:
     for run in plan.todo if judged else []:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, dict(os.environ),
                        groups, judge_cache)
-        dry_judge(job, judged, count)
+        try:
+            dry_judge(job, judged, count)
+        except Damaged as exc:
+            plan.store.note_damaged(exc.rel, exc.why)
+            summary.damaged += 1
     summary.judge_calls += count.calls
     summary.judge_cached += count.cached
     summary.judge_shared += count.shared

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +21,7 @@ from smevals.spec.model import Check, Eval, Grader
 from smevals.spec.paths import path_problem
 from smevals.spec.programs import ProgramError
 from smevals.store import damage
+from smevals.store.checkedcopy import Damaged, checked_copy, read_checked
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, RunFields
 from smevals.store.regular import NotRegular, read_text
@@ -61,14 +66,32 @@ def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
 
 
 def grade_run(job: GradeJob) -> GradeResult | None:
-    """Grade `job.run`; None when the session was cancelled meanwhile, or when its
-    `output.txt` is no regular file (it is then left out as damaged, never graded)."""
+    """Grade `job.run`; None when the session was cancelled meanwhile. Checkers read a
+    private copy of the Run, checked against its record first (store/checkedcopy.py):
+    raises Damaged, grading nothing, when `verify` would reject the Run."""
+    with private_run(job) as run_dir:
+        return _graded(job, run_dir)
+
+
+@contextmanager
+def private_run(job: GradeJob) -> Iterator[Path]:
+    """A private, checked copy of the Run's folder, removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="smevals-run-"))
+    try:
+        checked_copy(job.store.root, "run", job.run.rel, folder)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _graded(job: GradeJob, run_dir: Path) -> GradeResult | None:
     staging = job.store.stage("grade")
     try:
         started, clock = datetime.now(UTC), time.monotonic()
         (staging.dir / GRADER_COPY).write_bytes(job.grader.raw)
         grading = grading_data(job.ev, job.run)
-        results = run_checks(job, staging.dir, {**job.run.record.get("task", {}), **grading})
+        results = run_checks(job, staging.dir, {**job.run.record.get("task", {}), **grading},
+                             run_dir)
         if job.groups.cancelled.is_set():
             staging.abort()
             return None
@@ -89,8 +112,11 @@ def grade_run(job: GradeJob) -> GradeResult | None:
                        record, why)
 
 
-def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any]) -> list[CheckRecord]:
-    run_dir = job.store.path_of(job.run)
+def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
+               run_dir: Path | None = None) -> list[CheckRecord]:
+    """Every applicable Check of the grader on the Run in `run_dir` (by default its folder
+    in the store)."""
+    run_dir = run_dir or job.store.path_of(job.run)
     ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
                          job.groups, job)
     results: list[CheckRecord] = []
@@ -165,10 +191,12 @@ def judge_context(job: GradeJob, check: Check, dry: DryCount | None = None) -> J
             return None
         newest = max(runs, key=lambda r: (str(r.record.get("started")), r.id))
         try:
-            return read_text(str(job.store.path_of(newest) / "output.txt"))
-        except NotRegular as exc:                   # a FIFO, ...: damage, never read
-            damage.note(job.store.source.label, newest.rel, f"output.txt is {exc}")
+            data = read_checked(job.store.root, newest.rel, newest.record,
+                                "output.txt")
+        except Damaged as exc:
+            job.store.note_damaged(exc.rel, exc.why)
             return None
+        return data.decode("utf-8", errors="replace")
 
     block = job.grader.doc.get("judge")
     return JudgeContext(store_root=job.store.root, use_cache=job.judge_cache,

@@ -8,6 +8,7 @@ import threading
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
 from smevals.grade.select import Choice, counts
 from smevals.grade.version import grading_hash
+from smevals.store.checkedcopy import Damaged
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent
 from smevals.store.read import Obj, Store
@@ -40,7 +41,11 @@ def claimed_grade(job: GradeJob, since: Since | None = None,
     with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
         if not got or (not regrade and _graded_meanwhile(job, since or Since())):
             return None
-        return grade_run(job)
+        try:
+            return grade_run(job)
+        except Damaged as exc:          # never graded, named with the other damage at exit
+            job.store.note_damaged(exc.rel, exc.why)
+            return None
 
 
 def _graded_meanwhile(job: GradeJob, since: Since) -> bool:

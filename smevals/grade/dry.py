@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
-from smevals.store import damage
-from smevals.store.regular import NotRegular, read_text
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount
+from smevals.store.checkedcopy import read_checked
 
 
 def judge_checks(grader: Grader) -> list[Check]:
@@ -23,17 +22,15 @@ def judge_checks(grader: Grader) -> list[Check]:
 
 def dry_judge(job: GradeJob, judged: list[Check], count: DryCount) -> None:
     """Add the calls the judge Checks `judged` would make grading `job.run` to `count` (a
-    DryCount, which also keeps each request). Nothing is asked or written."""
+    DryCount, which also keeps each request). Nothing is asked or written. Raises Damaged
+    when the Run's output.txt is not the one its record lists."""
     from smevals import checkers
 
     run = job.run
     task = {**run.record.get("task", {}), **grading_data(job.ev, run)}
     run_dir = job.store.path_of(run)
-    try:
-        output = read_text(str(run_dir / "output.txt"))
-    except NotRegular as exc:       # a FIFO, ...: damage, never read (store.regular)
-        damage.note(job.store.source.label, run.rel, f"output.txt is {exc}")
-        return
+    output = read_checked(job.store.root, run.rel, run.record,
+                          "output.txt").decode("utf-8", errors="replace")
     for check in applicable(tuple(judged), task):
         inp = checkers.CheckInput(output=output, task=task, usage=run.record.get("usage"),
                                   run_dir=run_dir, workspace=None,

@@ -82,9 +82,14 @@ def cached_for(plan: Planned, run: Obj[RunRecord]) -> Entries:
     judged = judge_checks(plan.grader)
     if not judged:
         return ()
+    from smevals.store.checkedcopy import Damaged
+
     count = DryCount()
-    dry_judge(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
-                       dict(os.environ), ProcessGroups()), judged, count)
+    try:
+        dry_judge(GradeJob(plan.ev, plan.grader, plan.version, run, plan.store,
+                           dict(os.environ), ProcessGroups()), judged, count)
+    except Damaged:         # nothing of it is shipped: the worker refuses it on arrival
+        return ()
     found = dict(filter(None, (judgecache.entry_bytes(plan.store.root, request)
                                for request in count.requests)))
     return tuple(sorted(found.items()))

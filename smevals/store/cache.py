@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 _HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
 
 
@@ -29,6 +29,7 @@ class Index(NamedTuple):
     records: list[Any]      # the record, or a str saying why it cannot be used
     blobs: list[str]        # each record's git blob id ("" when it could not be read)
     dirs: dict[str, Any]    # folder names as listed, by folder (index.Dirs)
+    files: list[Any]        # the files each record lists (damage.Listed)
 
 
 def enabled() -> bool:
@@ -56,8 +57,8 @@ def cache_path(root: Path, kind: str = "run") -> Path:
 
 def load(root: Path, kind: str) -> Index | None:
     """The cached index of `kind` for `root`, or None when absent, old or unreadable."""
-    data = _read(root, kind, 5)
-    if data is None or not _same_length(data[:4]) or not _folders(data[4]):
+    data = _read(root, kind, 6)
+    if data is None or not _same_length(data[:4] + data[5:]) or not _folders(data[4]):
         return None
     return Index(*data)
 
@@ -69,11 +70,12 @@ class GitIndex(NamedTuple):
     rels: list[str]
     blobs: list[str]        # each record's blob id ("" when the object has no record)
     records: list[Any]
+    files: list[Any]        # the files each record lists (damage.Listed)
 
 
 def load_git(root: Path, label: str) -> GitIndex | None:
     """A git read of `label` for `root` (see gitindex.py), or None."""
-    data = _read(root, label, 4)
+    data = _read(root, label, 5)
     if data is None or not (isinstance(data[0], str) and _same_length(data[1:])):
         return None
     return GitIndex(*data)

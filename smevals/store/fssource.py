@@ -39,10 +39,16 @@ class FsSource:
                            if n[:1] != "." and n not in known)
         except OSError:
             return []
-        name = RECORD_NAMES[kind]
-        return [(oid, index.parse_record(kind, index.read_one(
-                    os.path.join(self.root, parent, oid, name))[1], oid=oid))
-                for oid in names]
+        out: list[tuple[str, Any]] = []
+        for oid in names:
+            path = os.path.join(self.root, parent, oid, RECORD_NAMES[kind])
+            record, listed = index.parse_listed(kind, index.read_one(path)[1],
+                                                rel=f"{parent}/{oid}")
+            if isinstance(record, dict) and listed:     # every file as listed (damage.py)
+                record = damage.files_problem(os.path.join(self.root, parent, oid),
+                                              listed) or record
+            out.append((oid, record))
+        return out
 
     def afresh(self) -> FsSource:
         return FsSource(self.root)

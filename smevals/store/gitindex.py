@@ -15,13 +15,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.store import cache, index
+from smevals.store import cache, damage, gitsource, index
 from smevals.store.gitcat import cat_files
 from smevals.store.layout import KINDS, RECORD_NAMES
 from smevals.store.regular import record_limit
 
 if TYPE_CHECKING:
-    from smevals.store.gitsource import GitSource
+    from smevals.store.gitsource import Found, GitSource
 
 KEEP = 3                    # revisions kept in the cache per store and kind
 
@@ -44,9 +44,9 @@ def read_kind(source: GitSource, root: Path, kind: str,
             if other != kind and _missing(source, root, other, brief):
                 source.start_listing(other)
         with index.gc_paused():
-            rels, blobs = source.record_blobs(kind)
-            records = _records(source, root, kind, brief, rels, blobs)
-        found = cache.GitIndex(tree, rels, blobs, records)
+            rels, blobs, files = source.record_blobs(kind)
+            records, listed = _records(source, root, kind, brief, rels, blobs, files)
+        found = cache.GitIndex(tree, rels, blobs, records, listed)
         cache.save(root, name, found)
         cache.prune(root, label, KEEP)
     _SEEN[seen] = found
@@ -70,36 +70,43 @@ def _names(kind: str, brief: bool, tree: str) -> tuple[str, str]:
 
 
 def _records(source: GitSource, root: Path, kind: str, brief: bool, rels: list[str],
-             blobs: list[str]) -> list[Any]:
-    """Records are reused by blob id and the hash part of the object's id together: a
-    blob checked against one id says nothing about another."""
+             blobs: list[str], files: list[Found]) -> tuple[list[Any], list[damage.Listed]]:
+    """Records are reused by blob id and object folder together: a blob checked against
+    one folder's id and place says nothing about another. Each object's files are then
+    checked against its record (gitsource.files_problem)."""
     known = _known(root, kind, brief)
     keys = [_key(blob, rel) for blob, rel in zip(blobs, rels, strict=True)]
-    records: list[Any] = [known.get(key) for key in keys]
-    todo = [i for i, blob in enumerate(blobs) if blob and records[i] is None]
-    wanted = [(blobs[i], rels[i][rels[i].rfind("/") + 1:]) for i in todo]
-    for i, record in zip(todo, _read(wanted, source.repo, kind, brief), strict=True):
-        records[i] = record
-        if record.__class__ is dict:
-            known[keys[i]] = record
-    return [index.parse_record(kind, None) if blob == "" else record
-            for blob, record in zip(blobs, records, strict=True)]
+    found: list[Any] = [known.get(key) for key in keys]
+    todo = [i for i, blob in enumerate(blobs) if blob and found[i] is None]
+    wanted = [(blobs[i], rels[i]) for i in todo]
+    for i, parsed in zip(todo, _read(wanted, source.repo, kind, brief), strict=True):
+        found[i] = parsed
+        if parsed[0].__class__ is dict:
+            known[keys[i]] = parsed
+    records: list[Any] = []
+    listed: list[damage.Listed] = []
+    for blob, parsed, have in zip(blobs, found, files, strict=True):
+        record, listing = parsed if blob else (index.parse_record(kind, None), ())
+        why = gitsource.files_problem(listing, have) if record.__class__ is dict else None
+        records.append(record if why is None else why)
+        listed.append(listing)
+    return records, listed
 
 
 def _key(blob: str, rel: str) -> str:
-    """A blob id with the hash part of the id of the object it was read for."""
-    return blob + rel[rel.rfind("-"):]
+    """A blob id with the object folder it was read for."""
+    return f"{blob}\0{rel}"
 
 
 def _read(wanted: list[tuple[str, str]], repo: Path, kind: str,
-               brief: bool) -> list[Any]:
-    """Parsed (and checked against the object's id) as they come from one `git cat-file`,
-    while git reads the next ones."""
+          brief: bool) -> list[tuple[Any, damage.Listed]]:
+    """Parsed (and checked against the object's folder) as they come from one
+    `git cat-file`, while git reads the next ones: (record or why, files listed)."""
     memo: dict[str, str] = {}
-    contents = cat_files(repo, [blob for blob, _oid in wanted], record_limit())
+    contents = cat_files(repo, [blob for blob, _rel in wanted], record_limit())
     try:
-        return [index.parse_record(kind, _named(kind, next(contents)), brief, memo, oid)
-                for _blob, oid in wanted]
+        return [index.parse_listed(kind, _named(kind, next(contents)), brief, memo, rel)
+                for _blob, rel in wanted]
     finally:
         contents.close()
 
@@ -121,8 +128,8 @@ def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:
     newest = cache.newest_git(root, f"{key[1]}-git")
     for part in (here, newest):
         if part is not None:
-            known.update((_key(blob, rel), record) for blob, rel, record
-                         in zip(part.blobs, part.rels, part.records, strict=True)
+            known.update((_key(blob, rel), (record, listed)) for blob, rel, record, listed
+                         in zip(part.blobs, part.rels, part.records, part.files, strict=True)
                          if blob and record.__class__ is dict)
     _KNOWN[key] = known
     return known

@@ -91,15 +91,15 @@ class GitSource:
         """Start `git ls-tree -r` of the kind's folder now, for `record_blobs` to collect."""
         tree = self.kind_trees().get(kind)
         if tree is not None and kind not in self._listings:
-            self._listings[kind] = ls_tree_start(self.repo, tree)
+            self._listings[kind] = ls_tree_start(self.repo, "-l", tree)
 
-    def record_blobs(self, kind: str) -> tuple[list[str], list[str]]:
-        """Every object folder of `kind` (sorted) and the blob id of its record ("" when it
-        has none), from one `git ls-tree -r` of the kind's folder."""
+    def record_blobs(self, kind: str) -> tuple[list[str], list[str], list[Found]]:
+        """Every object folder of `kind` (sorted), the blob id of its record ("" when it
+        has none) and its other files, from one `git ls-tree -r -l` of the kind's folder."""
         self.start_listing(kind)
         started = self._listings.pop(kind, None)
         if started is None:
-            return [], []
+            return [], [], []
         return _record_blobs(ls_tree_result(started), kind)
 
     def objects(self, kind: str) -> list[str]:
@@ -157,12 +157,16 @@ class GitSource:
             yield Scanned(rel, record, sorted(files))
 
 
-def _record_blobs(out: bytes, kind: str) -> tuple[list[str], list[str]]:
-    """Object folders and record blob ids from `git ls-tree -r -z` of a kind's folder, whose
-    entries read "<mode> blob <id>\t<path inside the folder>"."""
+Found = dict[str, tuple[bool, int]]     # path inside an object: (is a symlink, size)
+
+
+def _record_blobs(out: bytes, kind: str) -> tuple[list[str], list[str], list[Found]]:
+    """Object folders, record blob ids and other files from `git ls-tree -r -l -z` of a
+    kind's folder, whose entries read "<mode> blob <id> <size>\t<path inside the folder>"."""
     record = RECORD_NAMES[kind]
     depth = DEPTH[kind] + 1                         # names and the object id
     objects: dict[str, str] = {}
+    files: dict[str, Found] = {}
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         tab = item.find("\t")
         if tab < 0 or item[7:11] != "blob":
@@ -172,12 +176,37 @@ def _record_blobs(out: bytes, kind: str) -> tuple[list[str], list[str]]:
         if len(parts) <= depth:
             continue                                # a stray file above the objects
         rel = path[:len(path) - len(parts[-1]) - 1]
+        blob, _, size = item[12:tab].partition(" ")
         if parts[-1] == record:
-            objects[rel] = item[12:tab]
-        elif rel not in objects:
-            objects[rel] = ""
+            objects[rel] = blob
+        else:
+            objects.setdefault(rel, "")
+            files.setdefault(rel, {})[parts[-1]] = (item[:6] == _LINK_MODE, int(size))
     rels = sorted(rel for rel in objects if "/." not in "/" + rel)
-    return [f"{kind}s/{rel}" for rel in rels], [objects[rel] for rel in rels]
+    return ([f"{kind}s/{rel}" for rel in rels], [objects[rel] for rel in rels],
+            [files.get(rel, {}) for rel in rels])
+
+
+def files_problem(listed: tuple[Any, ...], found: Found) -> str | None:
+    """Why the files of an object at a revision are not those its record lists (by type and
+    size, from the listing), or None: git keeps no special file, so one listed is missing."""
+    names = set()
+    for i in range(0, len(listed), 2):
+        path, size = listed[i], listed[i + 1]
+        names.add(path)
+        have = found.get(path)
+        if have is None:
+            return f"{path}: missing: listed in the record but not in the folder"
+        is_link, length = have
+        if size == -1 and not is_link:
+            return f"{path}: the record lists a symlink, not what is found"
+        if size >= 0 and is_link:
+            return f"{path}: a symlink where the record lists a regular file"
+        if size >= 0 and length != size:
+            return f"{path}: size changed: {size} bytes recorded, {length} found"
+    extra = sorted(set(found) - names)
+    return f"{extra[0]}: extra file: in the folder but not listed in the record" if extra \
+        else None
 
 
 def _blob_of(files: list[tuple[str, str, str]], path: str) -> str | None:

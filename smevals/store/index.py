@@ -56,7 +56,8 @@ def gc_paused() -> Iterator[None]:
 
 def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
     """(rels, stamps, records, blobs) of every object of `kind`; a record that cannot be
-    read or parsed is given as a str saying why. With `brief`, records are in the brief
+    read or parsed, or an object whose files are not those its record lists, is given as
+    a str saying why. With `brief`, records are in the brief
     view (`smevals.store.brief`), cached apart from the full ones."""
     name = label(kind, brief)
     with gc_paused():
@@ -66,10 +67,38 @@ def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
         if old is not None and old.stamps == stamps and old.rels == rels:
             if dirs != old.dirs:
                 cache.save(root, name, old._replace(dirs=dirs))
-            return old
+            return checked(str(root), old)
         fresh = _refresh(root, kind, rels, stamps, old, brief)._replace(dirs=dirs)
         cache.save(root, name, _distrust_racy(fresh, racy_ns))
-        return fresh
+        return checked(str(root), fresh)
+
+
+def checked(root: str, found: cache.Index) -> cache.Index:
+    """`found` with every object whose files are not those its record lists given as
+    damage (a str saying why): the cheap check of every read, one lstat per listed file
+    (damage.files_problem says why; this loop only finds them, and is kept tight)."""
+    lstat, regular = os.lstat, stat.S_ISREG
+    bad: list[int] = []
+    for i, (rel, files) in enumerate(zip(found.rels, found.files, strict=True)):
+        for j in range(0, len(files), 2):
+            size = files[j + 1]
+            try:
+                st = lstat(f"{root}/{rel}/{files[j]}")
+            except (OSError, ValueError):
+                bad.append(i)
+                break
+            if (size < 0 or st.st_size != size or not regular(st.st_mode)) \
+                    and damage.file_problem(files[j], size, st.st_mode, st.st_size):
+                bad.append(i)
+                break
+    if not bad:
+        return found
+    records = list(found.records)
+    for i in bad:
+        why = damage.files_problem(f"{root}/{found.rels[i]}", found.files[i])
+        if why is not None and records[i].__class__ is dict:
+            records[i] = why
+    return found._replace(records=records)
 
 
 def label(kind: str, brief: bool) -> str:
@@ -141,11 +170,12 @@ class _Walk:
 def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
              old: cache.Index | None, brief: bool) -> cache.Index:
     """The index of `rels`, taking from `old` each record whose stamp is unchanged."""
-    known: dict[str, tuple[Stamp, Any, str]] = {}
+    known: dict[str, tuple[Stamp, Any, str, damage.Listed]] = {}
     if old is not None:
-        known = {rel: (stamp, record, blob) for rel, stamp, record, blob
-                 in zip(old.rels, old.stamps, old.records, old.blobs, strict=True)}
+        known = {rel: (stamp, record, blob, listed) for rel, stamp, record, blob, listed
+                 in zip(old.rels, old.stamps, old.records, old.blobs, old.files, strict=True)}
     records: list[Any] = [None] * len(rels)
+    files: list[damage.Listed] = [()] * len(rels)
     blobs = [""] * len(rels)
     stamps = list(stamps)
     memo: dict[str, str] = {}
@@ -153,12 +183,12 @@ def _refresh(root: Path, kind: str, rels: list[str], stamps: list[Stamp],
     for i, (rel, stamp) in enumerate(zip(rels, stamps, strict=True)):
         hit = known.get(rel)
         if hit is not None and stamp is not None and hit[0] == stamp:
-            records[i], blobs[i] = hit[1], hit[2]
+            records[i], blobs[i], files[i] = hit[1], hit[2], hit[3]
             continue
         stamps[i], data = _read(os.path.join(root, rel) + suffix)
-        records[i] = parse_record(kind, data, brief, memo, rel[rel.rfind("/") + 1:])
+        records[i], files[i] = parse_listed(kind, data, brief, memo, rel)
         blobs[i] = blob_id(data)
-    return cache.Index(rels, stamps, records, blobs, {})
+    return cache.Index(rels, stamps, records, blobs, {}, files)
 
 
 def _distrust_racy(index: cache.Index, racy_ns: int) -> cache.Index:
@@ -199,25 +229,36 @@ def _read(path: str) -> Read:
 
 def parse_record(kind: str, data: bytes | str | None, brief: bool = False,
                  memo: dict[str, str] | None = None,
-                 oid: str | None = None) -> dict[str, Any] | str:
+                 rel: str | None = None) -> dict[str, Any] | str:
     """The record (in the brief view with `brief`), or why it cannot be used. With `memo`,
     equal strings across the records parsed with it are made one object (`share_strings`).
-    With `oid`, a record that does not hash to that id or breaks its schema is damage."""
+    With `rel` (the object's folder), a record that does not hash to the folder's id, is
+    not filed where its fields say, or breaks its schema is damage."""
+    return parse_listed(kind, data, brief, memo, rel)[0]
+
+
+def parse_listed(kind: str, data: bytes | str | None, brief: bool = False,
+                 memo: dict[str, str] | None = None,
+                 rel: str | None = None) -> tuple[dict[str, Any] | str, damage.Listed]:
+    """`parse_record`, with the files the record lists (`damage.listed`)."""
     name = RECORD_NAMES[kind]
     if data is None:
-        return f"{name} is missing"
+        return f"{name} is missing", ()
     if isinstance(data, str):
-        return data
+        return data, ()
     try:
         record = loads(data)
     except ValueError as exc:
-        return f"unreadable {name}: {exc}"
+        return f"unreadable {name}: {exc}", ()
     if not isinstance(record, dict):
-        return f"unreadable {name}: not a JSON object"
-    if oid is not None:
-        bad = damage.problem(kind, oid, data, record)
+        return f"unreadable {name}: not a JSON object", ()
+    if rel is not None:
+        bad = damage.problem(kind, rel, data, record)
         if bad is not None:
-            return bad
+            return bad, ()
+    files = damage.listed(record)
+    if memo is not None:
+        files = tuple(memo.setdefault(f, f) if f.__class__ is str else f for f in files)
     if brief:
-        return brief_view(kind, record, memo)
-    return record if memo is None else share_strings(record, memo)
+        return brief_view(kind, record, memo), files
+    return (record if memo is None else share_strings(record, memo)), files

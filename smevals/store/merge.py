@@ -50,11 +50,14 @@ def store_pairs(source: Path, into: Path) -> list[tuple[Path, Path]]:
 
 
 def merge_store(source: Path, into: Path) -> Merged:
-    """Copy every sound object of `source` missing from `into` (Runs before Grades)."""
+    """Copy every sound object of `source` missing from `into` (Runs before Grades). What
+    is not an object folder (a symlink, a file, a hidden folder among them) is refused and
+    named; so is a Grade whose Run is neither in `into` nor copied there."""
     result = Merged(source, into)
     found = FsSource(source)
     for kind in KINDS:
         name = RECORD_NAMES[kind]
+        result.refused += [Damage(rel, _STRAY) for rel in found.strays(kind)]
         for rel in found.objects(kind):
             data = read_or_none(os.path.join(source, rel, name))
             have = read_or_none(os.path.join(into, rel, name))
@@ -65,6 +68,18 @@ def merge_store(source: Path, into: Path) -> Merged:
             _merge_one(kind, scanned, have, result)
     _merge_judges(source, into, result)
     return result
+
+
+_STRAY = "not an object folder (a symlink, a file or a hidden folder): not copied"
+
+
+def _run_missing(record: dict[str, Any] | None, result: Merged) -> str | None:
+    """Why a Grade cannot be copied for want of its Run in the destination, or None."""
+    run = record.get("run") if record is not None else None
+    rel = str(run.get("rel", "")) if isinstance(run, dict) else ""
+    if rel and os.path.isfile(os.path.join(result.into, rel, RECORD_NAMES["run"])):
+        return None
+    return f"the Run it grades is not in {result.into} (refused or missing): {rel}"
 
 
 def _merge_judges(source: Path, into: Path, result: Merged) -> None:
@@ -87,7 +102,9 @@ def _merge_judges(source: Path, into: Path, result: Merged) -> None:
 
 
 def _merge_one(kind: str, scanned: Scanned, have: bytes | str | None, result: Merged) -> None:
-    _record, problems = check_object(kind, scanned)
+    parsed, problems = check_object(kind, scanned)
+    if not problems and kind == "grade":
+        problems = [Damage(scanned.rel, why) for why in [_run_missing(parsed, result)] if why]
     if problems:
         result.refused.append(Damage(scanned.rel, "; ".join(
             f"{p.path[len(scanned.rel) + 1:] or 'folder'}: {p.message}" for p in problems)))
@@ -137,8 +154,8 @@ def _copy_files(source: Path, dest: Path, entries: list[dict[str, Any]]) -> None
         target.parent.mkdir(parents=True, exist_ok=True)
         if "symlink" in entry:
             os.symlink(str(entry["symlink"]), target)
-        elif entry.get("special"):
-            raise StoreError(f"{path}: a special file cannot be copied")
+        elif entry.get("special"):      # a record says only "special": any such file is one
+            os.mkfifo(target, 0o600)
         else:
             shutil.copy(source / path, target, follow_symlinks=False)
 

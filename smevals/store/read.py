@@ -133,6 +133,15 @@ class Store:
                 damage.note(self.source.label, rel, str(why))
         return out
 
+    def note_damaged(self, rel: str, why: str) -> None:
+        """Leave out an object found damaged after it was read (e.g. by a full check before
+        grading): it is named with the others, and read no more."""
+        for key in self._objs:
+            self._objs[key] = [o for o in self._objs[key] if o.rel != rel]
+        if all(known != rel for known, _why in self.broken):
+            self.broken.append((rel, why))
+        damage.note(self.source.label, rel, why)
+
     @overload
     def fresh(self, kind: Literal["run"], parent: str,
               known: AbstractSet[str] = frozenset()) -> list[Obj[RunRecord]]: ...

@@ -64,13 +64,14 @@ def test_llm_judge_gets_images_as_attachments(tmp_path: Path, cli) -> None:
 
     picture = png(4, 4)
     ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"},
-                   configs={"default": "runner: smevals:llm\nmodel: echo\n"},
+                   configs={"default": "runner: ./draw.sh\nmodel: echo\n"},
                    graders={"default": "judge: {backend: llm, model: echo, "
                             "allow_same_family: true}\nchecks:\n"
-                            "  - checker: llm_judge\n    rubric: r\n    images: pic.png\n"})
+                            "  - checker: llm_judge\n    rubric: r\n    images: pic.png\n"},
+                   files={"configs/draw.sh": "#!/bin/sh\necho drawn\n"
+                          "cp \"$SMEVALS_EVAL_DIR/pic.png\" pic.png\n"})
+    (ev / "pic.png").write_bytes(picture)      # the runner leaves it in its Run
     assert cli("run", str(ev)).code == 0
-    run = next((ev / "results" / "runs").rglob("run.json")).parent
-    (run / "pic.png").write_bytes(picture)  # as if the runner had made it (verify would say)
     res = cli("grade", str(ev))
     assert res.code == 2, res.both          # the echo model's answer is not a verdict
     kept = json.loads(next(Path(newest(ev, "one")["_dir"]).glob("judge-*.json")).read_text())
