@@ -11,7 +11,7 @@ from smevals.cli.base import cli, evals_argument, store_option
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
-    from smevals.commands.testing import Suite
+    from smevals.commands.test import Suite
 
 
 @cli.command("test", short_help="Run each grader over its fixtures; exit 1 on a mismatch.")

@@ -18,7 +18,7 @@ from smevals.store.records import GradeRecord, RunRecord
 from smevals.store.verify import Damage, verify_store
 
 if TYPE_CHECKING:
-    from smevals.commands.evict import JudgeEviction
+    from smevals.grade.evict import JudgeEviction
 
 
 @dataclass

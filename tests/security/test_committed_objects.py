@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from smevals.store.store import Store
+from smevals.store.read import Store
 
 from tests.conftest import make_eval, write
 from tests.store.helpers import commit_all, run_record, write_grade, write_run
