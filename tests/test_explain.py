@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.conftest import SMEVALS, make_eval, write
+from tests.helpers import SMEVALS, make_eval, write
 
 ID = r"\d{8}T\d{6}Z-[0-9a-f]{12}"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from smevals.proc import Limits, Spec, run_child, tree
-from tests.conftest import make_eval
-from tests.test_children import gone, marker_pid
+from tests.helpers import make_eval
+from tests.helpers.processes import gone, marker_pid
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the tree is found through /proc", allow_module_level=True)

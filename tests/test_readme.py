@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMEVALS
+from tests.helpers import SMEVALS
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)

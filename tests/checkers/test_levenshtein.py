@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import MAX_BAND, bounded, levenshtein, trim_common, within
 from tests.checkers.helpers import Case, case, run, verify
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 
 TABLE = [
     case("levenshtein", "kitten-sitting", {"value": "sitting"}, "kitten", score=1 - 3 / 7),

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from smevals.checkers.sandbox import network_isolation
-from tests.conftest import make_eval
-from tests.test_children import gone, marker_pid
+from tests.helpers import make_eval
+from tests.helpers.processes import gone, marker_pid
 
 
 def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict:

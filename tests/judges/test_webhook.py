@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.judges.helpers import newest
 
 

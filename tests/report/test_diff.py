@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.report.builder import GRADER_V1, write
 from tests.report.conftest import smevals
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.web.conftest import Sites
 
 
