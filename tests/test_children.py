@@ -7,12 +7,22 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from smevals.site import jsdata
-from tests.helpers import SMEVALS, make_eval
+from tests.helpers import SMEVALS, Result, make_eval, run_cli_process
 from tests.helpers.processes import gone, marker_pid
 from tests.helpers.records import run_dirs, runs
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The processes smevals starts are the subject here: smevals runs as a real process, as
+    a user's does (then it is the subreaper of what it starts, and its guardian runs)."""
+    return run_cli_process
 
 # A detached sleeper: its own session (so not in the runner's process group), re-parented
 # once its shell exits, holding the runner's stdout; it writes its pid to a marker file.

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 import socket
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from smevals.checkers.sandbox import network_isolation
-from tests.helpers import make_eval
+from tests.helpers import Result, make_eval, run_cli_process
 from tests.helpers.processes import gone, marker_pid
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The processes smevals starts are the subject here: smevals runs as a real process, as
+    a user's does (then it is the subreaper of what it starts, and its guardian runs)."""
+    return run_cli_process
 
 
 def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict:
