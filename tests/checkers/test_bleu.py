@@ -106,7 +106,7 @@ def test_validate_names_bad_bleu_options(cli, tmp_path: Path) -> None:
 ALPHABET = "ab 1 2.,-'!\"&;<>/\n\té日€:_^`~{}Z"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(ALPHABET, max_size=16), st.lists(st.text(ALPHABET, max_size=16), min_size=1,
                                                  max_size=3))
 def test_tokens_and_scores_agree_on_any_text(hyp: str, refs: list[str]) -> None:
