@@ -12,6 +12,11 @@ from typing import Any
 
 SMEVALS = str(Path(sys.executable).parent / "smevals")
 
+# SMEVALS_BENCH_SMOKE=1: the smoke run of tests/test_bench_smoke.py. The test gives each
+# script its smallest sizes; a script whose work is not all sized by its arguments (repeats,
+# clusters of several sizes) does each step once. The figures then mean nothing.
+SMOKE = os.environ.get("SMEVALS_BENCH_SMOKE") == "1"
+
 
 def write(path: Path, text: str, executable: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +49,7 @@ def timed(args: list[str], env: dict[str, str] | None = None) -> float:
 def fake_judge(delay: float) -> tuple[Any, str]:
     """The tests' fake OpenAI-compatible server, answering every judge call with a passing
     verdict after `delay` seconds, and a grader of one llm_judge Check that asks it."""
-    from tests.fake_openai import FakeOpenAI, Scripted, completion
+    from tools.fake_openai import FakeOpenAI, Scripted, completion
 
     verdict = json.dumps({"reason": "fine", "pass": True})
     server = FakeOpenAI().start()

@@ -24,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import SMEVALS, make_eval  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench._common import SMEVALS, make_eval  # noqa: E402
 
 RUNNER = """#!/bin/sh
 # a little work, an artifact beside the output, and a random pause
@@ -103,7 +104,7 @@ def main() -> int:
               f"({gc.stdout.strip().splitlines()[-1] if gc.stdout.strip() else 'gc: -'})")
         print(f"objects after top-up: {summary['runs']} Runs (target {target}), "
               f"{summary['graded']} graded (target {target}); top-up exit {top.returncode}; "
-              f"verify: {ver.stdout.strip().splitlines()[-1]}")
+              f"verify: {(ver.stdout.strip().splitlines() or ['-'])[-1]}")
         ok = kills >= args.kills and partial_seen == 0 and summary["runs"] == target \
             and summary["graded"] == target and ver.returncode == 0
         print("OK" if ok else "FAILED")

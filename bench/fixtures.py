@@ -8,12 +8,14 @@ Prints seconds and cases per second; no target (a checker program costs one proc
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
-from bench._common import make_eval, timed, write
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench._common import make_eval, timed, write  # noqa: E402
+
 PROGRAM = "#!/bin/sh\ngrep -q . \"$SMEVALS_RUN_DIR/output.txt\"\n"
 
 

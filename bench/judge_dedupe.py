@@ -14,9 +14,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT))
-from _common import fake_judge, make_eval, timed  # noqa: E402
+from bench._common import fake_judge, make_eval, timed  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
 

@@ -16,8 +16,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import make_eval, timed  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench._common import SMOKE, make_eval, timed  # noqa: E402
 
 SLEEPY = '#!/bin/sh\nsleep 0.2\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
 QUICK = '#!/bin/sh\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
@@ -50,19 +51,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as name:
         tmp = Path(name)
         rates = {}
-        for workers in (1, 2, 4):
+        for workers in (1,) if SMOKE else (1, 2, 4):
             with cluster(workers) as cl:
                 per, fixed = per_run(tmp, f"sleepy{workers}", SLEEPY, n,
-                                     ["--dask", cl.scheduler_address], tries=2)
+                                     ["--dask", cl.scheduler_address], tries=1 if SMOKE else 2)
             rates[workers] = 1 / per
             print(f"--dask, {workers} worker(s), runner sleeps 200 ms: {rates[workers]:.1f} "
                   f"Runs/s ({rates[workers] / rates[1]:.2f}x 1 worker); fixed cost "
                   f"{fixed:.2f}s per command")
-        quick = 4 * n
+        quick = n if SMOKE else 4 * n
         local, local_fixed = per_run(tmp, "local", QUICK, quick, ["-j", "2"])
-        with cluster(2) as cl:
+        with cluster(1 if SMOKE else 2) as cl:
             remote, remote_fixed = per_run(tmp, "remote", QUICK, quick,
-                                           ["--dask", cl.scheduler_address])
+                                           ["--dask", cl.scheduler_address],
+                                           tries=1 if SMOKE else 3)
         print(f"quick runner, local -j 2: {local * 1000:.1f} ms/Run (fixed {local_fixed:.2f}s)")
         print(f"quick runner, --dask with 2 workers: {remote * 1000:.1f} ms/Run (fixed "
               f"{remote_fixed:.2f}s); overhead on Dask {(remote - local) * 1000:+.1f} ms/Run")

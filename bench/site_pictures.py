@@ -20,12 +20,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parent.parent))
-from _common import timed, write  # noqa: E402
-
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench._common import timed, write  # noqa: E402
 from smevals.site import pictures, svgsafe  # noqa: E402
-from tests.web.imagefiles import jpeg_head, png  # noqa: E402
+from tools.imagefiles import jpeg_head, png  # noqa: E402
 
 
 def drawing(size: int = 20_000) -> str:

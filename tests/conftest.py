@@ -1,31 +1,44 @@
-"""Shared fixtures: run the real `smevals` command, and build Evals in a temporary folder."""
+"""Shared fixtures: run `smevals` (in this process, or as a real process where that matters),
+and build Evals in a temporary folder. The helpers themselves live in tests/helpers; the
+names below stay importable from here for the tests that import them."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-from tests.fake_openai import FakeOpenAI
+from tests.helpers import (
+    ECHO_RUNNER,
+    SMEVALS,
+    Result,
+    make_eval,
+    run_cli,
+    run_cli_process,
+    write,
+)
+from tools.fake_openai import FakeOpenAI
 
-SMEVALS = str(Path(sys.executable).parent / "smevals")
+__all__ = ["ECHO_RUNNER", "SMEVALS", "Result", "make_eval", "run_cli", "run_cli_process",
+           "write"]
+
+# Property tests run real code on a loaded machine: no per-example deadline, and a slow
+# example is not a failed health check. Every @given test uses this profile.
+settings.register_profile("smevals", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("smevals")
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def both(self) -> str:
-        return self.out + self.err
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A cache folder of this test process for module and session fixtures (each test has
+    its own, below): no test reads or fills the user's cache, and parallel test processes
+    (pytest-xdist) never share one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SMEVALS_CACHE_DIR", str(tmp_path_factory.mktemp("session-cache")))
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -38,51 +51,19 @@ def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120) -> Result:
-    full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run([SMEVALS, *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-    return Result(proc.returncode, proc.stdout, proc.stderr)
+CLI = Callable[..., Result]
 
 
 @pytest.fixture
-def cli():
+def cli() -> CLI:
+    """`smevals` in this process (tests/helpers/cli.py)."""
     return run_cli
 
 
-def write(path: Path, text: str, executable: bool = False) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"))
-    if executable:
-        path.chmod(0o755)
-    return path
-
-
-ECHO_RUNNER = """
-#!/bin/sh
-printf '%s says: %s\\n' "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
-"""
-
-
-def make_eval(root: Path, tasks: dict[str, str] | None = None,
-              configs: dict[str, str] | None = None, graders: dict[str, str] | None = None,
-              files: dict[str, str] | None = None, name: str | None = None) -> Path:
-    """An Eval folder: `tasks`, `configs`, `graders` map names to YAML text; `files` maps
-    relative paths to content (files starting with `#!` are made executable)."""
-    write(root / "eval.yaml", f"name: {name}\n" if name else "description: test eval\n")
-    tasks = {"one": "prompt: hello one\n", "two": "prompt: hello two\n"} if tasks is None else tasks
-    configs = {"default": "runner: ./echo.sh\nmodel: m1\n"} if configs is None else configs
-    files = {"configs/echo.sh": ECHO_RUNNER} if files is None else files
-    graders = ({"default": "checks:\n  - checker: contains\n    value: says\n"}
-               if graders is None else graders)
-    for kind, docs in (("tasks", tasks), ("configs", configs), ("graders", graders)):
-        for stem, text in docs.items():
-            write(root / kind / f"{stem}.yaml", text)
-    for rel, text in files.items():
-        body = textwrap.dedent(text).lstrip("\n")
-        write(root / rel, body, executable=body.startswith("#!"))
-    return root
+@pytest.fixture
+def cli_process() -> CLI:
+    """`smevals` as a real process: for signals, pipes, children, crashes and start-up."""
+    return run_cli_process
 
 
 @pytest.fixture

@@ -4,43 +4,29 @@ artifact names failing one Run, and children dying with `smevals run`."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from smevals.site import jsdata
-from tests.conftest import SMEVALS, make_eval
-from tests.test_run import run_dirs, runs
+from tests.helpers import SMEVALS, Result, make_eval, run_cli_process
+from tests.helpers.processes import gone, marker_pid
+from tests.helpers.records import run_dirs, runs
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The processes smevals starts are the subject here: smevals runs as a real process, as
+    a user's does (then it is the subreaper of what it starts, and its guardian runs)."""
+    return run_cli_process
 
 # A detached sleeper: its own session (so not in the runner's process group), re-parented
 # once its shell exits, holding the runner's stdout; it writes its pid to a marker file.
 DETACH = "setsid sh -c 'echo $$ > \"$SMEVALS_EVAL_DIR/sleeper.pid\"; exec sleep 45' &\n"
-
-
-def gone(pid: int, within: float = 3.0) -> bool:
-    """Whether `pid` is dead (or a zombie) within `within` seconds."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (ProcessLookupError, FileNotFoundError):
-            return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def marker_pid(folder: Path, name: str = "sleeper.pid") -> int:
-    end = time.monotonic() + 20          # generous: a loaded machine starts smevals slowly
-    while not (folder / name).is_file() or not (folder / name).read_text().strip():
-        assert time.monotonic() < end, f"{name} never appeared"
-        time.sleep(0.05)
-    return int((folder / name).read_text())
 
 
 def one_task(tmp_path: Path, runner: str, config: str = "") -> Path:

@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 import smevals
-from tests.conftest import SMEVALS, write
+from tests import helpers
+from tests.helpers import SMEVALS, write
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / "docs" / "ci" / "github-actions.yml"
@@ -66,10 +67,13 @@ def evaluate(expression: str, context: dict[str, str]) -> str:
     return ""
 
 
+DEV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
+       "GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
+
+
 def git(cwd: Path, *args: str) -> str:
     """git as the developer (the workflow's commits name their own author)."""
-    return subprocess.run(["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com",
-                           *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+    return helpers.git(cwd, *args, env=DEV)
 
 
 def run_steps(work: Path, env: dict[str, str], event: str, context: dict[str, str],
@@ -198,7 +202,7 @@ def test_the_wheel_ships_the_suites_with_schema_comments_that_resolve(tmp_path: 
     `$schema` comments name the package's own schemas."""
     import zipfile
 
-    from tests.test_editor_schemas import resolve_all
+    from tests.helpers.schemas import resolve_all
 
     with zipfile.ZipFile(wheel) as whl:
         whl.extractall(tmp_path)

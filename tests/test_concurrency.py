@@ -7,11 +7,10 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections import Counter
 from pathlib import Path
 
-from tests.conftest import SMEVALS, make_eval, write
+from tests.helpers import SMEVALS, make_eval, wait_for, write
 
 SLOW_RUNNER = "#!/bin/sh\nsleep 0.2\necho \"$SMEVALS_MODEL says: $SMEVALS_PROMPT\"\n"
 SLOW_CHECK = "#!/bin/sh\nsleep 0.3\necho '{\"score\": 1}'\n"
@@ -75,9 +74,7 @@ def test_a_claim_dies_with_its_holder(cli, tmp_path: Path):
     proc = subprocess.Popen([SMEVALS, "run", str(ev), "-n", "2"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     claims = ev / "results" / ".staging" / ".claims"
-    deadline = time.monotonic() + 10
-    while not (claims.is_dir() and any(claims.iterdir())) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: claims.is_dir() and any(claims.iterdir()), "the run to hold a claim")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     res = cli("run", str(ev), "-n", "2", timeout=30)

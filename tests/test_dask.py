@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMEVALS, make_eval, run_cli
+from tests.helpers import SMEVALS, make_eval, run_cli
 
 distributed = pytest.importorskip("distributed")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 
 SHOW_ENV = """
 #!/bin/sh

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
+from tests.helpers.defcache import same_as_uncached, settle
 from tests.store.helpers import commit_all
-from tests.test_defcache import same_as_uncached, settle
 
 ROWS = [
     '{"name": "apple", "prompt": "say apple", "grading": {"expected": "apple"}}',
@@ -171,7 +171,7 @@ def test_bad_subsets_exit_2(cli, tmp_path: Path, args: tuple[str, ...], message:
 def test_a_cache_entry_of_a_data_file_that_is_not_rows_is_read_again(cli, tmp_path: Path) -> None:
     import marshal
 
-    from tests.test_defcache import cached_files
+    from tests.helpers.defcache import cached_files
 
     jsonl_eval(tmp_path / "ev", ROWS)
     settle()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMEVALS, make_eval
+from tests.helpers import SMEVALS, make_eval
 
 SCRIPT = """
 set -u

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import grade_records as grades
+from tests.helpers import make_eval, write
 
 EMIT = """
 #!/usr/bin/env python3
@@ -29,11 +30,6 @@ def graded_eval(tmp_path: Path, grader: str, tasks: dict[str, str] | None = None
                                              "$SMEVALS_PROMPT\"\n",
                           "graders/emit.py": EMIT})
     return ev
-
-
-def grades(ev: Path) -> list[dict[str, Any]]:
-    recs = [json.loads(p.read_text()) for p in (ev / "results" / "grades").rglob("grade.json")]
-    return sorted(recs, key=lambda r: (r["run"]["task"], r["run"]["model"], r["graded"]))
 
 
 def emit(out: str = "", code: int = 0, **extra: object) -> str:
@@ -324,7 +320,7 @@ def test_an_interrupted_grade_says_how_many_it_graded(tmp_path: Path) -> None:
     import subprocess
     import time
 
-    from tests.conftest import SMEVALS
+    from tests.helpers import SMEVALS
 
     slow = "#!/bin/sh\n[ \"$SMEVALS_TASK\" = t0 ] || sleep 20\nexit 0\n"
     ev = make_eval(tmp_path / "ev", tasks={f"t{i}": f"prompt: p{i}\n" for i in range(4)},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 
 SKIPPED = "Skipped 1 stale Run(s); --include-stale grades them\n"
 

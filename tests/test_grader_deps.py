@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval, run_cli
+from tests.helpers import git, make_eval, run_cli
 
 RUNNER = """#!/bin/sh
 printf '%s says: %s\\n' "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
@@ -47,11 +46,6 @@ FLOWS = {
     "depends glob": ("checks:\n  - checker: ./check.sh\n    depends: ../data/*.txt\n",
                      {"graders/check.sh": CHECK_READS}, "data/limit.txt", "{}\n"),
 }
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                    *args], check=True, capture_output=True)
 
 
 def grade(repo: Path) -> tuple[str, str]:

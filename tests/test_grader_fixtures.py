@@ -8,7 +8,7 @@ from xml.etree import ElementTree as ET
 
 from smevals.grade.version import grader_version
 from smevals.spec.load import load_eval
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 
 # A program Check that reads the Run's folder like checkers in the wild: it fails when
 # output.txt lacks "haiku", scores by the length of an artifact, and tags what it saw.

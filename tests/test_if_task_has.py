@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli, write
+from tests.helpers import run_cli, write
 
 
 def _eval(root: Path, grader: str) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, pelican, python-stdout, " \

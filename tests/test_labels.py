@@ -3,27 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from smevals.grade.version import grader_version
 from smevals.spec.load import load_eval
-from tests.conftest import make_eval
-from tests.store.helpers import GIT_ENV
+from tests.helpers import git, make_eval
 
 # Eleven one-Run tasks: the grader passes t0-t4 and t10 (the output contains "says") and
 # fails t5-t9. People label t0-t3 pass and t4 fail, t5 pass and t6-t9 fail; t10 is unlabelled.
 WORDS = {f"t{i}": ("says" if i < 5 or i == 10 else "nope") for i in range(11)}
 PEOPLE = {**{f"t{i}": "pass" for i in (0, 1, 2, 3, 5)},
           **{f"t{i}": "fail" for i in (4, 6, 7, 8, 9)}}
-
-
-def git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=repo, env={**GIT_ENV, "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, check=True)
-    return proc.stdout
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 import smevals
 from smevals.errors import SmevalsError
-from tests.checkers.test_bleu import version_changed
-from tests.conftest import make_eval
+from tests.checkers.helpers import version_changed
+from tests.helpers import make_eval
 
 PROGRAM = """\
 #!/bin/sh

@@ -6,13 +6,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from smevals.proc import Limits, Spec, run_child, tree
-from tests.conftest import make_eval
-from tests.test_children import gone, marker_pid
+from tests.helpers import Result, make_eval, run_cli_process
+from tests.helpers.processes import gone, marker_pid
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The processes smevals starts are the subject here: smevals runs as a real process, as
+    a user's does (then it is the subreaper of what it starts, and its guardian runs)."""
+    return run_cli_process
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the tree is found through /proc", allow_module_level=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from smevals.spec.template import TemplateError, as_text, placeholders, substitute
-from tests.conftest import make_eval, write
+from tests.helpers import git, make_eval, write
 
 SHOW = """
 #!/bin/sh
@@ -180,11 +179,6 @@ def test_a_judge_sees_the_prompt_that_was_asked(tmp_path: Path, cli, fake_openai
     assert res.code == 0, res.both
     assert sorted(user_messages(fake_openai)) == [
         "Asked: Tell me about Egypt.\n (Egypt)", "Asked: Tell me about France.\n (France)"]
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                   check=True, capture_output=True)
 
 
 def test_report_and_diff_take_several_configs(tmp_path: Path, cli) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMEVALS
+from tests.helpers import SMEVALS, Result, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
@@ -102,24 +102,15 @@ class Scratch:
                 "GIT_CONFIG_NOSYSTEM": "1", "COLUMNS": "100"}
 
 
-@pytest.fixture(scope="session")
-def scratches() -> dict[str, Scratch]:
-    return {}
-
-
-@pytest.fixture
-def scratch(scratches: dict[str, Scratch], tmp_path_factory: pytest.TempPathFactory,
-            request: pytest.FixtureRequest) -> Scratch:
-    page = request.node.callspec.params["step"][0]
-    if page not in scratches:
-        root = tmp_path_factory.mktemp("example")
-        shutil.copytree(ROOT / "suites", root / "suites",
-                        ignore=shutil.ignore_patterns("results", "__pycache__"))
-        shutil.copytree(ROOT / "tests" / "fixtures", root / "tests" / "fixtures")
-        (root / "home").mkdir()
-        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-        scratches[page] = Scratch(root, root)
-    return scratches[page]
+def new_scratch(root: Path) -> Scratch:
+    """A page's scratch folder: a copy of suites/ and tests/fixtures, a HOME, a git
+    repository."""
+    shutil.copytree(ROOT / "suites", root / "suites",
+                    ignore=shutil.ignore_patterns("results", "__pycache__"))
+    shutil.copytree(ROOT / "tests" / "fixtures", root / "tests" / "fixtures")
+    (root / "home").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return Scratch(root, root)
 
 
 def change_dir(scratch: Scratch, command: str) -> None:
@@ -129,14 +120,30 @@ def change_dir(scratch: Scratch, command: str) -> None:
     scratch.cwd = Path(proc.stdout.strip())
 
 
-@pytest.mark.parametrize("step", STEPS, ids=[f"{s[0]}:{s[1]}:{s[2][:50]}" for s in STEPS])
-def test_console_example(scratch: Scratch, step: tuple[str, int, str, list[str], int]) -> None:
-    _, _, command, expected, code = step
-    if command.startswith("cd ") and not expected:
-        change_dir(scratch, command)
-        return
+def run_example(scratch: Scratch, command: str) -> Result:
+    """A plain `smevals ...` line runs in this process (tests/helpers/cli.py), anything the
+    shell must read (pipes, redirections, quotes, variables, other programs) in bash."""
+    if PLAIN_SMEVALS.fullmatch(command):
+        return run_cli(*command.split()[1:], cwd=scratch.cwd, env=scratch.env)
     proc = subprocess.run(command, shell=True, cwd=scratch.cwd, env=scratch.env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
-    actual = (proc.stdout + proc.stderr).splitlines()
-    assert proc.returncode == code, f"{command}\n{proc.stdout}{proc.stderr}"
-    assert matches(expected, actual), f"{command}\n--- got:\n" + "\n".join(actual)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+PLAIN_SMEVALS = re.compile(r"smevals( [A-Za-z0-9_./=:,@+-]+)*")
+
+
+@pytest.mark.parametrize("page", sorted({step[0] for step in STEPS}))
+def test_console_examples(page: str, tmp_path: Path) -> None:
+    """A page's examples, in order, in one scratch folder (later ones use what earlier
+    ones made)."""
+    scratch = new_scratch(tmp_path)
+    for _, number, command, expected, code in [s for s in STEPS if s[0] == page]:
+        where = f"{page} example {number}: $ {command}"
+        if command.startswith("cd ") and not expected:
+            change_dir(scratch, command)
+            continue
+        res = run_example(scratch, command)
+        actual = (res.out + res.err).splitlines()
+        assert res.code == code, f"{where}\n{res.out}{res.err}"
+        assert matches(expected, actual), f"{where}\n--- got:\n" + "\n".join(actual)

@@ -6,25 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import SMEVALS, make_eval, write
-
-
-def runs(ev: Path) -> list[dict[str, Any]]:
-    """Every Run record in the Eval's default store, sorted by task, model, sample, started."""
-    records = [json.loads(p.read_text()) for p in (ev / "results" / "runs").rglob("run.json")]
-    return sorted(records, key=lambda r: (r["task"]["name"], r["model"], r["sample"],
-                                          r["started"]))
-
-
-def run_dirs(ev: Path) -> list[Path]:
-    return sorted(p.parent for p in (ev / "results" / "runs").rglob("run.json"))
-
+from tests.helpers import SMEVALS, make_eval, wait_for, write
+from tests.helpers.records import run_dirs, runs
 
 ENV_RUNNER = """
 #!/bin/sh
@@ -283,18 +270,17 @@ def test_timeout_kills_the_whole_process_group(cli, tmp_path: Path) -> None:
     assert rec["exit_code"] is None
     assert (run_dirs(ev)[0] / "output.txt").read_text() == "started\n"
     child = int((ev / "child.pid").read_text())
-    time.sleep(0.2)
-    assert not _alive(child)
+    wait_for(lambda: not _alive(child), "the runner's child to be gone", seconds=10)
 
 
 def test_sigint_mid_session_keeps_only_complete_runs(cli, tmp_path: Path) -> None:
-    runner = "#!/bin/sh\necho start\nsleep 3\necho done\n"
+    runner = "#!/bin/sh\necho start\n: > \"$SMEVALS_EVAL_DIR/started.$$\"\nsleep 3\necho done\n"
     ev = make_eval(tmp_path / "ev", tasks={f"t{i}": f"prompt: p{i}\n" for i in range(8)},
                    configs={"default": "runner: ./r.sh\nmodel: m1\n"},
                    files={"configs/r.sh": runner})
     proc = subprocess.Popen([SMEVALS, "run", str(ev), "-j", "4", "-n", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    wait_for(lambda: any(ev.glob("started.*")), "a runner to start")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
@@ -313,10 +299,11 @@ def test_sigint_mid_session_keeps_only_complete_runs(cli, tmp_path: Path) -> Non
 def test_sigterm_stops_too(tmp_path: Path) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"t": "prompt: p\n"},
                    configs={"default": "runner: ./r.sh\nmodel: m1\n"},
-                   files={"configs/r.sh": "#!/bin/sh\nsleep 30\n"})
+                   files={"configs/r.sh": "#!/bin/sh\n: > \"$SMEVALS_EVAL_DIR/started\"\n"
+                                          "sleep 30\n"})
     proc = subprocess.Popen([SMEVALS, "run", str(ev)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    time.sleep(0.8)
+    wait_for((ev / "started").exists, "the runner to start")
     proc.terminate()
     proc.communicate(timeout=30)
     assert proc.returncode == 130

@@ -86,7 +86,7 @@ def test_the_record_schemas_compile(kind: str):
     assert packaged(kind).violations(RUN if kind == "run" else GRADE) == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.sampled_from(["run", "grade"]), st.data(), JSON, st.booleans())
 def test_agrees_with_jsonschema(kind: str, data: st.DataObject, new: Any, drop: bool):
     base = RUN if kind == "run" else GRADE
@@ -114,7 +114,7 @@ def test_the_authoring_schemas_compile_and_accept_the_suites():
         assert packaged(kind).is_valid(doc), (kind, doc)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.data(), JSON | st.text(max_size=3), st.booleans())
 def test_agrees_with_jsonschema_on_authoring_files(data: st.DataObject, new: Any, drop: bool):
     kind, base = data.draw(st.sampled_from(DOCS))

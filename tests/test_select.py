@@ -31,7 +31,7 @@ CHOICES = st.sampled_from([Choice("g", "v1"), Choice("g", "v1", {"t1": "h1"}),
                            Choice("other", "v1x", {"t2": "h2"})])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(GRADES, CHOICES)
 def test_choose_agrees_with_the_history_of_each_run(items, choice):
     grades = [grade(i, *item) for i, item in enumerate(items)]

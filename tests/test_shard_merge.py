@@ -7,7 +7,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 
 TASKS = {f"t{i}": f"prompt: p{i}\n" for i in range(5)}
 

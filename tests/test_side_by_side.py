@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_cli, write
-from tests.fake_openai import Scripted, completion
+from tests.helpers import run_cli, write
+from tools.fake_openai import Scripted, completion
 
 CAPITALS = [("France", "Paris"), ("Japan", "Tokyo"), ("Peru", "Lima"), ("Italy", "Rome"),
             ("Spain", "Madrid"), ("Egypt", "Cairo"), ("Kenya", "Nairobi"), ("Chile", "Santiago"),

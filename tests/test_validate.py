@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 
 GOOD_GRADER = "checks:\n  - checker: contains\n    value: says\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 
 READS = "checks:\n  - checker: exact_match\n    expected: {task: answer}\n"
 TASKS = {"a": "prompt: p\ngrading:\n  answer: x\n",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 
 QUICK = 30          # seconds: an unbounded expansion would never finish (or eat all memory)
 

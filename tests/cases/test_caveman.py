@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 import smevals
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 SEARCH = {"name": "search", "arguments": {"q": "paris"}}
 ROWS: list[tuple[dict[str, Any], str, dict[str, Any] | None, bool]] = [

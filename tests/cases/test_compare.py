@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 
 def results(*cases: tuple[str, bool, float]) -> str:

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.cases.test_score import DATA, EXPECTED
-from tests.conftest import SMEVALS, Result, run_cli
+from tests.cases.forge_expected import DATA, EXPECTED
+from tests.helpers import SMEVALS, Result, grades_by_task, run_cli
 
 # The generated checker program runs `python3` (or the interpreter of `smevals` on PATH).
 PATH = {"PATH": f"{Path(SMEVALS).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -40,11 +40,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def grades(ev: Path) -> dict[str, dict[str, Any]]:
-    found = {}
-    for path in sorted((ev / "results" / "grades" / "default").glob("*/*/*/*/grade.json")):
-        record = json.loads(path.read_text())
-        found[record["run"]["task"]] = record     # newest last (ids sort by time)
-    return found
+    """The newest Grade of each task."""
+    return {task: records[-1] for task, records in grades_by_task(ev).items()}
 
 
 def test_grade_reaches_ai_eval_forge_verdicts_and_scores(imported: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write
-from tests.fake_openai import Scripted, completion
+from tests.helpers import run_cli, write
+from tools.fake_openai import Scripted, completion
 
 SAMPLES = "\n".join(json.dumps(s) for s in [
     {"id": "q1", "input": "What is 2+2?", "target": "4"},

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write
+from tests.helpers import run_cli, write
 
 CORPUS = Path(__file__).parent / "data" / "promptfoo"
 

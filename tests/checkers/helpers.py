@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,8 @@ from typing import Any
 import pytest
 
 from smevals.checkers import CheckInput, CheckResult, run_check
+from smevals.store.canonical import dumps, sha256_bytes
+from tests.helpers import Result, make_eval
 
 ANY = object()
 
@@ -67,3 +71,20 @@ def verify(name: str, c: Case) -> CheckResult:
     if not c.ok:
         assert result.notes, "a failed check always says why"
     return result
+
+
+def version_before_issue_18(name: str, doc: dict[str, Any]) -> str:
+    """How a grader version was computed when `bleu` gave @caveman/evals' figure."""
+    return sha256_bytes(dumps({"spec": {**doc, "name": name}, "programs": {},
+                               "catalog": "1"}))[:12]
+
+
+def version_changed(cli: Callable[..., Result], folder: Path,
+                    checks: list[dict[str, Any]]) -> bool:
+    """Whether a grader of `checks` grades with another version than before issue 18."""
+    doc = {"checks": checks}
+    ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
+    cli("run", str(ev), "-g")
+    (path,) = (ev / "results" / "grades").rglob("grade.json")
+    version = json.loads(path.read_text())["grader"]["version"]
+    return version != version_before_issue_18("default", doc)

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 import smevals
 from smevals.checkers.sentence_bleu import tokens_13a
 from smevals.errors import SmevalsError
-from smevals.store.canonical import dumps, sha256_bytes
-from tests.conftest import make_eval
+from tests.checkers.helpers import version_changed
+from tests.helpers import make_eval
 
 LONG_REF = ("The committee approved the budget for 2025, including 1,250,000 dollars for "
             "schools, after a debate that lasted three hours and ended at 10.30 p.m.")
@@ -108,7 +108,7 @@ def test_validate_names_bad_bleu_options(cli, tmp_path: Path) -> None:
 ALPHABET = "ab 1 2.,-'!\"&;<>/\n\té日€:_^`~{}Z"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(ALPHABET, max_size=16), st.lists(st.text(ALPHABET, max_size=16), min_size=1,
                                                  max_size=3))
 def test_tokens_and_scores_agree_on_any_text(hyp: str, refs: list[str]) -> None:
@@ -139,22 +139,6 @@ def test_grade_end_to_end(cli, tmp_path: Path, variant: str, outcome: str, score
     (path,) = (ev / "results" / "grades").rglob("grade.json")
     grade = json.loads(path.read_text())
     assert (grade["outcome"], round(grade["score"], 6)) == (outcome, score)
-
-
-def version_before_issue_18(name: str, doc: dict[str, Any]) -> str:
-    """How a grader version was computed when `bleu` gave @caveman/evals' figure."""
-    return sha256_bytes(dumps({"spec": {**doc, "name": name}, "programs": {},
-                               "catalog": "1"}))[:12]
-
-
-def version_changed(cli, folder: Path, checks: list[dict[str, Any]]) -> bool:
-    """Whether a grader of `checks` grades with another version than before issue 18."""
-    doc = {"checks": checks}
-    ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
-    cli("run", str(ev), "-g")
-    (path,) = (ev / "results" / "grades").rglob("grade.json")
-    version = json.loads(path.read_text())["grader"]["version"]
-    return version != version_before_issue_18("default", doc)
 
 
 def test_grades_of_the_old_bleu_are_of_another_grader_version(cli, tmp_path: Path) -> None:

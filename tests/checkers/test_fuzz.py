@@ -126,7 +126,7 @@ def _examples(name: str, n: int) -> int:
 
 @pytest.mark.parametrize("name", checker_names())
 def test_arbitrary_options(name: str) -> None:
-    @settings(max_examples=_examples(name, 40), deadline=None)
+    @settings(max_examples=_examples(name, 40))
     @given(options=_options(name), output=st.text(max_size=200), task=tasks, usage=usages)
     def prop(options: dict[str, Any], output: str, task: dict[str, Any], usage: Any) -> None:
         option_problems(name, options)
@@ -137,7 +137,7 @@ def test_arbitrary_options(name: str) -> None:
 
 @pytest.mark.parametrize("name", checker_names())
 def test_arbitrary_output(name: str) -> None:
-    @settings(max_examples=_examples(name, 40), deadline=None)
+    @settings(max_examples=_examples(name, 40))
     @given(output=st.text(max_size=400), task=tasks, usage=usages)
     def prop(output: str, task: dict[str, Any], usage: Any) -> None:
         _run(name, VALID[name], CheckInput(output=output, task=task, usage=usage))
@@ -152,7 +152,6 @@ FILE_CHECKERS = [n for n in checker_names() if get_checker(n).reads in ("text", 
 def test_binary_files(name: str) -> None:
     @settings(
         max_examples=_examples(name, 15),
-        deadline=None,
         suppress_health_check=[HealthCheck.too_slow],
     )
     @given(data=st.binary(max_size=300))
@@ -165,7 +164,7 @@ def test_binary_files(name: str) -> None:
     prop()
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(name=st.text(max_size=12), options=json_values)
 def test_arbitrary_names_and_option_shapes(name: str, options: Any) -> None:
     option_problems(name, options)

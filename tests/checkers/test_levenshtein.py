@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import MAX_BAND, bounded, levenshtein, trim_common, within
 from tests.checkers.helpers import Case, case, run, verify
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 
 TABLE = [
     case("levenshtein", "kitten-sitting", {"value": "sitting"}, "kitten", score=1 - 3 / 7),
@@ -67,7 +67,7 @@ def _full(a: str, b: str) -> int:
     return row[-1]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(alphabet="abé", max_size=25), st.text(alphabet="abé", max_size=25),
        st.integers(0, 12))
 def test_band_agrees_with_the_full_computation(a: str, b: str, k: int) -> None:
@@ -78,7 +78,7 @@ def test_band_agrees_with_the_full_computation(a: str, b: str, k: int) -> None:
     assert bounded(a, b, k) == full             # short texts: always the exact distance
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.text(alphabet="ab", min_size=1, max_size=300), st.lists(
     st.tuples(st.integers(0, 2), st.integers(0, 299), st.sampled_from("abc")), max_size=8),
        st.integers(0, 10))

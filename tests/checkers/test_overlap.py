@@ -269,7 +269,7 @@ def _lev_dp(a: str, b: str) -> int:
     return row[-1]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcd"), max_size=30)
 )
@@ -277,7 +277,7 @@ def test_lcs_matches_dynamic_programming(a: list[str], b: list[str]) -> None:
     assert lcs_length(a, b) == _lcs_dp(a, b)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.text(alphabet="abcé ", max_size=30), st.text(alphabet="abcé ", max_size=30))
 def test_levenshtein_matches_dynamic_programming(a: str, b: str) -> None:
     assert levenshtein(a, b) == _lev_dp(a, b)

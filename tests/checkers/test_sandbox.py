@@ -8,15 +8,23 @@ import socket
 import subprocess
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from smevals.proc.contain import containment
-from tests.conftest import SMEVALS, make_eval
+from tests.helpers import SMEVALS, Result, make_eval, run_cli_process
 
 SANDBOX = containment().name
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The processes smevals starts are the subject here: smevals runs as a real process, as
+    a user's does (then it is the subreaper of what it starts, and its guardian runs)."""
+    return run_cli_process
 
 
 def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -> dict[str, Any]:

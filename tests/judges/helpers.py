@@ -7,8 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import make_eval
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.helpers import grades_by_task as grades
+from tests.helpers import make_eval
+from tools.fake_openai import FakeOpenAI, Received, Scripted, completion
 
 
 def answer_with(server: FakeOpenAI, decide: Callable[[str], Any],
@@ -38,18 +39,6 @@ def judge_eval(root: Path, server: FakeOpenAI, checks: str,
 
 def user_messages(server: FakeOpenAI) -> list[str]:
     return [r.body["messages"][-1]["content"] for r in server.requests]
-
-
-def grades(evaldir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Grade records by task, oldest first."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted((evaldir / "results" / "grades").rglob("grade.json")):
-        record = json.loads(path.read_text())
-        record["_dir"] = str(path.parent)
-        out.setdefault(record["run"]["task"], []).append(record)
-    for items in out.values():
-        items.sort(key=lambda r: r["graded"])
-    return out
 
 
 def newest(evaldir: Path, task: str) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fake_openai import Scripted, completion
 from tests.judges.helpers import grades, judge_eval
+from tools.fake_openai import Scripted, completion
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fake_openai import Scripted
 from tests.judges.helpers import answer_with, judge_eval, newest, user_messages
+from tools.fake_openai import Scripted
 
 
 def test_llm_judge_pass_and_fail_with_every_call_kept(tmp_path: Path, cli, fake_openai) -> None:

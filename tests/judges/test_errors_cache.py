@@ -241,7 +241,7 @@ def test_diff_counts_errored_grades_apart(tmp_path: Path, cli, fake_openai) -> N
 
 
 def test_judge_defaults_from_the_environment_and_cost(tmp_path: Path, cli, fake_openai) -> None:
-    from tests.conftest import make_eval
+    from tests.helpers import make_eval
 
     answer_with(fake_openai, _ok, usage={"prompt_tokens": 1000, "completion_tokens": 500})
     ev = make_eval(tmp_path / "ev", graders={"default": (

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.checkers.test_render_svg import png
-from tests.conftest import make_eval
-from tests.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tests.helpers import make_eval
 from tests.judges.helpers import grades, newest
+from tools.fake_openai import FakeOpenAI, Received, Scripted, completion
+from tools.imagefiles import png
 
 pytest.importorskip("resvg_py")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.judges.helpers import newest
 
 pytest.importorskip("llm_echo")
@@ -60,7 +60,7 @@ def test_llm_runner_refuses_unknown_models_and_options(tmp_path: Path, cli) -> N
 
 
 def test_llm_judge_gets_images_as_attachments(tmp_path: Path, cli) -> None:
-    from tests.checkers.test_render_svg import png
+    from tools.imagefiles import png
 
     picture = png(4, 4)
     ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hello one\n"},

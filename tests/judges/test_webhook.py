@@ -6,7 +6,7 @@ import ipaddress
 import json
 from pathlib import Path
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.judges.helpers import newest
 
 

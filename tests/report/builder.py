@@ -8,8 +8,6 @@ a task and a model).
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +18,7 @@ from smevals.run.plan import inputs_of, resolve_runner
 from smevals.spec.load import load_eval
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, Outcome, RunFields
+from tests.helpers import git as plain_git
 
 BASE = datetime(2026, 1, 2, 3, 0, 0, tzinfo=UTC)
 OLD_VERSION = "0123456789ab"
@@ -191,14 +190,10 @@ def state3(b: Builder) -> None:
 
 
 def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-           "GIT_AUTHOR_DATE": "2026-01-02T03:00:00Z", "GIT_COMMITTER_DATE": "2026-01-02T03:00:00Z",
-           "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(repo),
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          env=env, check=True)
-    return proc.stdout
+    """git at the history's fixed date, with the repository as HOME."""
+    return plain_git(repo, *args, env={"GIT_AUTHOR_DATE": "2026-01-02T03:00:00Z",
+                                       "GIT_COMMITTER_DATE": "2026-01-02T03:00:00Z",
+                                       "HOME": str(repo)})
 
 
 def commit(repo: Path, message: str) -> None:

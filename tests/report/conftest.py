@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Result, run_cli
+from tests.helpers import Result, run_cli
 from tests.report.builder import history, make_qa, state1
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.report.builder import GRADER_V1, write
 from tests.report.conftest import smevals
 

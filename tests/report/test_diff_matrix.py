@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli, write
+from tests.helpers import git, run_cli, write
 
 RUNNER = """#!/bin/sh
 printf '%s: %s\\n' "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
@@ -49,11 +48,6 @@ def task_yaml(name: str, prompt: str | None = None) -> str:
     return f"prompt: {prompt or 'say ' + name}\ngrading:\n  expected: say {name}\n"
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
-
-
 def smevals(repo: Path, *args: str) -> tuple[int, str, str]:
     res = run_cli(*args, cwd=repo, env={"SOURCE_DATE_EPOCH": "1767322800",
                                         "SMEVALS_CACHE_DIR": str(repo.parent / "_cache")})
@@ -68,7 +62,7 @@ def graded_versions(repo: Path, codes: tuple[int, ...] = (0,)) -> dict[str, str]
                            re.M))
 
 
-def make_eval(root: Path, tasks: tuple[str, ...]) -> None:
+def matrix_eval(root: Path, tasks: tuple[str, ...]) -> None:
     write(root / "eval.yaml", f"name: {root.name}\n")
     for name in tasks:
         write(root / "tasks" / f"{name}.yaml", task_yaml(name))
@@ -119,7 +113,7 @@ def _remove(rel: str):
 
 
 def _new_eval(repo: Path) -> None:
-    make_eval(repo / "suite" / "e2", ("one", "two"))
+    matrix_eval(repo / "suite" / "e2", ("one", "two"))
 
 
 GRADE = (("grade", "suite"),)
@@ -183,8 +177,8 @@ class History:
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> History:
     repo = tmp_path_factory.mktemp("matrix") / "repo"
-    make_eval(repo / "suite" / "e0", ("zeta",))
-    make_eval(repo / "suite" / "e1", TASKS)
+    matrix_eval(repo / "suite" / "e0", ("zeta",))
+    matrix_eval(repo / "suite" / "e1", TASKS)
     git(repo, "init", "-q", "-b", "base")
     code, out, err = smevals(repo, "run", "suite", "-g")
     assert code == 0, err

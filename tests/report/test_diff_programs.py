@@ -10,21 +10,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write
+from tests.helpers import git, run_cli, write
 
 PASS = "#!/bin/sh\nexit 0\n"
 FAIL = "#!/bin/sh\nexit 1\n"
 PLANTED = "#!/bin/sh\n# planted in the working tree\nexit 0\n"
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                    *args], check=True, capture_output=True)
 
 
 def smevals(repo: Path, *args: str) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from smevals.site import jsdata
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 from tests.judges.helpers import answer_with, judge_eval
 
 KEYED = {"one": "prompt: hello one\ngrading:\n  expected: says\n",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 
 
 def test_a_repository_without_commits(tmp_path: Path) -> None:

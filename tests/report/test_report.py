@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_eval, write
+from tests.helpers import make_eval, write
 from tests.report.builder import OLD_VERSION, Builder, make_qa
 from tests.report.conftest import smevals
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from smevals.runners import BuiltinOutcome, config_problems, run_builtin
-from tests.fake_openai import FakeOpenAI, completion
+from tools.fake_openai import FakeOpenAI, completion
 
 FAST = {"base": 0.001, "cap": 0.01}
 PROMPT_TASK = {"name": "t1", "prompt": "Say hi."}

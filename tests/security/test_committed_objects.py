@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.read import Store
-
 from tests.conftest import make_eval, write
 from tests.store.helpers import commit_all, run_record, write_grade, write_run
 

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import make_eval, run_cli
-from tests.fake_openai import FakeOpenAI, Scripted
+from tools.fake_openai import FakeOpenAI, Scripted
 
 MB = 1 << 20
 

@@ -3,7 +3,6 @@ the real Staging, and small git helpers."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -13,10 +12,7 @@ from typing import Any
 from smevals.store.read import Store
 from smevals.store.records import GradeFields, RunFields
 from smevals.store.write import Written
-
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+from tests.helpers import git
 
 
 def run_record(i: int = 0, task: str = "t1", config: str = "c", model: str = "m",
@@ -65,12 +61,6 @@ def write_grade(root: Path, run: Written, i: int = 0, version: str = "v1",
 def writable(path: Path) -> None:
     """Let a test damage a read-only object file, as a user would have to."""
     path.chmod(0o644)
-
-
-def git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}, check=True)
-    return proc.stdout
 
 
 def commit_all(repo: Path, message: str = "results") -> str:

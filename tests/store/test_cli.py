@@ -9,7 +9,7 @@ from pathlib import Path
 from smevals.store.canonical import dumps
 from smevals.store.layout import slug
 from smevals.store.read import Store
-from tests.conftest import SMEVALS, make_eval, write
+from tests.helpers import SMEVALS, make_eval, write
 from tests.store.helpers import write_grade, write_run
 
 

@@ -11,7 +11,7 @@ import pytest
 from smevals.scale.unpack import unpack
 from smevals.scale.worker import Packed, pack
 from smevals.store.write import StoreError
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import object_id
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 from tests.store.helpers import commit_all, git
 
 GRADER = "checks:\n  - checker: contains\n    value: one\n"     # task one passes, two fails

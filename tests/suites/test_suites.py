@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = ROOT / "suites"

@@ -22,7 +22,7 @@ import pytest
 
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site.serve import SiteServer
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.report.builder import history
 from tests.web.hostile import MODEL, make_hostile
 

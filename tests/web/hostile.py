@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import make_eval
+from tests.helpers import make_eval
 
 RUNNER = r"""#!/bin/sh
 printf '%s\n' '<script>window.PWNED = "output"; alert("output")</script>'

@@ -15,22 +15,14 @@ from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.build import ASSETS, asset, write_index
 from smevals.site.data import eval_index, eval_summary
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state3
 from tests.web.conftest import ARTIFACTS, Sites, Watched, start
 from tests.web.hostile import OUTPUT_MARK
+from tests.web.pages import wait_until
 from tests.web.synthetic import big_eval
 
 BOARD_ROWS = "table.leaderboard tbody tr"
-
-
-def wait_until(page: Any, script: str, seconds: float = 5.0) -> None:
-    """Poll `script` (an expression) until true. (wait_for_function would evaluate a string
-    with eval, which the site's Content Security Policy rightly refuses.)"""
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(script):
-        assert time.monotonic() < deadline, f"timed out waiting for {script}"
-        page.wait_for_timeout(50)
 
 
 def hostile_run(sites: Sites) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from smevals.site import jsdata
 from smevals.site.build import ASSETS, asset
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.report.builder import Builder, make_qa, state1, state3
 from tests.web.conftest import EPOCH, Sites
 
@@ -159,7 +159,7 @@ def test_builds_are_reproducible(tmp_path: Path) -> None:
 
 def _backslash_eval(tmp_path: Path) -> Path:
     """An Eval with one Run whose runner wrote `back\\slash.txt`."""
-    from tests.conftest import make_eval
+    from tests.helpers import make_eval
 
     runner = "#!/bin/sh\nprintf 'in a file\\n' > 'back\\slash.txt'\necho says\n"
     ev = make_eval(tmp_path / "ev", configs={"default": "runner: ./r.sh\nmodel: m1\n"},
@@ -185,7 +185,7 @@ def test_serve_serves_a_file_whose_name_holds_a_backslash(tmp_path: Path) -> Non
 
     from smevals.commands.site import SiteOptions, make_server
     from tests.web.conftest import start
-    from tests.web.test_serve import fetch
+    from tests.web.pages import fetch
 
     ev = _backslash_eval(tmp_path)
     (run_dir,) = (ev / "results" / "runs").glob("*/*/*/*")

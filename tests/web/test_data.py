@@ -13,10 +13,10 @@ from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, tag_view
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker, split_path
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state2
-from tests.web.imagefiles import jpeg_head, png
 from tests.web.synthetic import big_eval
+from tools.imagefiles import jpeg_head, png
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.web.conftest import Sites
 
 

@@ -18,8 +18,9 @@ def pytest_web(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, "SMEVALS_CHROMIUM": "/nonexistent/chromium", **env}
     if "SMEVALS_REQUIRE_BROWSER" not in env:
         full.pop("SMEVALS_REQUIRE_BROWSER", None)
-    return subprocess.run([sys.executable, "-m", "pytest", "-rs", "-p", "no:cacheprovider",
-                           "tests/web/test_browser.py", *args], cwd=ROOT, env=full,
+    return subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-rs", "-p",
+                           "no:cacheprovider", "tests/web/test_browser.py", *args], cwd=ROOT,
+                          env=full,
                           capture_output=True, text=True, timeout=300)
 
 

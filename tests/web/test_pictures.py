@@ -8,7 +8,7 @@ import base64
 import pytest
 
 from smevals.site import pictures, svgsafe
-from tests.web.imagefiles import avif_head, bmp_head, bomb_png, gif_head, jpeg_head, png, webp_head
+from tools.imagefiles import avif_head, bmp_head, bomb_png, gif_head, jpeg_head, png, webp_head
 
 
 @pytest.mark.parametrize("head, fmt, size", [

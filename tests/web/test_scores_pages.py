@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from smevals.site import jsdata
-from tests.conftest import run_cli, write
-from tests.report.test_scores import ENV, FAILS_WITH_SCORE_1, NOTE, scores_repo
+from tests.helpers import run_cli, write
+from tests.report.scores import ENV, FAILS_WITH_SCORE_1, NOTE, scores_repo
 
 BOARD_ROWS = "table.leaderboard tbody tr"
 

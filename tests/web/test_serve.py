@@ -16,22 +16,10 @@ import pytest
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.serve import CSP, FILE_CSP, SiteServer
-from tests.conftest import SMEVALS
+from tests.helpers import SMEVALS
 from tests.report.builder import make_qa, state1, state3
 from tests.web.conftest import Sites, start
-
-
-def fetch(server: SiteServer, path: str, method: str = "GET",
-          host: str | None = None) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=5)
-    conn.putrequest(method, path, skip_host=host is not None, skip_accept_encoding=True)
-    if host is not None:
-        conn.putheader("Host", host)
-    conn.endheaders()
-    response = conn.getresponse()
-    body = response.read()
-    conn.close()
-    return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+from tests.web.pages import fetch
 
 
 def doc(server: SiteServer, path: str) -> dict[str, Any]:

@@ -19,11 +19,10 @@ import pytest
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.serve import SiteServer
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 from tests.web.conftest import EPOCH, Sites, Watched, start
-from tests.web.imagefiles import bomb_png, png
-from tests.web.test_browser import wait_until
-from tests.web.test_serve import fetch
+from tests.web.pages import fetch, wait_until
+from tools.imagefiles import bomb_png, png
 
 RUNNER = """#!/bin/sh
 printf 'drew a %s\\n' "$SMEVALS_TASK"

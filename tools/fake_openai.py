@@ -1,4 +1,4 @@
-"""A tiny scriptable OpenAI-compatible HTTP server for tests.
+"""A tiny scriptable OpenAI-compatible HTTP server, for the tests and the benchmarks.
 
     server = FakeOpenAI().start()
     server.reply("hello")                         # a chat completion saying "hello"
