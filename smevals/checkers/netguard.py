@@ -182,6 +182,8 @@ def _send(conn: http.client.HTTPConnection, target: str, body: bytes, host: str,
                 sock.shutdown(socket.SHUT_RDWR)
         raise Unreachable("no answer before the deadline")
     error = box.get("error")
+    if isinstance(error, TimeoutError):     # the socket's timeout ends with the deadline
+        raise Unreachable("no answer before the deadline")
     if error is not None:
         raise Unreachable(f"{type(error).__name__}: {error}")
     status, data = box["reply"]
