@@ -28,8 +28,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import SMEVALS, write  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench._common import SMEVALS, write  # noqa: E402
 
 TARGET_MB = 300
 RUNNER = "#!/bin/sh\necho \"answer: $SMEVALS_TASK_EXPECTED\"\n"

@@ -29,9 +29,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _common  # noqa: E402
-from _common import make_eval, write  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench import _common  # noqa: E402
+from bench._common import make_eval, write  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
 CHECK_A = '#!/bin/sh\ngrep -q m1 "$SMEVALS_RUN_DIR/output.txt"\n'

@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from _common import SMEVALS, make_eval, write  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench._common import SMEVALS, make_eval, write  # noqa: E402
 
 RUNNER = """#!/bin/sh
 setsid sh -c 'exec sleep 45.{tag}' </dev/null >/dev/null 2>&1 &

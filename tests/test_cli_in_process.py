@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_eval, reset_process_state, run_cli, run_cli_process, write
+from tests.helpers import make_eval, run_cli, run_cli_process, write
 
 BROKEN_TASK = "prompt: [unclosed\n"
 
@@ -69,9 +69,15 @@ def test_the_working_folder_and_the_environment_come_back(tmp_path: Path) -> Non
 
 
 def test_damage_found_by_one_command_is_not_reported_by_the_next(tmp_path: Path) -> None:
-    """What a process forgets when it exits (here the damaged objects it found) is cleared
-    before each in-process command."""
-    from smevals.store import damage
-
-    damage.found()                          # loaded
-    assert "smevals.store.damage._FOUND" in reset_process_state()
+    """What a process forgets when it exits, here the damaged objects it found, belongs to
+    the command (store/scope.py): the next in-process command starts with none."""
+    damaged, clean = make_eval(tmp_path / "damaged"), make_eval(tmp_path / "clean")
+    for ev in (damaged, clean):
+        assert run_cli("run", "-g", str(ev)).code == 0
+    output = next((damaged / "results" / "runs").rglob("output.txt"))
+    output.chmod(0o644)
+    output.write_text("edited to another size\n")
+    first = run_cli("report", str(damaged))
+    assert (first.code, "1 damaged object(s) left out" in first.err) == (0, True)
+    second = run_cli("report", str(clean))
+    assert (second.code, "damaged" in second.err) == (0, False)

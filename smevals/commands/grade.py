@@ -199,7 +199,8 @@ def _select(store: Store, ev: Eval, opts: GradeOptions,
                 newest.record["grader"]["version"]).startswith(opts.from_version)):
             continue
         out.append(run)
-    if not out and (opts.runs or not store.runs()):
+    damaged = any(rel.startswith("runs/") for rel, _why in store.broken)
+    if not out and (opts.runs or not (store.runs() or damaged)):
         what = "matching Runs" if opts.runs else "Runs"
         raise SmevalsError(f"{ev.name}: no {what} in {store.root}")
     return out

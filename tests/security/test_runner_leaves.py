@@ -120,7 +120,7 @@ def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path)
     res = cli("grade", str(ev), timeout=QUICK)
     assert res.code == 0, res.both
     assert "Graded 0 Run(s)" in res.out
-    assert f"{folder}: output.txt is a FIFO, not a regular file\n" in res.err
+    assert f"{folder}: output.txt: a FIFO where the record lists a regular file\n" in res.err
     assert not (ev / "results" / "grades").exists()
     res = cli("verify", str(ev), timeout=QUICK)
     assert res.code == 1

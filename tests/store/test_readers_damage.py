@@ -214,4 +214,4 @@ def test_each_command_in_one_process_has_its_own_damage_list(cli, tmp_path: Path
     assert (first.exit_code, f"Warning: 1 {WARNING}" in first.stderr) == (0, True)
     second = runner.invoke(group, ["report", str(clean)])
     assert (second.exit_code, second.stderr) == (0, "")
-    assert damage.found() == []
+    assert [found for found in damage.found() if str(tmp_path) in found[0]] == []
