@@ -31,6 +31,9 @@ class TopUp:
         self._lock = threading.Lock()
         # cell -> [holders, Runs on disk, attempts admitted, next sample index]
         self._cells: dict[tuple[str, str, str], list[int]] = {}
+        # (cell, inputs hash) -> (ids of the cell's Runs read so far, how many count): Runs
+        # are only ever added, so each is read once, not again at every admission
+        self._read: dict[tuple[str, str, str, str], tuple[set[str], int]] = {}
 
     def run(self, job: Job, attempt: Callable[[Job], T | None],
             cancelled: Callable[[], bool]) -> T | None:
@@ -72,7 +75,11 @@ class TopUp:
 
     def _on_disk(self, cell: tuple[str, str, str], job: Job) -> int:
         want = job.inputs["hash"]
-        runs = self.store.fresh("run", object_parent("run", list(cell)))
-        return sum(1 for r in runs if r.record.get("status") == "ok"
-                   and isinstance(r.record.get("inputs"), dict)
-                   and r.record["inputs"].get("hash") == want)
+        seen, count = self._read.get((*cell, want), (set(), 0))
+        runs = self.store.fresh("run", object_parent("run", list(cell)), seen)
+        count += sum(1 for r in runs if r.record.get("status") == "ok"
+                     and isinstance(r.record.get("inputs"), dict)
+                     and r.record["inputs"].get("hash") == want)
+        seen.update(r.id for r in runs)
+        self._read[(*cell, want)] = (seen, count)
+        return count
