@@ -185,8 +185,8 @@ def test_the_private_name_check_catches_a_break(copy: Path, file: str, line: str
 
 
 def test_each_command_module_pairs_a_cli_module() -> None:
-    """commands/X.py is the work of cli/X_cmd.py, and each stands in the independence
-    contract of its layer (pyproject.toml)."""
+    """commands/X.py is the work of cli/X_cmd.py; every commands module stands in the
+    commands contract (a wildcard), every CLI module in its own (pyproject.toml)."""
     import tomllib
 
     commands = sorted(p.stem for p in (ROOT / "smevals" / "commands").glob("*.py")
@@ -195,7 +195,7 @@ def test_each_command_module_pairs_a_cli_module() -> None:
     assert [name for name in commands if name not in clis] == []
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     listed = {c["id"]: c.get("modules") for c in contracts["contracts"]}
-    assert listed["commands"] == [f"smevals.commands.{name}" for name in commands]
+    assert listed["commands"] == ["smevals.commands.*"]     # every one, a new one too
     assert sorted(listed["cli-commands"]) == sorted(
         f"smevals.cli.{name}_cmd" for name in clis if name != "import")
 
