@@ -10,7 +10,6 @@ while grading is not read.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import stat
@@ -19,11 +18,9 @@ from pathlib import Path
 
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import RECORD_NAMES
-from smevals.store.regular import NotRegular, read_regular, what
+from smevals.store.regular import NotRegular, open_regular, read_regular
 
 _CHUNK = 1 << 20
-_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) \
-    | getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) \
     | getattr(os, "O_CLOEXEC", 0)
 
@@ -63,7 +60,7 @@ def checked_copy(root: Path, kind: str, rel: str, dest: Path) -> None:
 
 def _record(folder: int, name: str) -> bytes | str | None:
     try:
-        fd, _info = _open_at(name, folder)
+        fd, _info = open_regular(name, folder)
     except NotRegular as exc:
         return f"{name} is {exc}"
     except OSError:
@@ -112,7 +109,7 @@ def _copy_folder(folder: int, name: str, dest: Path, inner: str) -> list[Entry]:
 def _copy_file(folder: int, name: str, dest: Path, inner: str) -> Entry:
     """A regular file copied from one open descriptor; a special file is listed only."""
     try:
-        fd, info = _open_at(name, folder)
+        fd, info = open_regular(name, folder)
     except NotRegular:
         return Entry(inner, 0, None, None)
     except OSError:
@@ -126,22 +123,6 @@ def _copy_file(folder: int, name: str, dest: Path, inner: str) -> Entry:
             size += len(chunk)
     os.chmod(dest, stat.S_IMODE(info.st_mode) & 0o555)
     return Entry(inner, size, digest.hexdigest(), None)
-
-
-def _open_at(name: str, folder: int) -> tuple[int, os.stat_result]:
-    """(fd, fstat) of the regular file `name` in the open folder, never through a link and
-    never blocking; NotRegular for anything else."""
-    try:
-        fd = os.open(name, _FILE_FLAGS, dir_fd=folder)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise NotRegular("a symlink, not a regular file") from None
-        raise
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise NotRegular(f"{what(info.st_mode)}, not a regular file")
-    return fd, info
 
 
 def read_checked(root: Path, rel: str, record: Mapping[str, object], name: str) -> bytes:

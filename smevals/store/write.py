@@ -33,7 +33,7 @@ from smevals.store.layout import (
 from smevals.store.locks import lock_folder, unlock
 from smevals.store.records import FileEntry, GradeFields, RunFields
 from smevals.store.regular import read_regular
-from smevals.store.workspace import BadName, manifest_at, open_dir
+from smevals.store.workspace import BadName, manifest_at, open_dir, write_new
 
 __all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
            "Written", "manifest", "object_parent"]
@@ -101,7 +101,7 @@ class Staging:
         data = dumps(full)
         stamp = timestamp(parse_iso(str(full[STAMP_FIELDS[self.kind]])))
         oid = object_id(stamp, sha256_bytes(data))
-        _write_sealed(self.dir / record_name, data)
+        _write_sealed(self.dir, record_name, data)
         fsync_tree(str(self.dir))               # every file and folder, before the rename
         rel = f"{object_parent(self.kind, parent_names)}/{oid}"
         names = [str(n) for n in parent_names]
@@ -120,7 +120,7 @@ class Staging:
                 raise StoreError(f"{rel}: its files do not match the record's manifest")
             names = [str(n) for n in record_names(self.kind, record) or []]
             _refuse_shared_folder(self.root / rel, self.kind, names)
-            _write_sealed(self.dir / RECORD_NAMES[self.kind], data)
+            _write_sealed(self.dir, RECORD_NAMES[self.kind], data)
             fsync_tree(str(self.dir))
             return self._place(rel, rel.rpartition("/")[2], data)
         finally:
@@ -215,12 +215,11 @@ def _rename_into(root: Path, name: str, rel: str) -> None:
         os.close(source)
 
 
-def _write_sealed(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+def _write_sealed(folder: Path, name: str, data: bytes) -> None:
+    """The record, read-only, as a new file (never written through anything left there)."""
+    fd = open_dir(folder)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_new(fd, name, data, 0o444)
     finally:
         os.close(fd)
 
