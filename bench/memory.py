@@ -9,6 +9,7 @@ Cases:
   grade.json   a 200 MB grade.json in the store: `verify`, then `report`
   judge        a judge whose response body is 300 MB: `grade`
   usage        a runner that writes a 300 MB smevals-usage.json: `run`
+  git artifact a committed Run holding a 200 MB artifact: `verify --rev HEAD`
   dry-run      `run -n 1000000 --dry-run` on a one-Task Eval
 
 Usage: python bench/memory.py [--mb 200] [--smoke]
@@ -125,6 +126,17 @@ def case_usage(root: Path, mb: int) -> list[tuple[str, list[str]]]:
     return [("run", ["run", str(ev)])]
 
 
+def case_git_artifact(root: Path, mb: int) -> list[tuple[str, list[str]]]:
+    runner = (f"#!/bin/sh\nhead -c {mb}M /dev/zero > big.bin\n"
+              "echo \"answer: $SMEVALS_TASK_EXPECTED\"\n")
+    ev = make_eval(root / "ev", runner=runner)
+    subprocess.run([SMEVALS, "run", str(ev)], cwd=root, capture_output=True, check=True)
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "big"]):
+        subprocess.run(["git", *args], cwd=root, capture_output=True, check=True)
+    return [("verify --rev HEAD", ["verify", "--rev", "HEAD", str(ev)])]
+
+
 def case_dry_run(root: Path, n: int) -> list[tuple[str, list[str]]]:
     ev = make_eval(root / "ev")
     return [(f"run -n {n} --dry-run", ["run", "-n", str(n), "--dry-run", str(ev)])]
@@ -141,6 +153,7 @@ def main() -> int:
         (f"{mb} MB grade.json", lambda r: case_grade_json(r, mb)),
         (f"{big} MB judge response", lambda r: case_judge(r, big)),
         (f"{big} MB usage file", lambda r: case_usage(r, big)),
+        (f"{mb} MB artifact in git", lambda r: case_git_artifact(r, mb)),
         ("plan of a million Runs", lambda r: case_dry_run(r, n)),
     ]
     over = 0

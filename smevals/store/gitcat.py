@@ -8,7 +8,7 @@ import tempfile
 import threading
 from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, NamedTuple, cast
 
 from smevals.store.base import SourceError
 from smevals.store.regular import RECORD_LIMIT_SETTING, over_limit
@@ -78,17 +78,31 @@ def ls_tree_result(started: Started) -> bytes:
         return out.read()
 
 
-def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS) -> list[bytes | None]:
-    """The contents of `blobs` in order, read by `workers` cat-file processes at once."""
+class Digest(NamedTuple):
+    """A blob's size and sha256, hashed as it streamed past (its bytes never held)."""
+
+    size: int
+    sha256: str
+
+
+Content = bytes | Digest | None
+
+
+def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS,
+             hashed: list[bool] | None = None) -> list[Content]:
+    """The contents of `blobs` in order, read by `workers` cat-file processes at once; a blob
+    whose `hashed` flag is set comes as its Digest (a large artifact never sits in memory)."""
+    flags = hashed if hashed is not None else [False] * len(blobs)
     if workers <= 1 or len(blobs) < 1000:
-        return _drain(repo, blobs)
+        return _drain(repo, blobs, flags)
     size = -(-len(blobs) // workers)
-    parts: list[list[bytes | None]] = [[] for _ in range(workers)]
+    parts: list[list[Content]] = [[] for _ in range(workers)]
     errors: list[BaseException] = []
 
     def work(i: int) -> None:
+        part = slice(i * size, (i + 1) * size)
         try:
-            parts[i] = _drain(repo, blobs[i * size:(i + 1) * size])
+            parts[i] = _drain(repo, blobs[part], flags[part])
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(exc)
 
@@ -102,20 +116,22 @@ def cat_many(repo: Path, blobs: list[str], workers: int = WORKERS) -> list[bytes
     return [data for part in parts for data in part]
 
 
-def _drain(repo: Path, blobs: list[str]) -> list[bytes | None]:
-    stream = cat_files(repo, blobs)
+def _drain(repo: Path, blobs: list[str], hashed: list[bool]) -> list[Content]:
+    stream = cat_files(repo, blobs, hashed=hashed)
     try:
-        return [cast(bytes | None, next(stream)) for _ in blobs]   # no limit: never a str
+        return [cast(Content, next(stream)) for _ in blobs]     # no limit: never a str
     finally:
         stream.close()
 
 
-def cat_files(repo: Path, blobs: Iterable[str],
-              limit: int | None = None) -> Generator[bytes | str | None, None, None]:
+def cat_files(repo: Path, blobs: Iterable[str], limit: int | None = None,
+              hashed: list[bool] | None = None
+              ) -> Generator[bytes | Digest | str | None, None, None]:
     """The contents of `blobs` in order (None for a missing one), streamed through one
     `git cat-file --batch` fed from a thread so that neither pipe can fill up. The caller
     takes exactly as many items as it gave blobs, then closes the generator. With `limit`
-    (records), a blob above it is skipped unread and given as a str saying its size."""
+    (records), a blob above it is skipped unread and given as a str saying its size; a blob
+    whose `hashed` flag is set is given as its Digest."""
     try:
         proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch", "--buffer"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -126,8 +142,11 @@ def cat_files(repo: Path, blobs: Iterable[str],
     feeder = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
     feeder.start()
     try:
+        index = 0
         while True:
-            yield _response(proc.stdout, limit)
+            digest = hashed is not None and index < len(hashed) and hashed[index]
+            yield _response(proc.stdout, limit, digest)
+            index += 1
     finally:
         proc.stdout.close()
         proc.kill()
@@ -149,15 +168,18 @@ def _feed(pipe: IO[bytes], blobs: Iterable[str]) -> None:
         return
 
 
-def _skip(out: IO[bytes], size: int) -> None:
+def _skip(out: IO[bytes], size: int, digest: Any = None) -> None:
     while size > 0:
         chunk = out.read(min(size, 1 << 20))
         if not chunk:
             raise SourceError("git cat-file stopped in the middle of an object")
         size -= len(chunk)
+        if digest is not None:
+            digest.update(chunk)
 
 
-def _response(out: IO[bytes], limit: int | None = None) -> bytes | str | None:
+def _response(out: IO[bytes], limit: int | None = None,
+              hashed: bool = False) -> bytes | Digest | str | None:
     header = out.readline()
     if not header:
         raise SourceError("git cat-file stopped before giving every object")
@@ -165,6 +187,13 @@ def _response(out: IO[bytes], limit: int | None = None) -> bytes | str | None:
     if len(parts) < 3 or parts[1] == b"missing":
         return None
     size = int(parts[2])
+    if hashed:
+        import hashlib
+
+        digest = hashlib.sha256()
+        _skip(out, size, digest)    # hashed in pieces, never held in memory
+        out.read(1)
+        return Digest(size, digest.hexdigest())
     if limit is not None and size > limit:
         _skip(out, size + 1)        # the blob and its newline, never held in memory
         return over_limit(int(parts[2]), limit, "a record", RECORD_LIMIT_SETTING)

@@ -111,9 +111,12 @@ def _read(wanted: list[tuple[str, str]], repo: Path, kind: str,
         contents.close()
 
 
-def _named(kind: str, data: bytes | str | None) -> bytes | str | None:
-    """A blob refused for its size, said as the working tree says it."""
-    return f"{RECORD_NAMES[kind]} is {data}" if isinstance(data, str) else data
+def _named(kind: str, data: object) -> bytes | str | None:
+    """A blob refused for its size, said as the working tree says it (a record is never
+    asked for as a digest)."""
+    if isinstance(data, str):
+        return f"{RECORD_NAMES[kind]} is {data}"
+    return data if isinstance(data, bytes) else None
 
 
 def _known(root: Path, kind: str, brief: bool) -> dict[str, Any]:

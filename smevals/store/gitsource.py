@@ -13,6 +13,7 @@ from typing import Any
 from smevals.store import gitindex
 from smevals.store.base import Entry, Scanned
 from smevals.store.gitcat import (
+    Digest,
     Started,
     cat_many,
     git,
@@ -113,7 +114,7 @@ class GitSource:
         if blob is None:
             raise FileNotFoundError(f"{rel} is not in {self.rev}")
         data = cat_many(self.repo, [blob])[0]
-        if data is None:
+        if not isinstance(data, bytes):             # never a Digest: none was asked for
             raise FileNotFoundError(f"{rel}: git object {blob} is missing")
         return data
 
@@ -143,15 +144,17 @@ class GitSource:
     def _scan_chunk(self, kind: str, rels: list[str],
                     objects: dict[str, list[tuple[str, str, str]]]) -> Iterator[Scanned]:
         name = RECORD_NAMES[kind]
-        contents = iter(cat_many(self.repo, [blob for rel in rels for _p, _m, blob
-                                             in objects[rel]]))
+        listed = [(path, mode, blob) for rel in rels for path, mode, blob in objects[rel]]
+        contents = iter(cat_many(self.repo, [blob for _p, _m, blob in listed],
+                                 hashed=[path != name and mode != _LINK_MODE
+                                         for path, mode, _b in listed]))
         for rel in rels:
             record: bytes | None = None
             files = []
             for path, mode, _blob in objects[rel]:
                 data = next(contents)
                 if path == name:
-                    record = data
+                    record = data if isinstance(data, bytes) else None
                 else:
                     files.append(_git_entry(path, mode, data, hashed=True))
             yield Scanned(rel, record, sorted(files))
@@ -216,9 +219,11 @@ def _blob_of(files: list[tuple[str, str, str]], path: str) -> str | None:
     return None
 
 
-def _git_entry(path: str, mode: str, data: bytes | None, hashed: bool) -> Entry:
+def _git_entry(path: str, mode: str, data: bytes | Digest | None, hashed: bool) -> Entry:
     if data is None:
         return Entry(path, -1, "", None)
+    if isinstance(data, Digest):                # hashed as it streamed (gitcat)
+        return Entry(path, data.size, data.sha256, None)
     if mode == _LINK_MODE:
         return Entry(path, 0, None, os.fsdecode(data))
     return Entry(path, len(data), hashlib.sha256(data).hexdigest() if hashed else None, None)

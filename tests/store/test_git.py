@@ -72,6 +72,21 @@ def test_damage_that_was_committed_is_found_at_that_revision(cli, repo: Path):
     assert cli("verify", "st", "--rev", "HEAD~1", cwd=repo).code == 0
 
 
+def test_a_file_changed_to_the_same_size_is_found_at_that_revision(cli, repo: Path):
+    """At a revision, each file is hashed as git streams it (never held whole)."""
+    root = repo / "st"
+    run = Store(root).runs()[0]
+    out = root / run.rel / "output.txt"
+    size = out.stat().st_size
+    writable(out)
+    out.write_text("z" * (size - 1) + "\n")
+    commit_all(repo, "same size")
+    res = cli("verify", "st", "--rev", "HEAD", cwd=repo)
+    assert (res.code, res.out.splitlines()) == (1, [
+        f"HEAD:st/{run.rel}/output.txt: content changed: sha256 does not match the record"])
+    assert cli("verify", "st", "--rev", "HEAD~1", cwd=repo).code == 0
+
+
 def test_unknown_revision_and_no_repository_exit_2(cli, repo: Path, tmp_path: Path):
     res = cli("verify", "st", "--rev", "nope", cwd=repo)
     assert (res.code, res.out, res.err) == (2, "", "Error: unknown revision 'nope'\n")
