@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smevals.spec.load import display_path
 from tests.helpers import make_eval, run_cli
 
 SAY = '#!/bin/sh\nprintf "%s\\n" "$SMEVALS_PROMPT"\n'
@@ -49,7 +50,7 @@ def test_a_database_that_is_not_there_is_a_validation_error(tmp_path: Path) -> N
     ev = sql_eval(tmp_path / "ev")
     (ev / "graders" / "data.sql").rename(ev / "graders" / "moved.sql")
     res = run_cli("validate", str(ev))
-    shown = f"{ev}/graders/default.yaml"
+    shown = display_path(ev / "graders" / "default.yaml")     # as verify and validate show it
     assert (res.code, res.out) == (2, ""), res.both
     assert res.err == (f"{shown}:3:5: checks[0].database: no such file: data.sql (relative to "
                        f"the grader's folder)\n{shown}:6:5: checks[1].database: no such file: "

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from smevals.spec.load import display_path as shown
 from tests.conftest import make_eval
 
 QUICK = 60                      # seconds: a blocked open would never finish
@@ -124,8 +125,8 @@ def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path)
     assert not (ev / "results" / "grades").exists()
     res = cli("verify", str(ev), timeout=QUICK)
     assert res.code == 1
-    assert (f"{folder}/output.txt: regular file replaced by a special file (a FIFO, socket or "
-            "device)\n") in res.out
+    assert (f"{shown(folder / 'output.txt')}: regular file replaced by a special file (a FIFO, "
+            "socket or device)\n") in res.out
 
 
 @pytest.mark.parametrize("name", ["runs", "grades", "judges", ".staging"])
@@ -149,8 +150,8 @@ def test_a_store_folder_that_is_a_symlink_is_never_written_through(cli, tmp_path
     assert sorted(str(p.relative_to(outside)) for p in outside.rglob("*")) == listing
     res = cli("verify", str(ev), timeout=QUICK)
     assert res.code == 1
-    assert (f"{root / name}: a symlink to '{outside}', not a folder: smevals never reads or "
-            "writes through it\n") in res.out
+    assert (f"{shown(root / name)}: a symlink to '{outside}', not a folder: smevals never reads "
+            "or writes through it\n") in res.out
 
 
 def test_a_linked_folder_below_runs_is_never_written_through(cli, tmp_path: Path) -> None:
@@ -168,4 +169,5 @@ def test_a_linked_folder_below_runs_is_never_written_through(cli, tmp_path: Path
     assert os.listdir(ev / "results" / ".staging") == [".gitignore"]   # nothing left behind
     res = cli("verify", str(ev), timeout=QUICK)
     assert res.code == 1
-    assert f"{ev}/results/runs/t: stray entry outside any object folder\n" in res.out
+    assert f"{shown(ev / 'results' / 'runs' / 't')}: stray entry outside any object folder\n" \
+        in res.out
