@@ -19,10 +19,9 @@ from pathlib import Path
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.regular import NotRegular, open_regular, read_regular
+from smevals.store.workspace import open_dir
 
 _CHUNK = 1 << 20
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) \
-    | getattr(os, "O_CLOEXEC", 0)
 
 
 class Damaged(Exception):
@@ -41,7 +40,7 @@ def checked_copy(root: Path, kind: str, rel: str, dest: Path) -> None:
 
     name = RECORD_NAMES[kind]
     try:
-        fd = os.open(os.path.join(root, rel), _DIR_FLAGS)
+        fd = open_dir(os.path.join(root, rel))
     except OSError as exc:
         raise Damaged(rel, f"the object folder cannot be opened ({exc.strerror})") from None
     try:
@@ -96,7 +95,7 @@ def _copy_tree(folder: int, dest: Path, prefix: str, skip: str = "") -> list[Ent
 
 def _copy_folder(folder: int, name: str, dest: Path, inner: str) -> list[Entry]:
     try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=folder)
+        fd = open_dir(name, dir_fd=folder)
     except OSError:
         return [Entry(inner, -1, "", None)]
     try:
