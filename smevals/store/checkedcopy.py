@@ -19,9 +19,7 @@ from pathlib import Path
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.regular import NotRegular, open_regular, read_regular
-from smevals.store.workspace import open_dir
-
-_CHUNK = 1 << 20
+from smevals.store.workspace import hash_copy, open_dir
 
 
 class Damaged(Exception):
@@ -113,15 +111,13 @@ def _copy_file(folder: int, name: str, dest: Path, inner: str) -> Entry:
         return Entry(inner, 0, None, None)
     except OSError:
         return Entry(inner, -1, "", None)
-    digest = hashlib.sha256()
-    size = 0
-    with os.fdopen(fd, "rb", buffering=0) as source, open(dest, "xb") as out:
-        while chunk := source.read(_CHUNK):
-            digest.update(chunk)
-            out.write(chunk)
-            size += len(chunk)
+    try:
+        with open(dest, "xb") as out:
+            size, digest = hash_copy(fd, out.fileno())
+    finally:
+        os.close(fd)
     os.chmod(dest, stat.S_IMODE(info.st_mode) & 0o555)
-    return Entry(inner, size, digest.hexdigest(), None)
+    return Entry(inner, size, digest, None)
 
 
 def read_checked(root: Path, rel: str, record: Mapping[str, object], name: str) -> bytes:

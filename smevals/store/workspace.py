@@ -80,7 +80,7 @@ def _regular(fd: int, name: str, rel: str, seal: bool) -> FileEntry:
         if seal and info.st_nlink > 1:
             size, digest = _copy_own(fd, name, handle, info)
         else:
-            size, digest = _hash(handle, None)
+            size, digest = hash_copy(handle, None)
             if seal:
                 os.fchmod(handle, stat.S_IMODE(info.st_mode) & ~0o222)
     finally:
@@ -94,7 +94,7 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     temp = f".smevals-copy-{uuid.uuid4().hex[:12]}"
     out = os.open(temp, _NEW, 0o600, dir_fd=fd)
     try:
-        size, digest = _hash(source, out)
+        size, digest = hash_copy(source, out)
         os.fchmod(out, stat.S_IMODE(info.st_mode) & ~0o222)
         os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
@@ -105,7 +105,9 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     return size, digest
 
 
-def _hash(source: int, copy: int | None) -> tuple[int, str]:
+def hash_copy(source: int, copy: int | None) -> tuple[int, str]:
+    """(size, sha256) of what is left to read from the descriptor `source`, read in chunks
+    and, with `copy`, written to that descriptor as well."""
     import hashlib
 
     digest = hashlib.sha256()
