@@ -116,9 +116,7 @@ def hash_copy(source: int, copy: int | None) -> tuple[int, str]:
         digest.update(chunk)
         size += len(chunk)
         if copy is not None:
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(copy, view):]
+            write_all(copy, chunk)
     return size, digest.hexdigest()
 
 
@@ -153,8 +151,13 @@ def write_new(fd: int, name: str, data: bytes, mode: int = 0o644) -> None:
     there (never written through: a link, a FIFO, another file's hard link)."""
     out = os.open(name, _NEW, mode, dir_fd=fd)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(out, view):]
+        write_all(out, data)
     finally:
         os.close(out)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to the descriptor `fd` (os.write may take fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
