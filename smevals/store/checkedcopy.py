@@ -19,10 +19,7 @@ from pathlib import Path
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.regular import NotRegular, open_regular, read_regular
-
-_CHUNK = 1 << 20
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) \
-    | getattr(os, "O_CLOEXEC", 0)
+from smevals.store.workspace import hash_copy, open_dir
 
 
 class Damaged(Exception):
@@ -41,7 +38,7 @@ def checked_copy(root: Path, kind: str, rel: str, dest: Path) -> None:
 
     name = RECORD_NAMES[kind]
     try:
-        fd = os.open(os.path.join(root, rel), _DIR_FLAGS)
+        fd = open_dir(os.path.join(root, rel))
     except OSError as exc:
         raise Damaged(rel, f"the object folder cannot be opened ({exc.strerror})") from None
     try:
@@ -96,7 +93,7 @@ def _copy_tree(folder: int, dest: Path, prefix: str, skip: str = "") -> list[Ent
 
 def _copy_folder(folder: int, name: str, dest: Path, inner: str) -> list[Entry]:
     try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=folder)
+        fd = open_dir(name, dir_fd=folder)
     except OSError:
         return [Entry(inner, -1, "", None)]
     try:
@@ -114,15 +111,13 @@ def _copy_file(folder: int, name: str, dest: Path, inner: str) -> Entry:
         return Entry(inner, 0, None, None)
     except OSError:
         return Entry(inner, -1, "", None)
-    digest = hashlib.sha256()
-    size = 0
-    with os.fdopen(fd, "rb", buffering=0) as source, open(dest, "xb") as out:
-        while chunk := source.read(_CHUNK):
-            digest.update(chunk)
-            out.write(chunk)
-            size += len(chunk)
+    try:
+        with open(dest, "xb") as out:
+            size, digest = hash_copy(fd, out.fileno())
+    finally:
+        os.close(fd)
     os.chmod(dest, stat.S_IMODE(info.st_mode) & 0o555)
-    return Entry(inner, size, digest.hexdigest(), None)
+    return Entry(inner, size, digest, None)
 
 
 def read_checked(root: Path, rel: str, record: Mapping[str, object], name: str) -> bytes:

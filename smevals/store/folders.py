@@ -22,10 +22,10 @@ from smevals.errors import SmevalsError
 from smevals.store.durable import defer_fsync
 from smevals.store.layout import STAGING
 from smevals.store.regular import describe
+from smevals.store.workspace import open_dir
 
 TOP = ("runs", "grades", "judges", STAGING)      # every folder smevals makes at the root
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class NotAFolder(SmevalsError):
@@ -74,7 +74,7 @@ def open_folder(root: Path, rel: str, create: bool = True) -> int:
 def _enter(fd: int, part: str, shown: Path, create: bool) -> int:
     for _ in range(2):
         try:
-            return os.open(part, _DIR | _NOFOLLOW, dir_fd=fd)
+            return open_dir(part, fd)
         except FileNotFoundError:
             if not create:
                 raise
@@ -87,7 +87,7 @@ def _enter(fd: int, part: str, shown: Path, create: bool) -> int:
         except FileExistsError:
             continue                    # made meanwhile (another writer): enter it
         defer_fsync(str(shown.parent))
-    return os.open(part, _DIR | _NOFOLLOW, dir_fd=fd)
+    return open_dir(part, fd)
 
 
 def refusal(shown: Path, fd: int | None, part: str) -> str:

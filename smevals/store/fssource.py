@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -13,8 +12,7 @@ from smevals.store import damage, folders, index
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 from smevals.store.regular import NotRegular, read_record, read_regular
-
-_CHUNK = 1 << 20
+from smevals.store.workspace import hash_copy
 
 
 class FsSource:
@@ -147,16 +145,11 @@ def _fs_entry(path: str, inner: str, what: str, hashed: bool) -> Entry:
 
 def hash_file(path: str) -> tuple[int, str]:
     """(size, sha256) of a file, read in chunks; an unreadable file hashes as empty text."""
-    digest = hashlib.sha256()
-    size = 0
     try:
         with open(path, "rb", buffering=0) as handle:
-            while chunk := handle.read(_CHUNK):
-                digest.update(chunk)
-                size += len(chunk)
+            return hash_copy(handle.fileno(), None)
     except OSError:
         return -1, ""
-    return size, digest.hexdigest()
 
 
 def read_or_none(path: str) -> bytes | str | None:

@@ -196,7 +196,7 @@ def _response(out: IO[bytes], limit: int | None = None,
         return Digest(size, digest.hexdigest())
     if limit is not None and size > limit:
         _skip(out, size + 1)        # the blob and its newline, never held in memory
-        return over_limit(int(parts[2]), limit, "a record", RECORD_LIMIT_SETTING)
+        return over_limit(size, limit, "a record", RECORD_LIMIT_SETTING)
     data = out.read(size)
     out.read(1)
     return data

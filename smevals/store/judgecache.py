@@ -39,6 +39,7 @@ from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.regular import read_record
+from smevals.store.workspace import write_all
 from smevals.store.write import host_name, ignore_in_git
 
 FOLDER = "judges"
@@ -155,9 +156,7 @@ def copy_entry(root: Path, rel: str, data: bytes) -> Path:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
     try:
         locks.hold(fd)                  # a live write, as staging folders are (gc, verify)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(fd, data)
         os.fsync(fd)
         _link_into(root, tmp.name, f"{FOLDER}/{rel}")
     finally:

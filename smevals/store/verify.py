@@ -15,6 +15,7 @@ from typing import Any
 from smevals.store import folders
 from smevals.store.base import Entry, Scanned, Source
 from smevals.store.canonical import dumps, loads
+from smevals.store.damage import utc_stamp
 from smevals.store.folders import NotAFolder
 from smevals.store.fssource import FsSource
 from smevals.store.gitsource import GitSource
@@ -24,9 +25,7 @@ from smevals.store.layout import (
     RECORD_NAMES,
     STAMP_FIELDS,
     object_parent,
-    parse_iso,
     record_names,
-    timestamp,
 )
 from smevals.store.leftovers import staging_folders
 
@@ -149,22 +148,16 @@ def name_problems(kind: str, rel: str, data: bytes, record: dict[str, Any]) -> l
     if not digest.startswith(match.group(2)):
         out.append(Damage(rel, f"{name} hashes to {digest[:12]}, not {match.group(2)} as the "
                           "folder name says (record edited or folder renamed)"))
-    stamp = _stamp(record.get(STAMP_FIELDS[kind]))
+    stamp = utc_stamp(str(record.get(STAMP_FIELDS[kind])))
     if stamp != match.group(1):
+        stamp = "missing or invalid" if stamp == "invalid" else stamp
         out.append(Damage(rel, f"folder timestamp {match.group(1)} does not match the record's "
-                          f"{STAMP_FIELDS[kind]} ({stamp or 'missing or invalid'})"))
+                          f"{STAMP_FIELDS[kind]} ({stamp})"))
     names = record_names(kind, record)
-    if names is not None and object_parent(kind, [str(n) for n in names]) != parent:
-        out.append(Damage(rel, f"filed under {parent}, but its record belongs under "
-                          f"{object_parent(kind, [str(n) for n in names])}"))
+    want = object_parent(kind, [str(n) for n in names]) if names is not None else parent
+    if want != parent:
+        out.append(Damage(rel, f"filed under {parent}, but its record belongs under {want}"))
     return out
-
-
-def _stamp(value: Any) -> str | None:
-    try:
-        return timestamp(parse_iso(str(value)))
-    except (ValueError, TypeError, OverflowError):
-        return None
 
 
 def schema_problems(kind: str, rel: str, record: dict[str, Any]) -> list[Damage]:

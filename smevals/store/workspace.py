@@ -80,7 +80,7 @@ def _regular(fd: int, name: str, rel: str, seal: bool) -> FileEntry:
         if seal and info.st_nlink > 1:
             size, digest = _copy_own(fd, name, handle, info)
         else:
-            size, digest = _hash(handle, None)
+            size, digest = hash_copy(handle, None)
             if seal:
                 os.fchmod(handle, stat.S_IMODE(info.st_mode) & ~0o222)
     finally:
@@ -94,7 +94,7 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     temp = f".smevals-copy-{uuid.uuid4().hex[:12]}"
     out = os.open(temp, _NEW, 0o600, dir_fd=fd)
     try:
-        size, digest = _hash(source, out)
+        size, digest = hash_copy(source, out)
         os.fchmod(out, stat.S_IMODE(info.st_mode) & ~0o222)
         os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
@@ -105,7 +105,9 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     return size, digest
 
 
-def _hash(source: int, copy: int | None) -> tuple[int, str]:
+def hash_copy(source: int, copy: int | None) -> tuple[int, str]:
+    """(size, sha256) of what is left to read from the descriptor `source`, read in chunks
+    and, with `copy`, written to that descriptor as well."""
     import hashlib
 
     digest = hashlib.sha256()
@@ -114,9 +116,7 @@ def _hash(source: int, copy: int | None) -> tuple[int, str]:
         digest.update(chunk)
         size += len(chunk)
         if copy is not None:
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(copy, view):]
+            write_all(copy, chunk)
     return size, digest.hexdigest()
 
 
@@ -151,8 +151,13 @@ def write_new(fd: int, name: str, data: bytes, mode: int = 0o644) -> None:
     there (never written through: a link, a FIFO, another file's hard link)."""
     out = os.open(name, _NEW, mode, dir_fd=fd)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(out, view):]
+        write_all(out, data)
     finally:
         os.close(out)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to the descriptor `fd` (os.write may take fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
