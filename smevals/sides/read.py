@@ -207,8 +207,14 @@ def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
         return Choice(spec.grader, None, any_version=True), ANY, current
     if spec.version:
         return Choice(spec.grader, spec.version), VERSION, spec.version
+    return current_choice(ev, spec.grader, current), CURRENT, current
+
+
+def current_choice(ev: Eval, grader: str, current: str) -> Choice:
+    """The newest Grade of `grader`'s `current` version and the Tasks' current answer keys
+    counts (what `report` counts by default)."""
     grading = {t.name: grading_hash(dict(t.grading)) for t in ev.tasks}
-    return Choice(spec.grader, current, grading), CURRENT, current
+    return Choice(grader, current, grading)
 
 
 def _notes(store: Store, report: EvalReport, grades: list[Obj[GradeBrief]]) -> list[str]:
