@@ -6,9 +6,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.fake_openai import FakeOpenAI
 
 SMEVALS = str(Path(sys.executable).parent / "smevals")
 
@@ -16,6 +22,8 @@ SMEVALS = str(Path(sys.executable).parent / "smevals")
 # script its smallest sizes; a script whose work is not all sized by its arguments (repeats,
 # clusters of several sizes) does each step once. The figures then mean nothing.
 SMOKE = os.environ.get("SMEVALS_BENCH_SMOKE") == "1"
+
+ANSWER_RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
 
 
 def write(path: Path, text: str, executable: bool = False) -> None:
@@ -46,9 +54,12 @@ def timed(args: list[str], env: dict[str, str] | None = None) -> float:
     return elapsed
 
 
-def fake_judge(delay: float) -> tuple[Any, str]:
+@contextmanager
+def judged_eval(tasks: int, delay: float) -> Iterator[tuple[FakeOpenAI, Path, dict[str, str]]]:
     """The tests' fake OpenAI-compatible server, answering every judge call with a passing
-    verdict after `delay` seconds, and a grader of one llm_judge Check that asks it."""
+    verdict after `delay` seconds; a temporary Eval (under BENCH_DIR) of `tasks` Tasks whose
+    runner answers each Task's `expected`, graded by one llm_judge Check that asks the server;
+    and the environment giving smevals a cache folder of its own there."""
     from tools.fake_openai import FakeOpenAI, Scripted, completion
 
     verdict = json.dumps({"reason": "fine", "pass": True})
@@ -56,4 +67,9 @@ def fake_judge(delay: float) -> tuple[Any, str]:
     server.respond_with(lambda _request: Scripted(200, completion(verdict), delay=delay))
     grader = (f"judge: {{model: bench-judge, base_url: '{server.base_url}'}}\n"
               "checks:\n  - checker: llm_judge\n    rubric: Is the answer given?\n")
-    return server, grader
+    try:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
+            yield server, make_eval(Path(tmp) / "ev", tasks, ANSWER_RUNNER, grader), env
+    finally:
+        server.close()

@@ -7,42 +7,32 @@ Usage: python bench/judge.py [N] [DELAY]   (default 160 Runs, 0.2 s)
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench._common import fake_judge, make_eval, timed  # noqa: E402
-
-RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
+from bench._common import judged_eval, timed  # noqa: E402
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 160
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.2
-    server, grader = fake_judge(delay)
-    try:
-        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
-            ev = make_eval(Path(tmp) / "ev", n, RUNNER, grader)
-            timed(["run", str(ev), "-j", "8"], env)
-            rates = {}
-            for jobs in (1, 8):
-                before = len(server.requests)
-                wall = timed(["regrade", str(ev), "-j", str(jobs), "--no-judge-cache"], env)
-                calls = len(server.requests) - before
-                rates[jobs] = n / wall
-                print(f"-j {jobs}: {n} judge Checks ({calls} calls, server answers in "
-                      f"{delay:g} s) in {wall:.2f}s = {rates[jobs]:.1f} Checks/s")
-            print(f"speed-up at -j 8: {rates[8] / rates[1]:.1f}x")
+    with judged_eval(n, delay) as (server, ev, env):
+        timed(["run", str(ev), "-j", "8"], env)
+        rates = {}
+        for jobs in (1, 8):
             before = len(server.requests)
-            wall = timed(["regrade", str(ev), "-j", "8"], env)
-            print(f"from the judge cache, -j 8: {n} judge Checks ({len(server.requests) - before}"
-                  f" calls) in {wall:.2f}s = {n / wall:.0f} Checks/s")
-    finally:
-        server.close()
+            wall = timed(["regrade", str(ev), "-j", str(jobs), "--no-judge-cache"], env)
+            calls = len(server.requests) - before
+            rates[jobs] = n / wall
+            print(f"-j {jobs}: {n} judge Checks ({calls} calls, server answers in "
+                  f"{delay:g} s) in {wall:.2f}s = {rates[jobs]:.1f} Checks/s")
+        print(f"speed-up at -j 8: {rates[8] / rates[1]:.1f}x")
+        before = len(server.requests)
+        wall = timed(["regrade", str(ev), "-j", "8"], env)
+        print(f"from the judge cache, -j 8: {n} judge Checks ({len(server.requests) - before}"
+              f" calls) in {wall:.2f}s = {n / wall:.0f} Checks/s")
 
 
 if __name__ == "__main__":

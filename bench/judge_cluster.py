@@ -9,16 +9,12 @@ Usage: python bench/judge_cluster.py [N] [DELAY]   (default 100 Runs, 0.05 s). N
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench._common import fake_judge, make_eval, timed  # noqa: E402
-
-RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
+from bench._common import judged_eval, timed  # noqa: E402
 
 
 def main() -> None:
@@ -26,13 +22,10 @@ def main() -> None:
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.05
-    server, grader = fake_judge(delay)
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=":0")
     try:
-        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
-            ev = make_eval(Path(tmp) / "ev", n, RUNNER, grader)
+        with judged_eval(n, delay) as (server, ev, env):
             timed(["run", str(ev), "-j", "4"], env)
             steps = [("grade --dask (calls made)", ["grade", "--dask", cluster.scheduler_address]),
                      ("regrade --dask (from the cache)",
@@ -45,7 +38,6 @@ def main() -> None:
                       f"{wall:.2f}s = {n / wall:.0f} Grades/s")
     finally:
         cluster.close()
-        server.close()
 
 
 if __name__ == "__main__":

@@ -8,35 +8,25 @@ Usage: python bench/judge_dedupe.py [N] [S] [DELAY]   (default 11 Tasks, 3 sampl
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench._common import fake_judge, make_eval, timed  # noqa: E402
-
-RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'
+from bench._common import judged_eval, timed  # noqa: E402
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 11
     samples = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.2
-    server, grader = fake_judge(delay)
-    try:
-        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-            env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
-            ev = make_eval(Path(tmp) / "ev", n, RUNNER, grader)
-            timed(["run", str(ev), "-n", str(samples), "-j", "8"], env)
-            for args in (["grade"], ["regrade", "--no-judge-cache"]):
-                before = len(server.requests)
-                wall = timed([*args, str(ev), "-j", "4"], env)
-                print(f"{' '.join(args)} -j 4: {n * samples} judge Checks, {n} distinct "
-                      f"requests, {len(server.requests) - before} sent, {wall:.2f}s")
-    finally:
-        server.close()
+    with judged_eval(n, delay) as (server, ev, env):
+        timed(["run", str(ev), "-n", str(samples), "-j", "8"], env)
+        for args in (["grade"], ["regrade", "--no-judge-cache"]):
+            before = len(server.requests)
+            wall = timed([*args, str(ev), "-j", "4"], env)
+            print(f"{' '.join(args)} -j 4: {n * samples} judge Checks, {n} distinct "
+                  f"requests, {len(server.requests) - before} sent, {wall:.2f}s")
 
 
 if __name__ == "__main__":

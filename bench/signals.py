@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench._common import SMEVALS, make_eval, write  # noqa: E402
+from tools.processes import tagged  # noqa: E402
 
 RUNNER = """#!/bin/sh
 setsid sh -c 'exec sleep 45.{tag}' </dev/null >/dev/null 2>&1 &
@@ -35,19 +36,6 @@ CHECKER = """#!/bin/sh
 setsid sh -c 'exec sleep 46.{tag}' </dev/null >/dev/null 2>&1 &
 sleep 0.{tag}
 """
-
-
-def tagged(tag: str) -> list[int]:
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if tag.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(name))
-    return found
 
 
 def trial(root: Path, n: int, delay: float, sig: int) -> tuple[int | str, int, str]:

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -97,6 +99,23 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@contextmanager
+def appended(path: Path, line: str) -> Iterator[str]:
+    """`path` with `line` added at its end (the file and its folder made if missing) for the
+    `with` block, then as before; gives the text written."""
+    before = path.read_text() if path.exists() else None
+    text = (before or "") + f"\n{line}\n"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    try:
+        yield text
+    finally:
+        if before is None:
+            shutil.rmtree(path.parent)
+        else:
+            path.write_text(before)
+
+
 @pytest.mark.parametrize(("file", "line", "message"), [
     # The hole the old ast test had: the `from smevals import X` form.
     ("store/canonical.py", "from smevals import commands",
@@ -119,18 +138,8 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 ])
 def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
                                          message: str) -> None:
-    path = copy / "smevals" / file
-    existed = path.exists()
-    before = path.read_text() if existed else None
-    path.parent.mkdir(exist_ok=True)
-    path.write_text((before or "") + f"\n{line}\n")
-    try:
+    with appended(copy / "smevals" / file, line):
         res = _lint_imports(copy)
-    finally:
-        if before is None:
-            shutil.rmtree(path.parent)
-        else:
-            path.write_text(before)
     assert res.returncode == 1, res.stdout + res.stderr
     assert message in res.stdout, res.stdout
 
@@ -173,14 +182,9 @@ def test_no_private_name_is_used_across_modules() -> None:
 ])
 def test_the_private_name_check_catches_a_break(copy: Path, file: str, line: str,
                                                 message: str) -> None:
-    path = copy / "smevals" / file
-    before = path.read_text()
-    path.write_text(before + f"\n{line}\n")
-    try:
+    with appended(copy / "smevals" / file, line) as text:
         found = private_names_used_across_modules(copy / "smevals")
-    finally:
-        path.write_text(before)
-    n = len((before + f"\n{line}\n").splitlines())
+    n = len(text.splitlines())
     assert found == [message.format(n=n)]
 
 

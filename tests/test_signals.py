@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.conftest import SMEVALS, make_eval
+from tools.processes import tagged
 
 # Each runner and checker starts a detached sleeper (its own session, re-parented once its
 # shell is gone), writes a marker, then sleeps (runners only when `slow-runner` exists).
@@ -27,20 +28,6 @@ setsid sh -c 'exec sleep 46.{tag}' </dev/null >/dev/null 2>&1 &
 touch "$SMEVALS_EVAL_DIR/checker.$$"
 exec sleep 31.{tag}
 """
-
-
-def tagged(tag: str) -> list[int]:
-    """Live processes whose command line holds `tag`."""
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes()
-            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if tag.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(name))
-    return found
 
 
 def catches(pid: int, sig: int) -> bool:

@@ -17,11 +17,11 @@ import orjson
 from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
-from smevals.grade.version import grader_version, grading_hash
+from smevals.grade.version import grader_version
 from smevals.report import agreement, formats, gates, markdown, taskpass
 from smevals.report.document import EvalReport, Settings, generated_at
 from smevals.report.rows import Filters
-from smevals.sides.read import SideSpec, keep, load_sides
+from smevals.sides.read import SideSpec, current_choice, keep, load_sides
 from smevals.spec.model import Eval
 from smevals.spec.pick import load_evals, pick_grader
 from smevals.store.index import gc_paused
@@ -122,8 +122,7 @@ def side(ev: Eval, spec: str) -> tuple[str, Choice]:
         return f"{name}@{version}", Choice(name, version)
     grader = pick_grader(ev, name)
     current = grader_version(grader)
-    grading = {t.name: grading_hash(dict(t.grading)) for t in ev.tasks}
-    return f"{name}@{current}", Choice(name, current, grading)
+    return f"{name}@{current}", current_choice(ev, name, current)
 
 
 def _chosen(grades: list[Obj[GradeRecord]], choice: Choice,

@@ -33,6 +33,8 @@ from smevals.sides.read import (
 from smevals.spec.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.base import SourceError
+from smevals.store.read import Obj
+from smevals.store.records import RunBrief
 
 WORKTREE = "working tree"
 
@@ -76,9 +78,7 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
     diffs = [compare(a.report, b.report, opts.alpha, opts.task_pass) for a, b in pairs]
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
-    incomplete = incomplete_reasons(diffs) if opts.fail_on else []
-    if opts.allow_incomplete:
-        incomplete = []
+    incomplete = incomplete_reasons(diffs) if opts.fail_on and not opts.allow_incomplete else []
     reasons = incomplete + (regression_reasons(diffs, opts.fail_on) if opts.fail_on else [])
     if opts.fmt == "json":
         mode = "grader_versions" if opts.grader_versions else "revisions"
@@ -184,10 +184,7 @@ def _outputs(diffs: list[EvalDiff], pairs: list[tuple[Side, Side]]) -> Outputs:
     return out
 
 
-def _read(side: Side, run: object) -> str:
-    from smevals.store.read import Obj
-
-    assert isinstance(run, Obj)
+def _read(side: Side, run: Obj[RunBrief]) -> str:
     if side.store is None:
         return "(no output.txt)"
     try:

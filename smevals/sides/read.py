@@ -194,9 +194,7 @@ def check_versions(pair: tuple[Side, Side], *prefixes: str) -> None:
     side = pair[0]
     assert side.store is not None
     grader = side.report.grader
-    found = sorted({str(g.record.get("grader", {}).get("version"))
-                    for g in side.store.grades(brief=True)
-                    if g.record.get("grader", {}).get("name") == grader})
+    found = sorted(_versions(side.store.grades(brief=True), grader))
     missing = [p for p in prefixes if not any(v.startswith(p) for v in found)]
     if missing:
         raise SmevalsError(f"{side.report.path}: no Grade of grader '{grader}' has version "
@@ -209,8 +207,14 @@ def _choice(ev: Eval, spec: SideSpec, current: str) -> tuple[Choice, str, str]:
         return Choice(spec.grader, None, any_version=True), ANY, current
     if spec.version:
         return Choice(spec.grader, spec.version), VERSION, spec.version
+    return current_choice(ev, spec.grader, current), CURRENT, current
+
+
+def current_choice(ev: Eval, grader: str, current: str) -> Choice:
+    """The newest Grade of `grader`'s `current` version and the Tasks' current answer keys
+    counts (what `report` counts by default)."""
     grading = {t.name: grading_hash(dict(t.grading)) for t in ev.tasks}
-    return Choice(spec.grader, current, grading), CURRENT, current
+    return Choice(grader, current, grading)
 
 
 def _notes(store: Store, report: EvalReport, grades: list[Obj[GradeBrief]]) -> list[str]:
@@ -224,9 +228,14 @@ def _notes(store: Store, report: EvalReport, grades: list[Obj[GradeBrief]]) -> l
         notes.append(f"{cut} run(s) wrote more output than the cap and were cut (output.txt "
                      "or stderr.txt; the config key max_output_bytes raises the cap)")
     if not c.rows and c.count(OLDER):
-        found = Counter(str(g.record.get("grader", {}).get("version")) for g in grades
-                        if g.record.get("grader", {}).get("name") == report.grader)
+        found = _versions(grades, report.grader)
         listed = ", ".join(f"{v} ({n})" for v, n in sorted(found.items()))
         notes.append(f"no Grade counts for version {report.version}; versions in the store: "
                      f"{listed} (see --grader-version and --any-version)")
     return notes
+
+
+def _versions(grades: list[Obj[GradeBrief]], grader: str) -> Counter[str]:
+    """How many of `grades` are of each version of `grader`."""
+    return Counter(str(g.record.get("grader", {}).get("version")) for g in grades
+                   if g.record.get("grader", {}).get("name") == grader)
