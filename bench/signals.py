@@ -6,7 +6,7 @@ they start carries a tag on its command line, so survivors are found by a scan o
 (and killed). Every figure is printed; the exit code is 1 when an exit was not 130 or a
 process survived.
 
-Usage: python bench/signals.py [--trials 8] [--latest 2.0] [--seed 1] [--signal TERM]
+Usage: python bench/signals.py [--trials 8] [--earliest 0] [--latest 2.0] [--seed 1] [--signal TERM]
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ def trial(root: Path, n: int, delay: float, sig: int) -> tuple[int | str, int, s
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=8)
+    ap.add_argument("--earliest", type=float, default=0.0, help="earliest moment, in seconds")
     ap.add_argument("--latest", type=float, default=2.0, help="latest moment, in seconds")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--signal", choices=("TERM", "INT"), default="TERM")
@@ -74,7 +75,7 @@ def main() -> int:
     survived = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.trials):
-            delay = rng.uniform(0.0, args.latest)
+            delay = rng.uniform(args.earliest, args.latest)
             code, left, last = trial(Path(tmp), n, delay, sig)
             codes[code] += 1
             survived += bool(left)
