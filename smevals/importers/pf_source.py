@@ -185,7 +185,7 @@ def convert_template(text: str, where: str, src: Source) -> str:
         pos = m.end()
     out.append(text[pos:])
     for expr in others:
-        src.skip(where, f"template expression {_short(expr)}",
+        src.skip(where, f"template expression {short(expr)}",
                  "only plain {{var}} placeholders have a counterpart; kept as literal text")
     return "".join(out)
 
@@ -202,10 +202,7 @@ def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
     return VAR.sub(fill, value)
 
 
-def _short(text: str, room: int = 60) -> str:
-    text = " ".join(text.split())
+def short(value: Any, room: int = 60) -> str:
+    """`value` as text on one line, quoted, cut to `room` characters."""
+    text = " ".join(str(value).split())
     return repr(text if len(text) <= room else text[:room - 3] + "...")
-
-
-def short(text: Any, room: int = 60) -> str:
-    return _short(str(text), room)
