@@ -135,6 +135,19 @@ def iter_fences(text: str) -> Iterator[tuple[str, str]]:
         i = end + 1
 
 
+def fenced_block(text: str, tags: frozenset[str]) -> str:
+    """The first fenced block tagged with one of `tags` (a program's language, sql), else the
+    first untagged one, else the whole text."""
+    untagged = None
+    for info, body in iter_fences(text):
+        tag = info.split()[0].lower() if info.split() else ""
+        if tag in tags:
+            return body
+        if not tag and untagged is None:
+            untagged = body
+    return untagged if untagged is not None else text
+
+
 def _fence_open(line: str) -> tuple[str, str] | None:
     stripped = line.lstrip(" ")
     if len(line) - len(stripped) > 3:
