@@ -10,8 +10,6 @@ key `expected` (a list stays a list), `id` the Task name (made a valid, unique n
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -21,7 +19,7 @@ from typing import Any
 import yaml
 
 from smevals.importers.common import new_eval_folder
-from smevals.importers.pf_source import ImportInputError, read_text
+from smevals.importers.pf_source import ImportInputError, csv_rows, read_text
 from smevals.importers.promptfoo import write_eval
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
@@ -73,7 +71,7 @@ def _read(path: Path) -> list[tuple[str, dict[str, Any]]]:
     text = read_text(path, str(path))
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        return _csv(path, text, "\t" if suffix == ".tsv" else ",")
+        return list(csv_rows(path, text, "\t" if suffix == ".tsv" else ","))
     if suffix == ".jsonl":
         out = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -100,23 +98,6 @@ def _object(doc: Any, where: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise ImportInputError(f"{where}: a sample must be a JSON object")
     return doc
-
-
-def _csv(path: Path, text: str, delim: str) -> list[tuple[str, dict[str, Any]]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
-    header: list[str] | None = None
-    out = []
-    start = 1
-    for row in reader:
-        at, start = f"{path}:{start}", reader.line_num + 1
-        if header is None:
-            header = row
-        elif any(cell.strip() for cell in row):
-            if len(row) != len(header):
-                raise ImportInputError(f"{at}: the row has {len(row)} cells, the header "
-                                       f"{len(header)}")
-            out.append((at, dict(zip(header, row, strict=True))))
-    return out
 
 
 def _rows(samples: list[tuple[str, dict[str, Any]]], stem: str, done: InspectImport

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import csv
 import glob
+import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,6 +86,25 @@ def read_text(path: Path, where: str) -> str:
         raise ImportInputError(f"{where}: {path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ImportInputError(f"{where}: {path}: {exc.strerror}") from None
+
+
+def csv_rows(path: Path, text: str, delim: str, strip_names: bool = False
+             ) -> Iterator[tuple[str, dict[str, str]]]:
+    """(file:line, row by column name) of each non-blank row of a CSV or TSV file's text; a
+    row whose cells are not as many as the header's is an ImportInputError naming its line.
+    `strip_names`: column names without surrounding spaces."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+    header: list[str] | None = None
+    start = 1
+    for row in reader:
+        at, start = f"{path}:{start}", reader.line_num + 1
+        if header is None:
+            header = [h.strip() for h in row] if strip_names else row
+        elif any(cell.strip() for cell in row):
+            if len(row) != len(header):
+                raise ImportInputError(f"{at}: the row has {len(row)} cells, the header "
+                                       f"{len(header)}")
+            yield at, dict(zip(header, row, strict=True))
 
 
 class _Loader(yaml.SafeLoader):
