@@ -19,7 +19,12 @@ from typing import Any
 import yaml
 
 from smevals.importers.common import new_eval_folder
-from smevals.importers.pf_source import ImportInputError, csv_rows, read_text
+from smevals.importers.pf_source import (
+    ImportInputError,
+    csv_rows,
+    load_json,
+    read_text,
+)
 from smevals.importers.promptfoo import write_eval
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
@@ -76,22 +81,15 @@ def _read(path: Path) -> list[tuple[str, dict[str, Any]]]:
         out = []
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                out.append((f"{path}:{n}", _object(_json(line, f"{path}:{n}"), f"{path}:{n}")))
+                out.append((f"{path}:{n}", _object(load_json(line, f"{path}:{n}"), f"{path}:{n}")))
         return out
     if suffix == ".json":
-        doc = _json(text, str(path))
+        doc = load_json(text, str(path))
         if not isinstance(doc, list):
             raise ImportInputError(f"{path}:1: a JSON dataset must be a list of samples")
         return [(f"{path} (sample {i})", _object(s, f"{path} (sample {i})"))
                 for i, s in enumerate(doc, 1)]
     raise ImportInputError(f"{path}: not a dataset file: give a .csv, .tsv, .json or .jsonl")
-
-
-def _json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ImportInputError(f"{where}: not valid JSON: {exc}") from None
 
 
 def _object(doc: Any, where: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import glob
 import io
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -86,6 +87,14 @@ def read_text(path: Path, where: str) -> str:
         raise ImportInputError(f"{where}: {path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ImportInputError(f"{where}: {path}: {exc.strerror}") from None
+
+
+def load_json(text: str, where: str) -> Any:
+    """`text` parsed as JSON; an ImportInputError naming `where` when it is not."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ImportInputError(f"{where}: not valid JSON: {exc}") from None
 
 
 def csv_rows(path: Path, text: str, delim: str, strip_names: bool = False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from smevals.importers.pf_source import (
     ImportInputError,
     Source,
     csv_rows,
+    load_json,
     load_yaml_lines,
     read_text,
 )
@@ -127,10 +127,7 @@ def _jsonl(src: Source, path: Path, where: str) -> list[Case]:
     for n, line in enumerate(read_text(path, where).splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except ValueError as exc:
-            raise ImportInputError(f"{path}:{n}: not valid JSON: {exc}") from None
+        doc = load_json(line, f"{path}:{n}")
         if not isinstance(doc, dict):
             raise ImportInputError(f"{path}:{n}: each line must be a JSON object")
         out.append(_case(src, doc if "vars" in doc or "assert" in doc else {"vars": doc},
