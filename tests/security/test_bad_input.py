@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from smevals.cli import main
-from tests.conftest import Result, make_eval
+from tests.helpers import make_eval, run_cli
 
 NOT_FINITE = ("is not a finite number (.inf, -.inf, .nan and numbers too large for a float "
               "are refused)")
@@ -27,17 +25,6 @@ INT_RANGE = "is outside 64 bits (-9223372036854775808 to 9223372036854775807)"
 NUL = ("the text holds a NUL character (U+0000), which no runner, checker, environment "
        "variable or file name can be given")
 TYPES = "a value is a string, number, boolean, null, date, list or mapping"
-
-
-def smevals(*args: str) -> Result:
-    """`smevals ARGS` in this process, through the console entry point's wrapper."""
-    with CliRunner().isolation() as (out, err, _):
-        try:
-            main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return Result(code, out.getvalue().decode(), err.getvalue().decode())
 
 
 @dataclass(frozen=True)
@@ -155,7 +142,7 @@ def test_a_bad_file_is_exit_2_at_its_line_for_every_command(
     _build(tmp_path, bad.files)
     monkeypatch.chdir(tmp_path)
     for command in bad.commands:
-        res = smevals(*command.split(), "ev")
+        res = run_cli(*command.split(), "ev")
         expected = (f"{bad.line}\n1 problem found\n" if command == "validate"
                     else f"Error: {bad.line}\n")
         assert (command, res.code, res.err) == (command, 2, expected)
@@ -194,7 +181,7 @@ def test_a_bad_option_is_exit_2_naming_the_option(
     args, message = OPTIONS[name]
     make_eval(tmp_path / "ev")
     monkeypatch.chdir(tmp_path)
-    res = smevals(*args)
+    res = run_cli(*args)
     usage = (f"Usage: smevals {args[0]} [OPTIONS] {USAGE[args[0]]}\n"
              f"Try 'smevals {args[0]} --help' for help.\n\n")
     assert (res.code, res.out, res.err) == (2, "", f"{usage}Error: {message}\n")
@@ -209,12 +196,12 @@ def test_a_path_argument_may_be_any_bytes(tmp_path: Path, monkeypatch: pytest.Mo
     folder = os.fsdecode(b"caf\xe9")
     make_eval(tmp_path / folder)
     monkeypatch.chdir(tmp_path)
-    res = smevals("validate", folder)
+    res = run_cli("validate", folder)
     assert (res.code, res.err) == (2, "caf\\xe9/eval.yaml:1:1: name: the Eval's folder name is "
                                       "not valid UTF-8 (byte 0xe9); give it a name here or "
                                       "rename the folder\n1 problem found\n")
     (tmp_path / folder / "eval.yaml").write_text("name: cafe\n")
-    res = smevals("run", folder, "-g")
+    res = run_cli("run", folder, "-g")
     assert (res.code, res.out.splitlines()[-1]) == (0, "2 ok, 0 failed")
     runs = sorted((tmp_path / folder / "results" / "runs").rglob("run.json"))
     assert len(runs) == 2
@@ -227,7 +214,7 @@ def test_a_source_date_epoch_past_year_9999_is_exit_2(tmp_path: Path,
     make_eval(tmp_path / "ev")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "99999999999999999")
-    res = smevals("build", "ev", "-o", "site")
+    res = run_cli("build", "ev", "-o", "site")
     assert (res.code, res.err) == (2, "Error: SOURCE_DATE_EPOCH: '99999999999999999' is not a "
                                       "time smevals can show (seconds since 1970, before the "
                                       "year 10000)\n")
