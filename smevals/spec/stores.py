@@ -25,8 +25,9 @@ def store_roots(paths: tuple[str, ...], store: str | None) -> list[Path]:
         path = Path(arg)
         if is_store(path):
             found = [path]
-        elif path.is_dir() and not (path / "eval.yaml").exists() and _child_stores(path):
-            found = _child_stores(path)
+        elif path.is_dir() and not (path / "eval.yaml").exists() and (
+                children := _child_stores(path)):
+            found = children
         else:
             found = [_eval_store(ev_path, store) for ev_path in find_evals([arg])]
         roots.extend(r for r in found if r not in roots)
