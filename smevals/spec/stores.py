@@ -70,13 +70,17 @@ def find_object(paths: tuple[str, ...], store: str | None, ident: str,
                            f"{', '.join(paths or ('.',))}")
     if len(found) > 1:
         raise SmevalsError(f"id prefix '{ident}' is ambiguous across stores; candidates:\n"
-                           + "\n".join(f"  {o.kind} {o.id}  {display_path(s.path_of(o))}"
-                                       for s, o in found))
+                           + "\n".join(_candidate(s, o) for s, o in found))
     return found[0]
 
 
 def _ambiguous(st: Store, prefix: str, candidates: list[AnyObj]) -> str:
-    shown = [f"  {o.kind} {o.id}  {display_path(st.path_of(o))}" for o in candidates[:20]]
+    shown = [_candidate(st, o) for o in candidates[:20]]
     if len(candidates) > 20:
         shown.append(f"  ... and {len(candidates) - 20} more")
     return f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(shown)
+
+
+def _candidate(st: Store, obj: AnyObj) -> str:
+    """One line of an ambiguous id's candidates: kind, id and folder."""
+    return f"  {obj.kind} {obj.id}  {display_path(st.path_of(obj))}"
