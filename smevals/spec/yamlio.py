@@ -197,7 +197,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: _Loader) -> None:
     """Record where each field is, refuse duplicate keys and values no record can hold
-    (recursion is bounded: `_bound` has checked the depth)."""
+    (recursion is bounded: `bound_aliases` has checked the depth)."""
     doc.locs.setdefault(where, (node.start_mark.line + 1, node.start_mark.column + 1))
     doc.vlocs[where] = (node.start_mark.line + 1, node.start_mark.column + 1)
     _check_node(node, where, doc, loader)
