@@ -18,14 +18,13 @@ from typing import Any
 
 import yaml
 
-from smevals.importers.common import new_eval_folder
+from smevals.importers.common import new_eval_folder, write_eval
 from smevals.importers.pf_source import (
     ImportInputError,
     csv_rows,
     load_json,
     read_text,
 )
-from smevals.importers.promptfoo import write_eval
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
 NOT_IMPORTED = ("sandbox", "files", "setup")
