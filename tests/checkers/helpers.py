@@ -13,7 +13,7 @@ import pytest
 
 from smevals.checkers import CheckInput, CheckResult, run_check
 from smevals.store.canonical import dumps, sha256_bytes
-from tests.helpers import Result, make_eval
+from tests.helpers import Result, grade_records, make_eval
 
 ANY = object()
 
@@ -95,6 +95,5 @@ def version_changed(cli: Callable[..., Result], folder: Path,
     doc = {"checks": checks}
     ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
     cli("run", str(ev), "-g")
-    (path,) = (ev / "results" / "grades").rglob("grade.json")
-    version = json.loads(path.read_text())["grader"]["version"]
-    return version != version_before_issue_18("default", doc)
+    (record,) = grade_records(ev)
+    return record["grader"]["version"] != version_before_issue_18("default", doc)
