@@ -22,6 +22,14 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def value_text(value: Any) -> str:
+    """An option's value as text to compare with: a string as it is, anything else as compact
+    JSON (non-ASCII kept)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def parse_json(text: str) -> Any:
     """Strict JSON (no NaN/Infinity); ValueError when `text` is not one JSON value."""
     value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
