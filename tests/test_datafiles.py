@@ -4,12 +4,12 @@ still read."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import make_eval, write
+from tests.helpers.records import runs
 
 SHOW_ENV = """
 #!/bin/sh
@@ -47,8 +47,7 @@ def test_rows_of_each_format_are_tasks_with_their_keys(cli, tmp_path: Path) -> N
         "delta", "alpha", "q-2", "17", "beta", "gamma", "u-1"]
     res = cli("run", "ev", "-c", "show", "-t", "alpha", "-t", "17", "-t", "beta", cwd=tmp_path)
     assert res.code == 0, res.err
-    records = {r["task"]["name"]: r for r in
-               (json.loads(p.read_text()) for p in (ev / "results" / "runs").rglob("run.json"))}
+    records = {r["task"]["name"]: r for r in runs(ev)}
     assert records["alpha"]["task"] == {"name": "alpha", "prompt": "one", "n": 3}
     assert records["alpha"]["grading"] == {"expected": "a"}
     assert records["17"]["task"] == {"name": "17", "id": 17, "prompt": "three"}

@@ -4,22 +4,17 @@ reports do not count them, so grading them is paid work for nothing) unless
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tests.helpers import make_eval
+from tests.helpers import grade_records, make_eval
 
 SKIPPED = "Skipped 1 stale Run(s); --include-stale grades them\n"
 
 
 def _graded_runs(ev: Path, version: str) -> list[str]:
     """Run ids graded by grader `version`, sorted."""
-    out = []
-    for path in (ev / "results" / "grades").rglob("grade.json"):
-        record = json.loads(path.read_text())
-        if record["grader"]["version"].startswith(version):
-            out.append(record["run"]["id"])
-    return sorted(out)
+    return sorted(r["run"]["id"] for r in grade_records(ev)
+                  if r["grader"]["version"].startswith(version))
 
 
 def test_grade_skips_stale_runs(tmp_path: Path, cli) -> None:

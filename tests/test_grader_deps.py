@@ -13,11 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, make_eval, run_cli
+from tests.helpers import ECHO_RUNNER, git, make_eval, run_cli
 
-RUNNER = """#!/bin/sh
-printf '%s says: %s\\n' "$SMEVALS_MODEL" "$SMEVALS_PROMPT"
-"""
 TASKS = {"short": "prompt: hi\n", "long": "prompt: a much longer prompt\n"}
 
 CHECK_PY = """#!/usr/bin/env python3
@@ -61,7 +58,7 @@ def test_editing_a_dependency_makes_a_new_version(tmp_path: Path, flow: str) -> 
     grader, files, dep, text = FLOWS[flow]
     repo = tmp_path / "repo"
     make_eval(repo / "ev", tasks=TASKS, graders={"default": grader},
-              files={"configs/echo.sh": RUNNER, **files, dep: text.format(100)})
+              files={"configs/echo.sh": ECHO_RUNNER, **files, dep: text.format(100)})
     git(repo, "init", "-q")
     assert run_cli("run", "ev", "-g", cwd=repo).code == 0
     version_a, out = grade(repo)
@@ -114,7 +111,7 @@ BAD_DEPENDS = """checks:
 def test_validate_refuses_depends_globs_that_match_nothing_or_leave_the_eval(
         tmp_path: Path) -> None:
     ev = make_eval(tmp_path / "ev", graders={"default": BAD_DEPENDS},
-                   files={"configs/echo.sh": RUNNER, "data/limit.txt": "3\n",
+                   files={"configs/echo.sh": ECHO_RUNNER, "data/limit.txt": "3\n",
                           "results/runs/x.json": "{}\n", "graders/.hidden/a.json": "{}\n"})
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "x.py").write_text("")

@@ -14,6 +14,7 @@ __all__ = ["MEDIA_TYPES", "dimensions", "media_type", "size", "sniff"]
 
 # What the judge checkers send (OpenAI-compatible servers accept these four).
 MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_SENT = ("png", "jpeg", "gif", "webp")      # their formats
 # JPEG start-of-frame markers (they carry the size): C0-CF but C4, C8 and CC
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
@@ -46,12 +47,13 @@ def size(fmt: str, head: bytes) -> tuple[int, int] | None:
 def media_type(data: bytes) -> str | None:
     """The media type of a PNG, JPEG, GIF or WebP image by its magic bytes, else None."""
     fmt = sniff(data)
-    return f"image/{fmt}" if fmt in ("png", "jpeg", "gif", "webp") else None
+    return f"image/{fmt}" if fmt in _SENT else None
 
 
 def dimensions(data: bytes) -> tuple[int, int] | None:
     """(width, height) of a PNG, JPEG, GIF or WebP image from its header, else None."""
-    return size(fmt, data) if (fmt := sniff(data)) and media_type(data) else None
+    fmt = sniff(data)
+    return size(fmt, data) if fmt is not None and fmt in _SENT else None
 
 
 def _png(head: bytes) -> tuple[int, int] | None:

@@ -22,6 +22,14 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def value_text(value: Any) -> str:
+    """An option's value as text to compare with: a string as it is, anything else as compact
+    JSON (non-ASCII kept)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def parse_json(text: str) -> Any:
     """Strict JSON (no NaN/Infinity); ValueError when `text` is not one JSON value."""
     value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
@@ -133,6 +141,19 @@ def iter_fences(text: str) -> Iterator[tuple[str, str]]:
         end = next((j for j in range(i + 1, len(lines)) if _closes(lines[j], marker)), len(lines))
         yield info, "\n".join(lines[i + 1 : end])
         i = end + 1
+
+
+def fenced_block(text: str, tags: frozenset[str]) -> str:
+    """The first fenced block tagged with one of `tags` (a program's language, sql), else the
+    first untagged one, else the whole text."""
+    untagged = None
+    for info, body in iter_fences(text):
+        tag = info.split()[0].lower() if info.split() else ""
+        if tag in tags:
+            return body
+        if not tag and untagged is None:
+            untagged = body
+    return untagged if untagged is not None else text
 
 
 def _fence_open(line: str) -> tuple[str, str] | None:

@@ -34,8 +34,8 @@ def static_problems(checker: Checker, options: dict[str, Any]) -> list[Problem]:
     problems += typed
     if not typed:
         problems += _file_problems(checker, concrete)
-    if not typed and checker.problems is not None:
-        problems += checker.problems(concrete)
+        if checker.problems is not None:
+            problems += checker.problems(concrete)
     return [_as_written(checker, options, p) for p in problems]
 
 

@@ -6,7 +6,6 @@ The pinned tokenisers and the LCS are plain string and integer operations (no re
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Any
@@ -21,7 +20,7 @@ from smevals.checkers.base import (
     fail,
     one_of_words,
 )
-from smevals.checkers.inputs import input_text
+from smevals.checkers.inputs import input_text, value_text
 from smevals.checkers.sentence_bleu import caveman_sentence, sacrebleu_sentence, tokens_13a
 
 CHECKERS: dict[str, Checker] = {}
@@ -63,12 +62,6 @@ def f1(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 def _verdict(score: float, threshold: float, what: str, **metrics: float) -> CheckResult:
     ok = score >= threshold
     notes = "" if ok else f"{what} {score:.4f} is below the threshold {threshold:g}"
@@ -85,7 +78,7 @@ def _verdict(score: float, threshold: float, what: str, **metrics: float) -> Che
 )
 def token_f1(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     _label, text = input_text(opts, inp)
-    expected = word_tokens(_value_text(opts["value"]))
+    expected = word_tokens(value_text(opts["value"]))
     if not expected:
         fail("the expected value has no tokens (letters or digits) to compare")
     got = word_tokens(text)

@@ -27,7 +27,7 @@ from smevals.checkers.base import (
     fail,
     is_number,
 )
-from smevals.checkers.inputs import input_text, iter_fences
+from smevals.checkers.inputs import fenced_block, input_text
 from smevals.checkers.sandbox import FILE_CAP, Outcome, run_limited, sandbox_env
 
 CHECKERS: dict[str, Checker] = {}
@@ -60,18 +60,6 @@ def _language(opts: dict[str, Any]) -> tuple[str, tuple[str, str | None, frozens
         fail(f"unknown language {name!r}: give `command` (known: {', '.join(LANGUAGES)})")
     safe = "".join(c for c in name if c.isalnum())[:10] or "txt"
     return name, (safe, None, frozenset({name}))
-
-
-def extract_program(text: str, tags: frozenset[str]) -> str:
-    """First fenced block tagged with the language, else the first untagged one, else all."""
-    untagged = None
-    for info, body in iter_fences(text):
-        tag = info.split()[0].lower() if info.split() else ""
-        if tag in tags:
-            return body
-        if not tag and untagged is None:
-            untagged = body
-    return untagged if untagged is not None else text
 
 
 def _argv(opts: dict[str, Any], interpreter: str | None, program: Path) -> list[str]:
@@ -125,7 +113,7 @@ def _timeout(inp: CheckInput) -> float:
 def match_output(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
     _name, (ext, interpreter, tags) = _language(opts)
-    program = extract_program(text, tags)
+    program = fenced_block(text, tags)
     if not program.strip():
         fail(f"no program found in {label}", score=0.0)
     if inp.workspace is not None:

@@ -10,7 +10,7 @@ comparison in sqlcompare.py.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.checkers.base import (
     BOOL,
@@ -40,6 +40,9 @@ from smevals.checkers.sqldb import (
     private_copy,
     run_query,
 )
+
+if TYPE_CHECKING:
+    import sqlite3
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -115,7 +118,7 @@ def sql_execution(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return _compare(opts, got, want, ordered)
 
 
-def _expected(opts: dict[str, Any], conn: Any, refused: list[str], timeout: float,
+def _expected(opts: dict[str, Any], conn: sqlite3.Connection, refused: list[str], timeout: float,
               max_rows: int) -> tuple[Result, bool]:
     """The expected result and whether order matters."""
     if "expected_rows" in opts:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from smevals.checkers.inputs import iter_fences
+from smevals.checkers.inputs import fenced_block
 
 SQL_TAGS = frozenset({"sql", "sqlite", "sqlite3", "postgresql", "mysql"})
 SHOWN_ROWS = 5
@@ -21,14 +21,7 @@ Row = tuple[Any, ...]
 def extract_sql(text: str) -> str:
     """The first fenced block tagged sql (else the first untagged one, else the whole text),
     without trailing semicolons."""
-    untagged = None
-    for info, body in iter_fences(text):
-        tag = info.split()[0].lower() if info.split() else ""
-        if tag in SQL_TAGS:
-            return strip_sql(body)
-        if not tag and untagged is None:
-            untagged = body
-    return strip_sql(untagged if untagged is not None else text)
+    return strip_sql(fenced_block(text, SQL_TAGS))
 
 
 def strip_sql(sql: str) -> str:

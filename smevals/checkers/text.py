@@ -21,7 +21,7 @@ from smevals.checkers.base import (
     str_list,
 )
 from smevals.checkers.edit_distance import TooLong, bounded
-from smevals.checkers.inputs import input_text, parse_json
+from smevals.checkers.inputs import input_text, parse_json, value_text
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -76,9 +76,9 @@ def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
     value = opts["value"] if "value" in opts else opts["fragments"]
     if not isinstance(value, list):
-        return _contains_one(label, text, _compact(value), opts.get("case_sensitive", True))
+        return _contains_one(label, text, value_text(value), opts.get("case_sensitive", True))
     sensitive = opts.get("case_sensitive", "fragments" in opts)
-    values = [_compact(v) for v in value]
+    values = [value_text(v) for v in value]
     haystack = text if sensitive else text.lower()
     missing = [v for v in values if (v if sensitive else v.lower()) not in haystack]
     score = (len(values) - len(missing)) / len(values)
@@ -119,12 +119,6 @@ def _collapse(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _compact(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 @checker(
     CHECKERS,
     "exact",
@@ -135,7 +129,7 @@ def _compact(value: Any) -> str:
 )
 def exact(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
-    expected = _collapse(_compact(opts["value"]))
+    expected = _collapse(value_text(opts["value"]))
     got = _collapse(text)
     notes = f"{label} does not equal the expected value (ignoring case and whitespace)"
     return binary(got == expected, notes, expected=_excerpt(expected), got=_excerpt(got))

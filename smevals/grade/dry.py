@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
 from smevals.spec.model import Check, Grader
+from smevals.store.checkedcopy import read_checked
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount
-from smevals.store.checkedcopy import read_checked
 
 
 def judge_checks(grader: Grader) -> list[Check]:

@@ -69,11 +69,12 @@ def depends_problems(grader: Grader, check: Check) -> list[Problem]:
     from smevals.grade.deps import declared, eval_dir, glob_problem
 
     listed = isinstance(check.spec.get("depends"), list)
+    root = eval_dir(grader)
     out = []
     for index, pattern in enumerate(check.depends):
         where = ("checks", check.index, "depends") + ((index,) if listed else ())
-        why = glob_problem(pattern, grader.path.parent, eval_dir(grader))
-        if why is None and not declared(grader.path.parent, eval_dir(grader), pattern):
+        why = glob_problem(pattern, grader.path.parent, root)
+        if why is None and not declared(grader.path.parent, root, pattern):
             why = (f"matches no file (globs are relative to the grader's folder, "
                    f"{display_path(grader.path.parent)}/)")
         if why is not None:

@@ -34,3 +34,12 @@ def staged_folder(target: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def write_eval(target: Path, files: dict[str, str]) -> None:
+    """Write the files (path relative to the Eval -> text) as a new Eval at `target`."""
+    with staged_folder(target) as staging:
+        for rel, text in files.items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")

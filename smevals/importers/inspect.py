@@ -10,8 +10,6 @@ key `expected` (a list stays a list), `id` the Task name (made a valid, unique n
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -20,9 +18,13 @@ from typing import Any
 
 import yaml
 
-from smevals.importers.common import new_eval_folder
-from smevals.importers.pf_source import ImportInputError, read_text
-from smevals.importers.promptfoo import write_eval
+from smevals.importers.common import new_eval_folder, write_eval
+from smevals.importers.pf_source import (
+    ImportInputError,
+    csv_rows,
+    load_json,
+    read_text,
+)
 
 RESERVED = frozenset({"name", "prompt", "messages", "grading", "id"})
 NOT_IMPORTED = ("sandbox", "files", "setup")
@@ -73,15 +75,15 @@ def _read(path: Path) -> list[tuple[str, dict[str, Any]]]:
     text = read_text(path, str(path))
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        return _csv(path, text, "\t" if suffix == ".tsv" else ",")
+        return list(csv_rows(path, text, "\t" if suffix == ".tsv" else ","))
     if suffix == ".jsonl":
         out = []
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                out.append((f"{path}:{n}", _object(_json(line, f"{path}:{n}"), f"{path}:{n}")))
+                out.append((f"{path}:{n}", _object(load_json(line, f"{path}:{n}"), f"{path}:{n}")))
         return out
     if suffix == ".json":
-        doc = _json(text, str(path))
+        doc = load_json(text, str(path))
         if not isinstance(doc, list):
             raise ImportInputError(f"{path}:1: a JSON dataset must be a list of samples")
         return [(f"{path} (sample {i})", _object(s, f"{path} (sample {i})"))
@@ -89,34 +91,10 @@ def _read(path: Path) -> list[tuple[str, dict[str, Any]]]:
     raise ImportInputError(f"{path}: not a dataset file: give a .csv, .tsv, .json or .jsonl")
 
 
-def _json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ImportInputError(f"{where}: not valid JSON: {exc}") from None
-
-
 def _object(doc: Any, where: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise ImportInputError(f"{where}: a sample must be a JSON object")
     return doc
-
-
-def _csv(path: Path, text: str, delim: str) -> list[tuple[str, dict[str, Any]]]:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
-    header: list[str] | None = None
-    out = []
-    start = 1
-    for row in reader:
-        at, start = f"{path}:{start}", reader.line_num + 1
-        if header is None:
-            header = row
-        elif any(cell.strip() for cell in row):
-            if len(row) != len(header):
-                raise ImportInputError(f"{at}: the row has {len(row)} cells, the header "
-                                       f"{len(header)}")
-            out.append((at, dict(zip(header, row, strict=True))))
-    return out
 
 
 def _rows(samples: list[tuple[str, dict[str, Any]]], stem: str, done: InspectImport

@@ -38,6 +38,13 @@ def _strs(value: Any) -> list[str] | None:
     return None
 
 
+def _listed(value: Any) -> list[str] | None:
+    """A list of strings, or a comma-separated string, as its items; None if one is empty."""
+    items = _strs(value) or ([s.strip() for s in value.split(",")] if isinstance(value, str)
+                             else None)
+    return items if items and all(items) else None
+
+
 def check_for(kind: str, value: Any, threshold: Any) -> tuple[dict[str, Any] | None, str, Any]:
     """(options, why-not, stored value): options None means no counterpart (why says why)."""
     negate = kind.startswith("not-")
@@ -77,9 +84,8 @@ def _contains(case: bool) -> Any:
 
 def _any(case: bool) -> Any:
     def make(value: Any, threshold: Any) -> Made:
-        items = _strs(value) or ([s.strip() for s in value.split(",")] if isinstance(value, str)
-                                 else None)
-        if not items or not all(items):
+        items = _listed(value)
+        if items is None:
             return None, "needs a non-empty list of strings", None
         opts: dict[str, Any] = {"checker": "regex", "pattern": VALUE}
         if not case:
@@ -90,9 +96,8 @@ def _any(case: bool) -> Any:
 
 def _all(case: bool) -> Any:
     def make(value: Any, threshold: Any) -> Made:
-        items = _strs(value) or ([s.strip() for s in value.split(",")] if isinstance(value, str)
-                                 else None)
-        if not items or not all(items):
+        items = _listed(value)
+        if items is None:
             return None, "needs a non-empty list of strings", None
         if case:
             return {"checker": "contains", "fragments": VALUE}, "", items
@@ -224,9 +229,8 @@ def _not_starts(value: Any, threshold: Any) -> Made:
 
 def _not_any(case: bool) -> Any:
     def make(value: Any, threshold: Any) -> Made:
-        items = _strs(value) or ([s.strip() for s in value.split(",")] if isinstance(value, str)
-                                 else None)
-        if not items or not all(items):
+        items = _listed(value)
+        if items is None:
             return None, "needs a non-empty list of strings", None
         return {"checker": "not_contains", "fragments": VALUE, "case_sensitive": case}, "", items
     return make

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from smevals.importers.pf_source import (
     ImportInputError,
     Source,
     convert_template,
+    load_json,
     load_yaml_lines,
     read_text,
     short,
@@ -100,11 +100,7 @@ def _chat_file(src: Source, path: Path, label: str | None, where: str) -> list[P
     """A chat prompt (a list of messages): a system message and one user message become
     `system` and `prompt_template`; anything else is reported."""
     if path.suffix.lower() == ".json":
-        text = read_text(path, where)
-        try:
-            doc = json.loads(text)
-        except ValueError as exc:
-            raise ImportInputError(f"{path}: not valid JSON: {exc}") from None
+        doc = load_json(read_text(path, where), str(path))
     else:
         doc = load_yaml_lines(path, where)[0]
     msgs = doc if isinstance(doc, list) else None

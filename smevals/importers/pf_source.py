@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
+import csv
 import glob
+import io
+import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,6 +87,33 @@ def read_text(path: Path, where: str) -> str:
         raise ImportInputError(f"{where}: {path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise ImportInputError(f"{where}: {path}: {exc.strerror}") from None
+
+
+def load_json(text: str, where: str) -> Any:
+    """`text` parsed as JSON; an ImportInputError naming `where` when it is not."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ImportInputError(f"{where}: not valid JSON: {exc}") from None
+
+
+def csv_rows(path: Path, text: str, delim: str, strip_names: bool = False
+             ) -> Iterator[tuple[str, dict[str, str]]]:
+    """(file:line, row by column name) of each non-blank row of a CSV or TSV file's text; a
+    row whose cells are not as many as the header's is an ImportInputError naming its line.
+    `strip_names`: column names without surrounding spaces."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim)
+    header: list[str] | None = None
+    start = 1
+    for row in reader:
+        at, start = f"{path}:{start}", reader.line_num + 1
+        if header is None:
+            header = [h.strip() for h in row] if strip_names else row
+        elif any(cell.strip() for cell in row):
+            if len(row) != len(header):
+                raise ImportInputError(f"{at}: the row has {len(row)} cells, the header "
+                                       f"{len(header)}")
+            yield at, dict(zip(header, row, strict=True))
 
 
 class _Loader(yaml.SafeLoader):
@@ -185,7 +216,7 @@ def convert_template(text: str, where: str, src: Source) -> str:
         pos = m.end()
     out.append(text[pos:])
     for expr in others:
-        src.skip(where, f"template expression {_short(expr)}",
+        src.skip(where, f"template expression {short(expr)}",
                  "only plain {{var}} placeholders have a counterpart; kept as literal text")
     return "".join(out)
 
@@ -202,10 +233,7 @@ def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
     return VAR.sub(fill, value)
 
 
-def _short(text: str, room: int = 60) -> str:
-    text = " ".join(text.split())
+def short(value: Any, room: int = 60) -> str:
+    """`value` as text on one line, quoted, cut to `room` characters."""
+    text = " ".join(str(value).split())
     return repr(text if len(text) <= room else text[:room - 3] + "...")
-
-
-def short(text: Any, room: int = 60) -> str:
-    return _short(str(text), room)

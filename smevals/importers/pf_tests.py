@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smevals.importers.pf_source import ImportInputError, Source, load_yaml_lines, read_text
+from smevals.importers.pf_source import (
+    ImportInputError,
+    Source,
+    csv_rows,
+    load_json,
+    load_yaml_lines,
+    read_text,
+)
 
 SHORTHAND = re.compile(r"^(not-)?([a-z][a-z-]*)(?:\(([\d.]+)\))?(?::(.*))?$", re.S)
 SHORT_TYPES = frozenset({
@@ -94,23 +98,8 @@ def _tests_ref(src: Source, ref: str, where: str) -> list[Case]:
 
 
 def _csv(src: Source, path: Path, where: str, delim: str) -> list[Case]:
-    reader = csv.reader(io.StringIO(read_text(path, where), newline=""), delimiter=delim)
-    header: list[str] | None = None
-    out: list[Case] = []
-    start = 1
-    for row in reader:
-        at = f"{path}:{start}"
-        start = reader.line_num + 1
-        if header is None:
-            header = [h.strip() for h in row]
-            continue
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise ImportInputError(f"{at}: the row has {len(row)} cells, the header "
-                                   f"{len(header)}")
-        out.append(_csv_case(src, dict(zip(header, row, strict=True)), at))
-    return out
+    rows = csv_rows(path, read_text(path, where), delim, strip_names=True)
+    return [_csv_case(src, row, at) for at, row in rows]
 
 
 def _csv_case(src: Source, row: dict[str, str], at: str) -> Case:
@@ -138,10 +127,7 @@ def _jsonl(src: Source, path: Path, where: str) -> list[Case]:
     for n, line in enumerate(read_text(path, where).splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except ValueError as exc:
-            raise ImportInputError(f"{path}:{n}: not valid JSON: {exc}") from None
+        doc = load_json(line, f"{path}:{n}")
         if not isinstance(doc, dict):
             raise ImportInputError(f"{path}:{n}: each line must be a JSON object")
         out.append(_case(src, doc if "vars" in doc or "assert" in doc else {"vars": doc},

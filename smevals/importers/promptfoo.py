@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from smevals.importers.common import new_eval_folder, staged_folder
+from smevals.importers.common import new_eval_folder, write_eval
 from smevals.importers.pf_asserts import VALUE, check_for
 from smevals.importers.pf_configs import config_matrix, read_prompts, read_providers
 from smevals.importers.pf_source import (
@@ -218,15 +218,6 @@ def readme(src: Source, configs: list[str], tasks: int, checks: int) -> str:
 
 def _yaml(doc: dict[str, Any]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
-
-
-def write_eval(target: Path, files: dict[str, str]) -> None:
-    """Write the files (path relative to the Eval -> text) as a new Eval at `target`."""
-    with staged_folder(target) as staging:
-        for rel, text in files.items():
-            path = staging / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
 
 
 __all__ = ["PromptfooImport", "import_promptfoo", "short"]

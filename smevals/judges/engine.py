@@ -124,17 +124,15 @@ def _one(ctx: JudgeContext, settings: Settings, call: Call,
     cached, shared = got is not None, False
     if got is None:
         got, error, shared = _ask_once(ctx, settings, call)
+        if shared:
+            record["shared"] = True
         if error is not None:
             record.update(cached=False, error=error.reason, attempts=error.attempts)
-            if shared:
-                record["shared"] = True
             if error.raw is not None:
                 record["response"] = {"status": error.status, "body": error.raw}
             return record
     assert got is not None
     record["cached"] = cached or shared
-    if shared:
-        record["shared"] = True
     record.update(response={"status": got.status, "body": got.raw}, content=got.content,
                   usage=got.usage, latency_ms=got.latency_ms, attempts=got.attempts)
     try:

@@ -123,8 +123,12 @@ def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path
 def _children(revision: Revision, prefix: str) -> list[tuple[str, str, str, str]]:
     """(mode, type, object id, path) of the entries directly inside the folder `prefix` at
     the revision. Not recursive, so a large store beside them costs nothing."""
-    spec = [f":(literal){prefix}/"] if prefix else []
-    out = git(revision.repo, "ls-tree", "-z", revision.commit, "--", *spec, what="git ls-tree")
+    return _ls_tree(revision, [f":(literal){prefix}/"] if prefix else [])
+
+
+def _ls_tree(revision: Revision, specs: list[str]) -> list[tuple[str, str, str, str]]:
+    """(mode, type, object id, path) of each entry `git ls-tree` lists for `specs`."""
+    out = git(revision.repo, "ls-tree", "-z", revision.commit, "--", *specs, what="git ls-tree")
     entries = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         if item:
@@ -174,11 +178,10 @@ def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
         rel = target.relative_to(mirror).as_posix()
     except ValueError:
         return                      # outside the repository: not versioned, used as it is
-    listing = git(revision.repo, "ls-tree", "-z", revision.commit, "--", f":(literal){rel}",
-                  what="git ls-tree")
+    listing = _ls_tree(revision, [f":(literal){rel}"])
     if not listing:
         return
-    mode, kind, blob = listing.split(b"\t", 1)[0].decode().split()
+    mode, kind, blob, _path = listing[0]
     if kind == "blob":              # a folder is no program (and a symbolic link is skipped)
         _extract(revision, (mode, kind, blob, rel), mirror)
 

@@ -172,11 +172,11 @@ class _Reader:
         csv.field_size_limit(max(csv.field_size_limit(), MAX_FILE))   # lines are bounded
         reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect)
         try:
-            self._table_rows(reader, raw)
+            self._table_rows(reader)
         except csv.Error as exc:
             self.problem(reader.line_num, 1, f"invalid {dialect_name(dialect)}: {exc}")
 
-    def _table_rows(self, reader: Any, raw: bytes) -> None:
+    def _table_rows(self, reader: Any) -> None:
         header = next(reader, None)
         if header is None:
             return

@@ -25,8 +25,9 @@ def store_roots(paths: tuple[str, ...], store: str | None) -> list[Path]:
         path = Path(arg)
         if is_store(path):
             found = [path]
-        elif path.is_dir() and not (path / "eval.yaml").exists() and _child_stores(path):
-            found = _child_stores(path)
+        elif path.is_dir() and not (path / "eval.yaml").exists() and (
+                children := _child_stores(path)):
+            found = children
         else:
             found = [_eval_store(ev_path, store) for ev_path in find_evals([arg])]
         roots.extend(r for r in found if r not in roots)
@@ -69,13 +70,17 @@ def find_object(paths: tuple[str, ...], store: str | None, ident: str,
                            f"{', '.join(paths or ('.',))}")
     if len(found) > 1:
         raise SmevalsError(f"id prefix '{ident}' is ambiguous across stores; candidates:\n"
-                           + "\n".join(f"  {o.kind} {o.id}  {display_path(s.path_of(o))}"
-                                       for s, o in found))
+                           + "\n".join(_candidate(s, o) for s, o in found))
     return found[0]
 
 
 def _ambiguous(st: Store, prefix: str, candidates: list[AnyObj]) -> str:
-    shown = [f"  {o.kind} {o.id}  {display_path(st.path_of(o))}" for o in candidates[:20]]
+    shown = [_candidate(st, o) for o in candidates[:20]]
     if len(candidates) > 20:
         shown.append(f"  ... and {len(candidates) - 20} more")
     return f"id prefix '{prefix}' is ambiguous; candidates:\n" + "\n".join(shown)
+
+
+def _candidate(st: Store, obj: AnyObj) -> str:
+    """One line of an ambiguous id's candidates: kind, id and folder."""
+    return f"  {obj.kind} {obj.id}  {display_path(st.path_of(obj))}"

@@ -197,7 +197,7 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 def _walk(node: yaml.Node, where: FieldPath, doc: YamlDoc, loader: _Loader) -> None:
     """Record where each field is, refuse duplicate keys and values no record can hold
-    (recursion is bounded: `_bound` has checked the depth)."""
+    (recursion is bounded: `bound_aliases` has checked the depth)."""
     doc.locs.setdefault(where, (node.start_mark.line + 1, node.start_mark.column + 1))
     doc.vlocs[where] = (node.start_mark.line + 1, node.start_mark.column + 1)
     _check_node(node, where, doc, loader)
@@ -251,7 +251,7 @@ def _node_problem(node: yaml.Node, loader: _Loader) -> str | None:
     if tag not in _SCALARS:
         return _type_problem(tag)
     if tag == _TAG + "int" and len(node.value) > 100:     # int() of 4,300+ digits raises
-        return f"the integer {_short(node.value)} is outside 64 bits ({INT_MIN} to {INT_MAX})"
+        return _outside_64_bits(node.value)
     if tag not in (_TAG + "int", _TAG + "float", _TAG + "timestamp"):
         return None
     try:
@@ -259,11 +259,15 @@ def _node_problem(node: yaml.Node, loader: _Loader) -> str | None:
     except (ValueError, OverflowError) as exc:
         return f"{_short(node.value)} is not a valid {tag.removeprefix(_TAG)}: {exc}"
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
-        return f"the integer {_short(node.value)} is outside 64 bits ({INT_MIN} to {INT_MAX})"
+        return _outside_64_bits(node.value)
     if isinstance(value, float) and not math.isfinite(value):
         return (f"{_short(node.value)} is not a finite number (.inf, -.inf, .nan and numbers "
                 "too large for a float are refused)")
     return None
+
+
+def _outside_64_bits(text: str) -> str:
+    return f"the integer {_short(text)} is outside 64 bits ({INT_MIN} to {INT_MAX})"
 
 
 def _type_problem(tag: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli, write
+from tests.helpers import grade_records, run_cli, write
 from tools.fake_openai import Scripted, completion
 
 SAMPLES = "\n".join(json.dumps(s) for s in [
@@ -54,10 +54,8 @@ def test_inspect_jsonl_becomes_an_eval_that_runs_and_grades(tmp_path: Path,
         answers[req.body["messages"][-1]["content"]])))
     ran = run_cli("run", "ev", "-m", "demo", "-g", cwd=tmp_path)
     assert ran.code == 1, ran.both
-    outcomes = {}
-    for path in (tmp_path / "ev/results").rglob("grade.json"):
-        rec = json.loads(path.read_text())
-        outcomes[rec["run"]["task"]] = (rec["outcome"], len(rec["checks"]))
+    outcomes = {rec["run"]["task"]: (rec["outcome"], len(rec["checks"]))
+                for rec in grade_records(tmp_path / "ev")}
     assert outcomes == {"q1": ("pass", 1), "q_1": ("pass", 1), "q1-2": ("pass", 0),
                         "7": ("fail", 1)}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli, write
+from tests.helpers import grade_records, run_cli, write
 
 CORPUS = Path(__file__).parent / "data" / "promptfoo"
 
@@ -182,10 +182,8 @@ def test_promptfoo_import_runs_and_grades_each_test_with_its_own_checks(
         "Capital of France?", "Capital of Japan?", "Capital of Peru?"]
     report = run_cli("report", "ev", "-c", "small", "--format", "json", cwd=tmp_path)
     doc = json.loads(report.out)
-    grades = {}
-    for path in sorted((tmp_path / "ev/results").rglob("grade.json")):
-        rec = json.loads(path.read_text())
-        grades[rec["run"]["task"]] = (rec["outcome"], [c["name"] for c in rec["checks"]])
+    grades = {rec["run"]["task"]: (rec["outcome"], [c["name"] for c in rec["checks"]])
+              for rec in grade_records(tmp_path / "ev")}
     assert grades == {
         "test-1": ("pass", ["icontains", "starts-with", "not-icontains"]),
         "test-2": ("fail", ["contains-any", "not-icontains"]),
@@ -295,9 +293,7 @@ def test_promptfoo_levenshtein_is_imported_and_graded(tmp_path: Path, fake_opena
         fake_openai.reply(answer)
     ran = run_cli("run", "ev", "-j", "1", "-g", cwd=tmp_path)
     assert ran.code == 1, ran.both
-    checks = {}
-    for path in sorted((tmp_path / "ev/results").rglob("grade.json")):
-        rec = json.loads(path.read_text())
-        checks[rec["run"]["task"]] = [(c["ok"], c.get("details")) for c in rec["checks"]]
+    checks = {rec["run"]["task"]: [(c["ok"], c.get("details")) for c in rec["checks"]]
+              for rec in grade_records(tmp_path / "ev")}
     assert checks == {"test-1": [(True, {"distance": 1})], "test-2": [(True, {"distance": 1})],
                       "test-3": [(False, {"distance": 1})]}

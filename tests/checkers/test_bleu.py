@@ -3,7 +3,6 @@ effective order); `variant: caveman` keeps @caveman/evals' figure. End to end: a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import smevals
 from smevals.checkers.sentence_bleu import tokens_13a
 from smevals.errors import SmevalsError
 from tests.checkers.helpers import version_changed
-from tests.helpers import make_eval
+from tests.helpers import grade_records, make_eval
 
 LONG_REF = ("The committee approved the budget for 2025, including 1,250,000 dollars for "
             "schools, after a debate that lasted three hours and ended at 10.30 p.m.")
@@ -136,8 +135,7 @@ def test_grade_end_to_end(cli, tmp_path: Path, variant: str, outcome: str, score
                    graders={"default": GRADER + variant})
     res = cli("run", str(ev), "-g")
     assert res.code == (1 if outcome == "fail" else 0), res.both
-    (path,) = (ev / "results" / "grades").rglob("grade.json")
-    grade = json.loads(path.read_text())
+    (grade,) = grade_records(ev)
     assert (grade["outcome"], round(grade["score"], 6)) == (outcome, score)
 
 

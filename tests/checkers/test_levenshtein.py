@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import MAX_BAND, bounded, levenshtein, trim_common, within
-from tests.checkers.helpers import Case, case, run, verify
+from tests.checkers.helpers import Case, case, levenshtein_dp, run, verify
 from tests.helpers import make_eval
 
 TABLE = [
@@ -58,20 +58,11 @@ def test_details_record_the_distance(tmp_path: Path) -> None:
     assert (got.ok, got.details) == (True, {"distance": 1})
 
 
-def _full(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
 @settings(max_examples=300)
 @given(st.text(alphabet="abé", max_size=25), st.text(alphabet="abé", max_size=25),
        st.integers(0, 12))
 def test_band_agrees_with_the_full_computation(a: str, b: str, k: int) -> None:
-    full = _full(a, b)
+    full = levenshtein_dp(a, b)
     assert levenshtein(a, b) == full
     assert within(a, b, k) == (full if full <= k else k + 1)
     assert levenshtein(*trim_common(a, b)) == full
@@ -106,7 +97,7 @@ def test_many_distinct_characters_take_the_other_orientation() -> None:
         a = "".join(rng.choice(alphabet) for _ in range(rng.randint(150, 220)))
         b = "".join(rng.choice(alphabet) for _ in range(rng.randint(150, 220)))
         assert len(set(a)) > 64 and len(set(b)) > 64
-        assert levenshtein(a, b) == levenshtein(b, a) == _full(a, b)
+        assert levenshtein(a, b) == levenshtein(b, a) == levenshtein_dp(a, b)
 
 
 def test_huge_inputs_use_the_band() -> None:

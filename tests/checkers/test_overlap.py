@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import levenshtein
 from smevals.checkers.overlap import lcs_length, pinned_tokens, word_tokens
-from tests.checkers.helpers import Case, case, run, verify
+from tests.checkers.helpers import Case, case, levenshtein_dp, run, verify
 
 REF = "the cat sat on the mat"
 
@@ -260,15 +260,6 @@ def _lcs_dp(a: list[str], b: list[str]) -> int:
     return row[-1]
 
 
-def _lev_dp(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
 @settings(max_examples=200)
 @given(
     st.lists(st.sampled_from("abcd"), max_size=30), st.lists(st.sampled_from("abcd"), max_size=30)
@@ -280,4 +271,4 @@ def test_lcs_matches_dynamic_programming(a: list[str], b: list[str]) -> None:
 @settings(max_examples=200)
 @given(st.text(alphabet="abcé ", max_size=30), st.text(alphabet="abcé ", max_size=30))
 def test_levenshtein_matches_dynamic_programming(a: str, b: str) -> None:
-    assert levenshtein(a, b) == _lev_dp(a, b)
+    assert levenshtein(a, b) == levenshtein_dp(a, b)

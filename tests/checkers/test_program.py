@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from smevals.checkers.program import extract_program
+from smevals.checkers.inputs import fenced_block
 from smevals.proc.contain import containment
 from tests.checkers.helpers import run
 
@@ -127,6 +127,6 @@ def test_node() -> None:
 
 def test_extraction_rules() -> None:
     tags = frozenset({"python", "py"})
-    assert extract_program("```bash\necho\n```\n```py\nprint(1)\n```", tags) == "print(1)"
-    assert extract_program("```\nprint(2)\n```", tags) == "print(2)"
-    assert extract_program("print(3)", tags) == "print(3)"
+    assert fenced_block("```bash\necho\n```\n```py\nprint(1)\n```", tags) == "print(1)"
+    assert fenced_block("```\nprint(2)\n```", tags) == "print(2)"
+    assert fenced_block("print(3)", tags) == "print(3)"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 
 NOT_FINITE = ("is not a finite number (.inf, -.inf, .nan and numbers too large for a float "
               "are refused)")
