@@ -44,14 +44,13 @@ def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
             _refuse(ctx, param, item)
     elif isinstance(value, float) and not math.isfinite(value):
         raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
-    elif isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            byte = ord(value[exc.start]) - 0xDC00
-            shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            raise click.BadParameter(f"'{shown}' is not valid UTF-8 (byte 0x{byte:02x})",
-                                     ctx=ctx, param=param) from None
+    elif isinstance(value, str) and not value.isascii():
+        from smevals.spec.load import bad_byte, printable
+
+        if (byte := bad_byte(value)) is None:
+            return
+        raise click.BadParameter(f"'{printable(value)}' is not valid UTF-8 (byte 0x{byte:02x})",
+                                 ctx=ctx, param=param)
 
 
 class CommandGroup(CheckedGroup):
