@@ -116,7 +116,10 @@ def test_the_guardian_kills_a_child_it_knew_only_by_its_tag(tmp_path: Path) -> N
     # smevals killed (kill -9) after a child started but before it could send the child's
     # pid: the guardian had only the tag, sent before the start
     tag, arg = os.urandom(12).hex(), f"33.{os.getpid()}"
-    child = subprocess.Popen(["sh", "-c", 'setsid sleep "$S" & wait'], start_new_session=True,
+    # the shell never ends by itself (a loop of the `wait` builtin): it ends only by the
+    # guardian's SIGKILL, whichever of the two tagged processes the guardian kills first
+    child = subprocess.Popen(["sh", "-c", 'setsid sleep "$S" & while :; do wait; done'],
+                             start_new_session=True,
                              env={**os.environ, "_SMEVALS_TREE": tag, "S": arg})
     try:
         wait_for(lambda: len(tagged(arg)) == 1)
