@@ -21,6 +21,7 @@ from typing import Any
 from smevals.checkers.base import (
     NONEMPTY,
     Checker,
+    CheckError,
     CheckInput,
     CheckResult,
     checker,
@@ -28,7 +29,14 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.inputs import fenced_block, input_text
-from smevals.checkers.sandbox import FILE_CAP, Outcome, run_limited, sandbox_env
+from smevals.proc.sandbox import (
+    FILE_CAP,
+    Outcome,
+    Policy,
+    SandboxRefused,
+    run_sandboxed,
+    sandbox_env,
+)
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -140,8 +148,11 @@ def _run_in(
         path = private / f"{prefix}.program.{ext}"
         argv = _argv(opts, interpreter, path)
         env = sandbox_env(os.environ, private)
-        outcome = run_limited(argv, private, timeout,
-                              opts.get("memory_mb", DEFAULT_MEMORY_MB), cap, env)
+        policy = Policy(timeout, env, opts.get("memory_mb", DEFAULT_MEMORY_MB), cap)
+        try:
+            outcome = run_sandboxed(argv, private, policy)
+        except SandboxRefused as refused:
+            raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
     if outcome.error is not None:
         fail(outcome.error, sandbox=outcome.sandbox)
     _keep(cwd, prefix, outcome)

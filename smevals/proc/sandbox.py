@@ -1,4 +1,5 @@
-"""Run model-written code (`match_output`) with what containment the platform allows.
+"""Run code nobody reviewed (`match_output`, and every later user: the `command` checker,
+an agent's tools) with what containment the platform allows: one sandbox for all of them.
 
 Through `smevals.proc`: its own session, stdin closed, a wall-clock deadline, every
 descendant killed at the end (also those that left the session), each stream capped while
@@ -16,6 +17,11 @@ read. On top of that, for code nobody reviewed:
   it could read smevals' environment from /proc (docs/decisions.md).
 
 The private folder is the caller's (see checkers/program.py). POSIX only.
+
+`run_sandboxed(argv, cwd, policy)` is the entry point: `Policy` says the deadline, the
+limits, the environment and what the code may reach. `SandboxRefused` is raised when the
+code may not run here (see `refusal`); a checker turns it into an errored Check, a runner
+into a failed Run.
 """
 
 from __future__ import annotations
@@ -26,14 +32,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from smevals.checkers.base import CheckError
-from smevals.proc import Limits, Spec, run_child
+from smevals.proc.child import Limits, Spec, run_child
 from smevals.proc.contain import Containment, containment, secret_names
 
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
 FILE_CAP = 64 * 1024 * 1024
 PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
+
+
+class SandboxRefused(Exception):
+    """The code may not run here (why in `reason`); `sandbox` names the containment found."""
+
+    def __init__(self, reason: str, sandbox: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.sandbox = sandbox
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How one piece of untrusted code runs: its deadline (seconds of wall clock, also the
+    CPU limit), memory, output cap (bytes kept per stream; the program is stopped past it),
+    environment (already scrubbed: see `sandbox_env`)."""
+
+    timeout: float
+    env: Mapping[str, str]
+    memory_mb: int = 1024
+    cap: int = 1024 * 1024
 
 
 @dataclass
@@ -69,18 +95,19 @@ def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment
             f"unset them, or set {ALLOW_UNCONTAINED}=1 to run it anyway")
 
 
-def run_limited(argv: list[str], cwd: Path, timeout: float, memory_mb: int, cap: int,
-                env: dict[str, str]) -> Outcome:
-    """Run `argv` in `cwd` under the limits above; never raises for the program's failures
-    (CheckError when it may not run here, see `refusal`)."""
+def run_sandboxed(argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+    """Run `argv` in `cwd` under `policy`; never raises for the program's failures
+    (SandboxRefused when it may not run here, see `refusal`)."""
     box = containment()
+    env = dict(policy.env)
     why = refusal(os.environ, env, box)
     if why is not None:
-        raise CheckError(why, {"sandbox": box.name})
-    limits = Limits(cpu_seconds=math.ceil(timeout) + 1, memory_bytes=memory_mb * 1024 * 1024,
+        raise SandboxRefused(why, box.name)
+    limits = Limits(cpu_seconds=math.ceil(policy.timeout) + 1,
+                    memory_bytes=policy.memory_mb * 1024 * 1024,
                     file_bytes=FILE_CAP, processes=PROCESSES, core_dumps=False)
-    spec = Spec(box.wrap(argv), cwd, env, timeout=timeout, cap=cap, limits=limits,
-                stop_at_cap=True)
+    spec = Spec(box.wrap(argv), cwd, env, timeout=policy.timeout, cap=policy.cap,
+                limits=limits, stop_at_cap=True)
     res = run_child(spec)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
