@@ -122,7 +122,7 @@ class Containment:
 
     def wrap(self, argv: list[str], folder: Path | None = None) -> list[str]:
         """`argv` behind the prefix; `folder` (the program's, kept writable) fills FOLDER."""
-        where = str(folder) if folder is not None else "/"
+        where = os.path.realpath(folder) if folder is not None else "/"
         return [where if part == FOLDER else part for part in self.prefix] + argv
 
     @property
@@ -176,7 +176,8 @@ def _local(backend: str, network: bool, read_only: bool, path: str) -> Containme
 def _starts(prefix: tuple[str, ...], path: str) -> bool:
     """Whether `prefix true` runs here (every tool on `path`, exit 0); a read-only prefix
     is tried on a folder of its own, which it must be able to write."""
-    if any(shutil.which(tool, path=path) is None for tool in _tools(prefix)):
+    tools = _tools(prefix) + (["sh", "mount"] if FOLDER in prefix else [])
+    if any(shutil.which(tool, path=path) is None for tool in tools):
         return False
     env = {"PATH": path}
     with tempfile.TemporaryDirectory(prefix="smevals-probe-") as tmp:
@@ -216,7 +217,7 @@ def available() -> list[str]:
 
 
 def _tools(prefix: tuple[str, ...]) -> list[str]:
-    return [p for p in prefix if p in ("bwrap", "unshare", "setpriv", "sh")]
+    return [p for p in prefix if p in ("bwrap", "unshare", "setpriv")]
 
 
 def secret_names(environ: Mapping[str, str], kept: Mapping[str, str]) -> list[str]:

@@ -256,3 +256,13 @@ for path in ({str(target)!r}, {str(tmp_path / "new.txt")!r}, "/tmp/smevals-escap
     assert tree(ws) == {"main.py": b"v1\n", "src/util.py": b"u1\n"}
     assert tree(private) == {"main.py": b"v2", "src/new.py": b"new", "src/util.py": b"u1\n"}
     assert not (tmp_path / "new.txt").exists()
+
+
+def test_read_only_keeps_a_folder_named_through_a_link_writable(tmp_path: Path) -> None:
+    if find("auto", read_only=True) is None:
+        pytest.skip("no mount namespace can be made here")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    out, _ = run("open('made.txt', 'w').write('x')", tmp_path / "link", read_only=True)
+    assert (out.exit_code, out.stderr) == (0, b"")
+    assert (tmp_path / "real" / "made.txt").read_text() == "x"
