@@ -32,7 +32,12 @@ RESERVED = ("output.txt", "stderr.txt", "smevals-usage.json", "transcript.jsonl"
 
 
 class WorkspaceError(SmevalsError):
-    """A Task's `workspace:` that cannot be used (the message names the path and why)."""
+    """A Task's `workspace:` that cannot be used (the message names the path and why);
+    `index` is the item of a list that is at fault."""
+
+    def __init__(self, message: str, index: int | None = None):
+        super().__init__(message)
+        self.index = index
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ def spec_problems(task: Task) -> list[Problem]:
     except WorkspaceError as exc:
         from smevals.spec.load import display_path
 
-        line, col = task.pos(KEY)
+        line, col = task.locs.get((KEY, exc.index), task.pos(KEY))
         return [Problem(display_path(task.path), task.line or line, col, str(exc), KEY)]
     return []
 
@@ -116,10 +121,13 @@ def _find(base: Path, spec: Any) -> Found:
         raise WorkspaceError("must be a folder or a non-empty list of files (paths relative "
                              "to the Eval)")
     out: Found = []
-    for name in spec:
-        path, info = _inside(base, name, "file")
+    for index, name in enumerate(spec):
+        try:
+            path, info = _inside(base, name, "file")
+        except WorkspaceError as exc:
+            raise WorkspaceError(str(exc), index) from None
         if not stat.S_ISREG(info.st_mode):
-            raise WorkspaceError(f"'{name}' is {_what(path)}, not a regular file")
+            raise WorkspaceError(f"'{name}' is {_what(path)}, not a regular file", index)
         out.append((Path(name.replace("\\", "/")).as_posix(), path, info))
     rels = [rel for rel, _, _ in out]
     if len(set(rels)) != len(rels):
