@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, make_eval, write
+from tests.helpers import git, grade_records, make_eval, write
 from tests.helpers.records import run_dirs
 
 AGENT = r"""
@@ -206,3 +206,38 @@ def test_a_workspace_over_the_size_limit_is_refused(cli, tmp_path: Path) -> None
     assert ("tasks/one.yaml:1:1: workspace: holds 600000 bytes, above the 0.5 MB limit of a "
             "workspace (SMEVALS_MAX_WORKSPACE_MB raises it)") in res.err
     assert cli("validate", str(ev)).code == 0
+
+
+TREE_CHECKER = """
+#!/bin/sh
+cd "$SMEVALS_RUN_WORKSPACE" || exit 1
+pwd
+find . | sort
+cat src/a.py
+"""
+
+
+def test_a_checker_program_sees_the_final_tree(cli, tmp_path: Path) -> None:
+    ev = _agent_eval(tmp_path / "ev")
+    write(ev / "graders" / "default.yaml", "checks:\n  - checker: ./tree.sh\n")
+    write(ev / "graders" / "tree.sh", TREE_CHECKER, executable=True)
+    res = cli("run", str(ev), "-g")
+    assert res.code == 0, res.err
+    (grade,) = grade_records(ev)
+    # starting files kept (keep.txt, tool.sh), deleted ones gone (gone.txt), the Run's files
+    # on top; its links, FIFOs and the names smevals keeps for itself are not part of it
+    where, listing = grade["checks"][0]["details"]["output"].split("\n", 1)
+    assert not Path(where).exists()             # removed with the Grade
+    assert listing == (
+        ".\n./bin.dat\n./data.bin\n./docs\n./docs/new.txt\n./keep.txt\n./src\n./src/a.py\n"
+        "./tool.sh\ndef f():\n    return 2")
+    # the starting files edited since: the Check is refused, never run on other files
+    (ev / "workspaces" / "app" / "keep.txt").write_text("edited\n")
+    res = cli("regrade", str(ev), "--include-stale")
+    assert res.code == 1
+    (_, newest) = sorted(grade_records(ev), key=lambda g: str(g["graded"]))
+    note = newest["checks"][0]["notes"]
+    assert note.startswith("SMEVALS_RUN_WORKSPACE: the Task's starting files changed since "
+                           "this Run was made (workspace hash ")
+    assert note.endswith("in the Eval); the Check is not run against other files: run the "
+                         "Task again")
