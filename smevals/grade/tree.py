@@ -57,8 +57,7 @@ class FinalTree:
             self._path = None
 
     def _build(self) -> Path:
-        from smevals.run.workspace import CopyError, copy_in
-        from smevals.spec.workspace import WorkspaceError, starting
+        from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
         from smevals.store.workspace import open_dir
 
         changes = self.run.get("workspace") or {}
@@ -94,18 +93,15 @@ class FinalTree:
 
 def _remove(fd: int, rel: str) -> None:
     """Remove `rel` below the folder `fd` (never following a link on the way)."""
-    from smevals.store.workspace import open_dir, remove
+    from smevals.store.workspace import descend, remove
 
     *folders, name = rel.split("/")
-    here = os.dup(fd)
     try:
-        for folder in folders:
-            inner = open_dir(folder, here)
-            os.close(here)
-            here = inner
-        remove(here, name)
+        here = descend(fd, folders)
     except (FileNotFoundError, NotADirectoryError):
-        pass
+        return
+    try:
+        remove(here, name)
     finally:
         os.close(here)
 

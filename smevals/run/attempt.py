@@ -81,8 +81,7 @@ def attempt(session: Session, job: Job) -> Attempt | None:
 def _copy_in(job: Job, workspace: Path) -> tuple[Starting | None, Finished | None]:
     """Copy the Task's starting files into the Run's workspace; a Finished that fails the Run
     (the runner never starts) when they cannot be copied as planned."""
-    from smevals.run.workspace import CopyError, copy_in
-    from smevals.spec.workspace import WorkspaceError, starting
+    from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
 
     try:
         start = starting(job.task)

@@ -1,66 +1,21 @@
-"""A Task's starting files in a Run: copied in before the runner, settled after it.
+"""A Task's starting files in a Run, after the runner: only the agent's work is kept.
 
-Before the runner starts, the starting files (spec/workspace.py) are copied into the Run's
-workspace, hashed again as they are copied (a file edited since the plan fails the Run
-rather than give it the wrong inputs). After the runner, `settle` keeps only the agent's
-work: unchanged starting files are removed (they are the Task's, never stored twice),
+Before the runner starts, the starting files are copied into the Run's workspace
+(spec/workspace.py `copy_in`, from run/attempt.py). After the runner, `settle` keeps only
+the agent's work: unchanged starting files are removed (they are the Task's, never stored twice),
 changed and new files stay as artifacts, and `workspace.diff` says what changed against the
 starting files. The names smevals puts at the top of a Run are never the agent's work.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 
 from smevals.run.wsdiff import DIFF_NAME, diff_text
-from smevals.spec.workspace import RESERVED, StartFile, Starting, digest_of
+from smevals.spec.workspace import RESERVED, Starting
 from smevals.store.records import Truncation, WorkspaceChanges
-from smevals.store.regular import open_regular
-from smevals.store.workspace import hash_copy, manifest_at, open_dir, remove, write_new
-
-
-class CopyError(Exception):
-    """The starting files could not be copied as planned (the message says which)."""
-
-
-def copy_in(start: Starting, fd: int) -> None:
-    """Copy the starting files into the folder `fd` (the Run's empty workspace), checking
-    each file's bytes against the digest the Run's inputs hold."""
-    sums = {}
-    for item in start.files:
-        sums[item.rel] = _copy_one(item, fd)
-    if digest_of(sums) != start.digest:
-        changed = sorted(rel for rel, digest in sums.items() if start.sha256.get(rel) != digest)
-        raise CopyError(f"starting file(s) changed while smevals ran: {', '.join(changed)}")
-
-
-def _copy_one(item: StartFile, fd: int) -> str:
-    *folders, name = item.rel.split("/")
-    here = os.dup(fd)
-    try:
-        for folder in folders:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, 0o755, dir_fd=here)
-            inner = open_dir(folder, here)
-            os.close(here)
-            here = inner
-        try:
-            source, _info = open_regular(str(item.source))
-        except OSError as exc:
-            raise CopyError(f"starting file '{item.rel}' cannot be read: {exc}") from None
-        try:
-            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                          0o755 if item.executable else 0o644, dir_fd=here)
-            try:
-                return hash_copy(source, out)[1]
-            finally:
-                os.close(out)
-        finally:
-            os.close(source)
-    finally:
-        os.close(here)
+from smevals.store.workspace import descend, manifest_at, remove, write_new
 
 
 @dataclass
@@ -114,7 +69,7 @@ def _remove_unchanged(fd: int, rel: str) -> None:
     fds = [os.dup(fd)]
     try:
         for folder in parts[:-1]:
-            fds.append(open_dir(folder, fds[-1]))
+            fds.append(descend(fds[-1], [folder]))
         os.unlink(parts[-1], dir_fd=fds[-1])
         for depth in range(len(parts) - 1, 0, -1):
             try:

@@ -20,7 +20,7 @@ from smevals.spec.model import Task
 from smevals.spec.paths import path_problem
 from smevals.store.canonical import dumps, sha256_bytes
 from smevals.store.regular import NotRegular, describe, megabytes, open_regular
-from smevals.store.workspace import hash_copy
+from smevals.store.workspace import descend, hash_copy, remove
 
 KEY = "workspace"
 MAX_FILES = 10_000
@@ -93,7 +93,12 @@ def starting(task: Task) -> Starting | None:
     spec = task.doc.get(KEY)
     if spec is None:
         return None
-    base = eval_dir(task)
+    return tree_of(eval_dir(task), spec)
+
+
+def tree_of(base: Path, spec: Any) -> Starting:
+    """The files `spec` names below the folder `base` (a folder, whose content goes to the top,
+    or a list of files, each kept at its path), checked, bounded and hashed."""
     found = _find(base, spec)
     _bounded(found)
     signature = tuple((rel, info.st_size, info.st_mtime_ns, info.st_ino) for rel, _, info in found)
@@ -205,6 +210,48 @@ def _hashed(found: Found) -> Starting:
 def digest_of(sums: dict[str, str]) -> str:
     """The canonical digest of a tree: its file names and their sha256, sorted by name."""
     return sha256_bytes(dumps(sorted(sums.items())))
+
+
+class CopyError(Exception):
+    """Files could not be copied as they were hashed (the message says which)."""
+
+
+def copy_in(start: Starting, fd: int, replace: bool = False) -> None:
+    """Copy the files of `start` into the folder `fd`, checking each file's bytes against
+    the digest it was hashed with. With `replace`, what is at a file's place is removed
+    first (never written through); without, it must be free."""
+    sums = {}
+    for item in start.files:
+        sums[item.rel] = _copy_one(item, fd, replace)
+    if digest_of(sums) != start.digest:
+        changed = sorted(rel for rel, digest in sums.items() if start.sha256.get(rel) != digest)
+        raise CopyError(f"file(s) changed while smevals read them: {', '.join(changed)}")
+
+
+def _copy_one(item: StartFile, fd: int, replace: bool) -> str:
+    *folders, name = item.rel.split("/")
+    try:
+        here = descend(fd, folders, make=True)
+    except OSError as exc:
+        raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
+    try:
+        if replace:
+            remove(here, name)
+        try:
+            source, _info = open_regular(str(item.source))
+        except OSError as exc:
+            raise CopyError(f"'{item.rel}' cannot be read: {exc}") from None
+        try:
+            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                          0o755 if item.executable else 0o644, dir_fd=here)
+            try:
+                return hash_copy(source, out)[1]
+            finally:
+                os.close(out)
+        finally:
+            os.close(source)
+    finally:
+        os.close(here)
 
 
 def file_sha256(path: Path, rel: str) -> str:
