@@ -117,11 +117,9 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
     """Every applicable Check of the grader on the Run in `run_dir` (by default its folder
     in the store)."""
     run_dir = run_dir or job.store.path_of(job.run)
-    tree = None
-    if job.run.record.get("workspace"):
-        from smevals.grade.tree import FinalTree
+    from smevals.grade.tree import FinalTree
 
-        tree = FinalTree(job.ev, dict(job.run.record), run_dir)
+    tree = FinalTree(job.ev, dict(job.run.record), run_dir)     # built when a Check asks
     ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
                          job.groups, job, tree)
     results: list[CheckRecord] = []
@@ -135,8 +133,7 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
             results.append(result)
             halted = check.required and not result["ok"]
     finally:
-        if tree is not None:
-            tree.close()
+        tree.close()
     return results
 
 

@@ -52,7 +52,7 @@ def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:
     })
     if "prompt" in ctx.task:
         env["SMEVALS_PROMPT"] = str(ctx.task["prompt"])
-    if ctx.tree is not None:        # TreeError when it cannot be rebuilt: the Check fails
+    if ctx.tree is not None and ctx.run.get("workspace"):   # TreeError: the Check fails
         env["SMEVALS_RUN_WORKSPACE"] = str(ctx.tree.path())
     return env
 

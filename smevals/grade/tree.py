@@ -4,7 +4,8 @@ A Run keeps only what its agent changed (run/workspace.py). The tree the agent l
 rebuilt in a private temporary folder: the Task's starting files as the Eval has them now,
 minus the files the Run deleted, with the Run's own files on top (the names smevals keeps
 at the top of a Run left out; a symlink or special file the agent left is never recreated).
-It is built once per Grade, at the first Check that asks, and removed with the Grade.
+It is built once per Grade, at the first Check that asks, and removed with the Grade. A Run
+of a Task without starting files has a final tree too: its own files.
 
 The starting files must be those the Run started from: when their digest differs from the
 one the Run recorded (the Task's files were edited since, as at another revision), the tree
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.spec.model import Eval
+from smevals.spec.workspace import Starting
 
 
 class TreeError(ValueError):
@@ -57,10 +59,35 @@ class FinalTree:
             self._path = None
 
     def _build(self) -> Path:
-        from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
+        from smevals.spec.workspace import CopyError, copy_in
         from smevals.store.workspace import open_dir
 
-        changes = self.run.get("workspace") or {}
+        changes = self.run.get("workspace")
+        folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
+        folder.mkdir()
+        try:
+            start = self._starting(changes) if changes else None
+            fd = open_dir(folder)
+            try:
+                if start is not None:
+                    copy_in(start, fd)
+                    for rel in (changes or {}).get("deleted") or []:
+                        _remove(fd, str(rel))
+                _overlay(self.run_dir, fd)
+            finally:
+                os.close(fd)
+        except (CopyError, OSError) as exc:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+            raise TreeError(f"the Run's final tree cannot be rebuilt: {exc}") from None
+        except BaseException:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+            raise
+        return folder
+
+    def _starting(self, changes: dict[str, Any]) -> Starting:
+        """The Task's starting files, as long as they are those the Run started from."""
+        from smevals.spec.workspace import WorkspaceError, starting
+
         name = str((self.run.get("task") or {}).get("name"))
         task = self.ev.task(name)
         try:
@@ -75,20 +102,7 @@ class FinalTree:
                 f"the Task's starting files changed since this Run was made (workspace hash "
                 f"{str(changes.get('hash'))[:12]} in the Run, {start.digest[:12]} in the Eval); "
                 "the Check is not run against other files: run the Task again")
-        folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
-        folder.mkdir()
-        fd = open_dir(folder)
-        try:
-            copy_in(start, fd)
-            for rel in changes.get("deleted") or []:
-                _remove(fd, str(rel))
-            _overlay(self.run_dir, fd)
-        except (CopyError, OSError) as exc:
-            shutil.rmtree(folder.parent, ignore_errors=True)
-            raise TreeError(f"the Run's final tree cannot be rebuilt: {exc}") from None
-        finally:
-            os.close(fd)
-        return folder
+        return start
 
 
 def _remove(fd: int, rel: str) -> None:
