@@ -241,3 +241,21 @@ def test_a_checker_program_sees_the_final_tree(cli, tmp_path: Path) -> None:
                            "this Run was made (workspace hash ")
     assert note.endswith("in the Eval); the Check is not run against other files: run the "
                          "Task again")
+
+
+def test_the_editor_schemas_know_the_workspace_key_and_record_field(cli, tmp_path: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from tests.helpers.schemas import PACKAGED
+
+    task = Draft202012Validator(json.loads((PACKAGED / "task.schema.json").read_text()))
+    assert task.is_valid({"workspace": "workspaces/app"})
+    assert task.is_valid({"workspace": ["a.py", "src/b.py"]})
+    assert not any(task.is_valid({"workspace": bad}) for bad in (7, [], "", [""], {"a": 1}))
+    ev = _agent_eval(tmp_path / "ev")
+    assert cli("run", str(ev)).code == 0
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    schema = Draft202012Validator(json.loads((PACKAGED / "run.schema.json").read_text()))
+    assert schema.is_valid(record)
+    assert not schema.is_valid({**record, "workspace": {"hash": "x"}})
