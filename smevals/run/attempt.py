@@ -14,7 +14,7 @@ from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, lau
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
-from smevals.spec.workspace import Starting
+from smevals.spec.workspace import Stamps, Starting
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
@@ -63,14 +63,14 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     staging = session.store.stage("run")
     try:
         started = datetime.now(UTC)
-        start, refused = _copy_in(job, staging.dir)
+        start, stamps, refused = _copy_in(job, staging.dir)
         finished = refused or _execute(session, job, staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
         record = _record(session, job, staging.dir, finished, started)
         if start is not None:
-            _settle(record, start, staging.dir)
+            _settle(record, start, stamps, staging.dir)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
     except BaseException:
         staging.abort()
@@ -78,7 +78,8 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     return Attempt(job, written, record)
 
 
-def _copy_in(job: Job, workspace: Path) -> tuple[Starting | None, Finished | None]:
+def _copy_in(job: Job, workspace: Path
+             ) -> tuple[Starting | None, Stamps, Finished | None]:
     """Copy the Task's starting files into the Run's workspace; a Finished that fails the Run
     (the runner never starts) when they cannot be copied as planned."""
     from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
@@ -86,27 +87,27 @@ def _copy_in(job: Job, workspace: Path) -> tuple[Starting | None, Finished | Non
     try:
         start = starting(job.task)
         if start is None:
-            return None, None
+            return None, {}, None
         if start.digest != job.inputs.get("workspace"):
             raise CopyError("the starting files changed since the Run was planned")
         fd = open_dir(workspace)
         try:
-            copy_in(start, fd)
+            stamps = copy_in(start, fd)
         finally:
             os.close(fd)
     except (WorkspaceError, CopyError) as exc:
-        return None, Finished(b"", b"", None, "workspace", f"workspace: {exc}", 0.0, {})
-    return start, None
+        return None, {}, Finished(b"", b"", None, "workspace", f"workspace: {exc}", 0.0, {})
+    return start, stamps, None
 
 
-def _settle(record: RunFields, start: Starting, workspace: Path) -> None:
+def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path) -> None:
     """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
     from smevals.run.workspace import settle
 
     fd = open_dir(workspace)
     try:
         with named(workspace):
-            done = settle(start, fd)
+            done = settle(start, fd, stamps)
     finally:
         os.close(fd)
     record["workspace"] = done.record()
