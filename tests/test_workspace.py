@@ -275,3 +275,26 @@ def test_a_large_diff_is_capped_at_a_line(cli, tmp_path: Path) -> None:
                                                       "written_bytes": whole}}
     assert 10485 - 10 < len(data) <= 10485 and data.endswith(b"\n")
     assert data.startswith(b"diff --git a/a.txt b/a.txt\n")
+
+
+def test_links_the_agent_leaves_in_place_of_starting_files_are_never_followed(
+        cli, tmp_path: Path) -> None:
+    runner = ('#!/bin/sh\nrm -r src && ln -s "$SMEVALS_EVAL_DIR/workspaces/app/src" src\n'
+              "rm keep.txt && ln -s /etc/passwd keep.txt\n")
+    ev = _agent_eval(tmp_path / "ev", runner)
+    write(ev / "graders" / "default.yaml", "checks:\n  - checker: ./tree.sh\n")
+    write(ev / "graders" / "tree.sh", TREE_CHECKER.replace("cat src/a.py", "true"),
+          executable=True)
+    res = cli("run", str(ev), "-g")
+    assert res.code == 0, res.err
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    assert {k: record["workspace"][k] for k in ("changed", "added", "deleted")} == {
+        "changed": ["keep.txt"], "added": ["src"], "deleted": ["src/a.py"]}
+    diff = (run / "workspace.diff").read_text()
+    assert "b/keep.txt is a symlink to '/etc/passwd' (never followed); not diffed\n" in diff
+    assert "-    return 1\n" in diff                  # src/a.py deleted, its link not read
+    assert (ev / "workspaces" / "app" / "src" / "a.py").read_text() == "def f():\n    return 1\n"
+    (grade,) = grade_records(ev)
+    listing = grade["checks"][0]["details"]["output"].split("\n", 1)[1]
+    assert listing == ".\n./data.bin\n./gone.txt\n./tool.sh"     # neither link is recreated
