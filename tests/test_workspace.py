@@ -298,3 +298,20 @@ def test_links_the_agent_leaves_in_place_of_starting_files_are_never_followed(
     (grade,) = grade_records(ev)
     listing = grade["checks"][0]["details"]["output"].split("\n", 1)[1]
     assert listing == ".\n./data.bin\n./gone.txt\n./tool.sh"     # neither link is recreated
+
+
+def test_a_file_made_a_folder_and_a_folder_made_a_file(cli, tmp_path: Path) -> None:
+    runner = ("#!/bin/sh\nrm data.bin && mkdir data.bin && echo x > data.bin/x.txt\n"
+              "rm -r src && echo file > src\n")
+    ev = _agent_eval(tmp_path / "ev", runner)
+    write(ev / "graders" / "default.yaml", "checks:\n  - checker: ./tree.sh\n")
+    write(ev / "graders" / "tree.sh", TREE_CHECKER.replace("cat src/a.py", "cat src"),
+          executable=True)
+    assert cli("run", str(ev), "-g").code == 0
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    assert {k: record["workspace"][k] for k in ("changed", "added", "deleted")} == {
+        "changed": [], "added": ["data.bin/x.txt", "src"], "deleted": ["data.bin", "src/a.py"]}
+    (grade,) = grade_records(ev)
+    assert grade["checks"][0]["details"]["output"].split("\n", 1)[1] == (
+        ".\n./data.bin\n./data.bin/x.txt\n./gone.txt\n./keep.txt\n./src\n./tool.sh\nfile")
