@@ -173,6 +173,9 @@ def test_diff_between_two_commits_says_workspace_changed(cli, tmp_path: Path) ->
     ("workspaces/app/a.txt", None, "'workspaces/app/a.txt' is a regular file, not a folder"),
     ("[workspaces/app]", None, "'workspaces/app' is a folder, not a regular file"),
     ("7", None, "expected a string or a list, got 7"),
+    (".", None, "must be a folder inside the Eval, not the Eval itself"),
+    ("workspaces/app", "badname", "'workspaces/app/bad\\xff.txt': the file name is not valid "
+                                  "UTF-8; rename it"),
 ])
 def test_a_bad_workspace_is_refused_at_its_line(cli, tmp_path: Path, workspace: str,
                                                  make: str | None, message: str) -> None:
@@ -188,6 +191,8 @@ def test_a_bad_workspace_is_refused_at_its_line(cli, tmp_path: Path, workspace: 
         (app / "output.txt").write_text("x\n")
     elif make == "linked":
         (ev / "workspaces" / "link").symlink_to(app)
+    elif make == "badname":
+        (app / os.fsdecode(b"bad\xff.txt")).write_text("x\n")
     for command in ("validate", "run"):
         res = cli(command, str(ev))
         assert res.code == 2, res.out

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SmevalsError
+from smevals.spec.load import bad_byte, display_path, printable
 from smevals.spec.model import Task
 from smevals.spec.paths import path_problem
 from smevals.store.canonical import dumps, sha256_bytes
@@ -78,8 +79,6 @@ def spec_problems(task: Task) -> list[Problem]:
     try:
         starting(task)
     except WorkspaceError as exc:
-        from smevals.spec.load import display_path
-
         line, col = task.locs.get((KEY, exc.index), task.pos(KEY))
         return [Problem(display_path(task.path), task.line or line, col, str(exc), KEY)]
     return []
@@ -107,7 +106,7 @@ def tree_of(base: Path, spec: Any) -> Starting:
     or a list of files, each kept at its path), checked, bounded and hashed."""
     found = _find(base, spec)
     _bounded(found)
-    signature = tuple((rel, info.st_size, info.st_mtime_ns, info.st_ino) for rel, _, info in found)
+    signature = tuple((rel, *stamp_of(info)) for rel, _, info in found)
     key = (os.path.realpath(base), dumps(spec).decode())
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
@@ -122,6 +121,8 @@ Found = list[tuple[str, Path, os.stat_result]]
 
 def _find(base: Path, spec: Any) -> Found:
     if isinstance(spec, str):
+        if os.path.normpath(spec.replace("\\", "/")) == ".":
+            raise WorkspaceError("must be a folder inside the Eval, not the Eval itself")
         folder = _inside(base, spec, "folder")
         if not stat.S_ISDIR(folder[1].st_mode):
             raise WorkspaceError(f"'{spec}' is {_what(folder[0])}, not a folder")
@@ -170,6 +171,9 @@ def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
         items = sorted(entries, key=lambda e: e.name)
     for entry in items:
         rel = prefix + entry.name
+        if bad_byte(rel) is not None:
+            raise WorkspaceError(f"'{spec}/{printable(rel)}': the file name is not valid "
+                                 "UTF-8; rename it")
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
             _walk(Path(entry.path), rel + "/", spec, found)
