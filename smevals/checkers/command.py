@@ -51,8 +51,12 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
 
     files = opts.get("files")
     names = [files] if isinstance(files, str) else files if isinstance(files, list) else []
-    return [("files", f"{why}") for name in names if isinstance(name, str)
-            and (why := path_problem(name))]
+    found = [("files", why) for name in names if isinstance(name, str)
+             and (why := path_problem(name))]
+    junit = opts.get("junit")
+    if isinstance(junit, str) and (why := path_problem(junit)):
+        found.append(("junit", why))
+    return found
 
 
 @checker(

@@ -208,6 +208,8 @@ def test_python_is_smevals_python_and_each_check_has_its_own_copy(graded) -> Non
     ("checker: command\n    files: x", "2:5: checks[0].command: missing required option"),
     ("checker: command\n    command: 'true'\n    files: ../x",
      "4:5: checks[0].files: may not contain '..' ('../x')"),
+    ("checker: command\n    command: 'true'\n    junit: /tmp/r.xml",
+     "4:5: checks[0].junit: must be a relative path, not '/tmp/r.xml'"),
     ("checker: command\n    command: []",
      "3:5: checks[0].command: expected a command line (run by sh -c) or a non-empty list of "
      "arguments, got []"),
