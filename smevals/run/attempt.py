@@ -63,7 +63,7 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     staging = session.store.stage("run")
     try:
         started = datetime.now(UTC)
-        start, stamps, refused = _copy_in(job, staging.dir)
+        start, stamps, refused = _copy_in(session.ev, job, staging.dir)
         finished = refused or _execute(session, job, staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
@@ -78,16 +78,18 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     return Attempt(job, written, record)
 
 
-def _copy_in(job: Job, workspace: Path
+def _copy_in(ev: Eval, job: Job, workspace: Path
              ) -> tuple[Starting | None, Stamps, Finished | None]:
-    """Copy the Task's starting files into the Run's workspace; a Finished that fails the Run
-    (the runner never starts) when they cannot be copied as planned."""
-    from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
+    """Copy the Task's starting files (from the Eval folder of this session: a Dask worker
+    has its own copy) into the Run's workspace; a Finished that fails the Run (the runner
+    never starts) when they cannot be copied as planned."""
+    from smevals.spec.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
 
+    spec = job.task.doc.get(KEY)
+    if spec is None:
+        return None, {}, None
     try:
-        start = starting(job.task)
-        if start is None:
-            return None, {}, None
+        start = tree_of(ev.path, spec)
         if start.digest != job.inputs.get("workspace"):
             raise CopyError("the starting files changed since the Run was planned")
         fd = open_dir(workspace)
