@@ -249,3 +249,26 @@ def test_editing_a_hidden_file_is_a_new_grader_version(cli, tmp_path: Path) -> N
     assert "grading 1 Run(s)" in res.out
     versions = {g["grader"]["version"] for g in grade_records(ev)}
     assert len(versions) == 2
+
+
+def test_fixtures_of_a_task_with_starting_files(cli, tmp_path: Path) -> None:
+    """`smevals test`: a case's files are the agent's work over the Task's starting files."""
+    ev = make_eval(tmp_path / "ev", tasks={"calc": "prompt: p\nworkspace: start\n"},
+                   graders={"default": "checks:\n  - checker: command\n"
+                                       "    command: python -m pytest -q -p no:cacheprovider\n"
+                                       "    files: hidden\n"},
+                   files={"configs/echo.sh": "#!/bin/sh\necho hi\n",
+                          "start/notes.txt": "starting notes\n",
+                          "hidden/test_calc.py": PYTEST_TESTS.replace('"src"', '"."')})
+    fixtures = ev / "graders" / "default.fixtures"
+    write(fixtures / "good.yaml", "task: calc\noutput: done\nfiles: {calc.py: good.py}\n"
+                                  "expect: pass\n")
+    write(fixtures / "bad.yaml", "task: calc\noutput: done\nfiles: {calc.py: bad.py}\n"
+                                 "expect: fail\nscore: {min: 0.66, max: 0.67}\n")
+    write(fixtures / "good.py", "def add(a, b):\n    return a + b\n\n\n"
+                                "def sub(a, b):\n    return a - b\n")
+    write(fixtures / "bad.py", "def add(a, b):\n    return a + b\n\n\n"
+                               "def sub(a, b):\n    return a + b\n")
+    res = cli("test", str(ev))
+    assert res.code == 0, res.both
+    assert "2 case(s): 2 ok, 0 mismatch(es)" in res.out
