@@ -220,6 +220,10 @@ def _verdict(outcome: Outcome, counts: Counts | None, timeout: float, cap: int) 
         if counts.failing:
             more = ", ..." if len(counts.failing) > 5 else ""
             problem += f" ({', '.join(counts.failing[:5])}{more})"
+    for name in ("stdout", "stderr"):       # their ends, beside the files kept in full
+        text = _decode(getattr(outcome, name)).strip()
+        if text:
+            details[name] = text if len(text) <= 500 else "…" + text[-500:]
     return CheckResult(ok=False, score=0.0 if score is None else score, notes=problem,
                        details=details)
 

@@ -4,6 +4,7 @@ one that prints megabytes, bad JUnit XML."""
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -150,6 +151,8 @@ def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> 
     ev, checks = graded
     (run,) = (ev / "results" / "runs").rglob("run.json")
     assert (run.parent / "output.txt").read_text() == "./notes.txt\n"      # no tests/
+    tail = checks["pytest"]["details"].pop("stdout")       # its end, in the details
+    assert re.search(r"\n1 failed, 2 passed in [\d.]+s$", tail), tail
     assert checks["pytest"] == {
         "checker": "command", "name": "pytest", "ok": False, "score": 2 / 3,
         "notes": "command exited with code 1: 1 of 3 tests failed "
