@@ -1,5 +1,5 @@
 """command: run a command (tests, a linter, a build) in a sandboxed copy of the Run's final
-workspace, with hidden files the agent never saw copied in first.
+workspace, with hidden files that were never in the agent's workspace copied in first.
 
 The copy is private to the Check: the Run's final tree (CheckInput.run_workspace), then the
 `files:` (a folder of the Eval, whose content goes to the top, or a list of files of the
