@@ -320,3 +320,21 @@ def test_a_file_made_a_folder_and_a_folder_made_a_file(cli, tmp_path: Path) -> N
     (grade,) = grade_records(ev)
     assert grade["checks"][0]["details"]["output"].split("\n", 1)[1] == (
         ".\n./data.bin\n./data.bin/x.txt\n./gone.txt\n./keep.txt\n./src\n./tool.sh\nfile")
+
+
+def test_starting_files_edited_after_the_plan_fail_the_run(cli, tmp_path: Path) -> None:
+    runner = ('#!/bin/sh\n[ "$SMEVALS_TASK" = a ] && '
+              'echo edited > "$SMEVALS_EVAL_DIR/workspaces/b/x.txt"\necho ran\n')
+    ev = make_eval(tmp_path / "ev", tasks={"a": "prompt: a\n", "b": "prompt: b\nworkspace: "
+                                           "workspaces/b\n"},
+                   configs={"default": "runner: ./agent.sh\nmodel: m1\n"},
+                   files={"configs/agent.sh": runner, "workspaces/b/x.txt": "x\n"})
+    res = cli("run", str(ev), "-j", "1")
+    assert res.code == 1
+    runs = {json.loads(p.read_text())["task"]["name"]: json.loads(p.read_text())
+            for p in (ev / "results" / "runs").rglob("run.json")}
+    assert runs["a"]["status"] == "ok"
+    assert runs["b"]["failure"] == {"kind": "launch", "detail": "workspace: the starting "
+                                    "files changed since the Run was planned"}
+    assert [f["path"] for f in runs["b"]["files"]] == ["output.txt"]     # the runner never ran
+    assert "workspace" not in runs["b"]

@@ -98,7 +98,7 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
         finally:
             os.close(fd)
     except (WorkspaceError, CopyError) as exc:
-        return None, {}, Finished(b"", b"", None, "workspace", f"workspace: {exc}", 0.0, {})
+        return None, {}, Finished(b"", b"", None, "launch", f"workspace: {exc}", 0.0, {})
     return start, stamps, None
 
 
