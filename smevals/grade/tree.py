@@ -20,10 +20,12 @@ import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.spec.model import Eval
-from smevals.spec.workspace import Starting
+
+if TYPE_CHECKING:
+    from smevals.spec.workspace import Starting
 
 
 class TreeError(ValueError):

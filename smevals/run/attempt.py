@@ -7,14 +7,13 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
-from smevals.spec.workspace import Stamps, Starting
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
@@ -29,6 +28,9 @@ from smevals.store.regular import (
 )
 from smevals.store.workspace import is_regular, open_dir, remove, write_new
 from smevals.store.write import RECORD_NAMES, Written
+
+if TYPE_CHECKING:
+    from smevals.spec.workspace import Stamps, Starting
 
 USAGE_FILE = "smevals-usage.json"
 
@@ -95,6 +97,10 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
         fd = open_dir(workspace)
         try:
             stamps = copy_in(start, fd)
+        except CopyError:
+            for name in os.listdir(fd):         # what was copied before it failed
+                remove(fd, name)
+            raise
         finally:
             os.close(fd)
     except (WorkspaceError, CopyError) as exc:
