@@ -191,11 +191,12 @@ def test_dask_run_of_a_task_with_starting_files(cli, tmp_path: Path, scheduler: 
                    graders={"default": "checks:\n  - checker: command\n"
                                        "    command: cat a.txt b.txt\n"},
                    files={"configs/echo.sh": "#!/bin/sh\necho b > b.txt\nrm a.txt\n",
-                          "start/a.txt": "a\n"})
+                          "start/a.txt": "a\n", "start/.hidden": "h\n"})
     res = cli("run", str(ev), "-g", "--dask", scheduler)
     assert res.code == 1, res.err            # a.txt was deleted: `cat` fails
     (run,) = (ev / "results" / "runs").rglob("run.json")
     record = json.loads(run.read_text())
+    assert record["status"] == "ok"              # the worker copied the dot file too
     assert record["workspace"]["deleted"] == ["a.txt"]
     assert record["workspace"]["added"] == ["b.txt"]
     (grade,) = (ev / "results" / "grades").rglob("grade.json")
