@@ -56,6 +56,11 @@ class CheckInput:
     check_name: str | None = None
     judge: JudgeAccess | None = None     # for the judge checkers
     grader_dir: Path | None = None   # the grader's folder: where `database:` paths start
+    # A Run of a Task with starting files: its final tree (the starting files, minus those
+    # deleted, with the Run's files on top), built on the first call in a private folder
+    # shared by the Grade's Checks (read it, never write it); ValueError, naming why, when it
+    # cannot be rebuilt (the starting files changed since the Run)
+    run_workspace: Callable[[], Path] | None = None
 
 
 @dataclass
@@ -157,7 +162,8 @@ class Checker:
     that must be present when the check runs, a tuple standing for "exactly one of";
     `task_keys` maps an option to the Task keys read, in order, when it is absent;
     `aliases` maps another tool's spelling of an option to ours; `reads` is "text"
-    (the `file:` option applies), "json" (`file:` and `extract: json`) or "none";
+    (the `file:` option applies), "json" (`file:` and `extract: json`), "workspace" (the
+    Run's final tree, `CheckInput.run_workspace`) or "none";
     `problems` adds static checks for `smevals validate` (e.g. a regex compiles);
     `strict` False accepts options that `properties` does not name (plugins).
     """

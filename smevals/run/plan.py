@@ -47,7 +47,8 @@ class PairPlan:
     why: tuple[str, ...] = ()      # what differs: task edited, config changed, runner changed
 
 
-REASONS = ("task edited", "config changed", "runner changed")
+REASONS = ("task edited", "config changed", "runner changed", "workspace changed")
+_PARTS = ("task", "config", "runner", "workspace")
 
 
 def resolve_runner(config: Config) -> Runner:
@@ -78,17 +79,39 @@ def resolved_config(config: Config, runner: Runner, model: str) -> dict[str, Any
     return {**config.doc, "name": config.name, "runner": runner.display, "model": model}
 
 
+_UNKNOWN = "?"
+
+
 def inputs_of(task: Task, config: Config, runner: Runner, model: str,
-              config_digest: str | None = None) -> Inputs:
+              config_digest: str | None = None, files: str | None = _UNKNOWN) -> Inputs:
     """Hashes of what determines a Run: the task (without grading), the config as written
-    (with its model), and the runner's content. Paths on this machine are left out.
-    `config_digest` is `digest_of_config(config, model)`, when the caller already has it."""
+    (with its model), the runner's content, and the Task's starting files when it has some.
+    Paths on this machine are left out. `config_digest` is `digest_of_config(config,
+    model)` and `files` is `workspace_digest(task)`, when the caller already has them."""
     parts = {
         "task": sha256_bytes(dumps(task.doc)),
         "config": config_digest or digest_of_config(config, model),
         "runner": runner.digest,
     }
+    if files == _UNKNOWN:
+        files = workspace_digest(task)
+    if files is not None:
+        parts["workspace"] = files
     return cast(Inputs, {"hash": sha256_bytes(dumps(parts)), **parts})
+
+
+def workspace_digest(task: Task) -> str | None:
+    """The digest of the Task's starting files (names and bytes); None without `workspace:`.
+    One that cannot be read (a file removed meanwhile) gives a digest no Run has."""
+    from smevals.spec.workspace import WorkspaceError, has_workspace, starting
+
+    if not has_workspace(task):
+        return None
+    try:
+        found = starting(task)
+    except WorkspaceError as exc:
+        return f"unreadable: {exc}"
+    return found.digest if found else None
 
 
 def digest_of_config(config: Config, model: str) -> str:
@@ -104,8 +127,9 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     needs: dict[tuple[str, str], tuple[Inputs, int, int]] = {}
     digests = {model: digest_of_config(config, model) for model in models}
     for task in tasks:
+        files = workspace_digest(task)          # once per Task: it walks the files
         for model in models:
-            inputs = inputs_of(task, config, runner, model, digests[model])
+            inputs = inputs_of(task, config, runner, model, digests[model], files)
             existing = have[inputs["hash"]]
             wanted = 1 if repeat is None else max(0, repeat - existing)
             needs[(task.name, model)] = (inputs, existing, wanted)
@@ -179,5 +203,5 @@ def _stale(earlier: list[Mapping[str, object]], now: Inputs) -> tuple[int, tuple
 def differences(had: Any, now: Mapping[str, object]) -> list[str]:
     """What differs between a Run's recorded inputs and `now` (REASONS, in order)."""
     had = had if isinstance(had, dict) else {}
-    return [reason for reason, part in zip(REASONS, ("task", "config", "runner"), strict=True)
-            if had.get(part) != now[part]]
+    return [reason for reason, part in zip(REASONS, _PARTS, strict=True)
+            if had.get(part) != now.get(part)]

@@ -3,7 +3,8 @@
 A Run records the hashes of its task document, its config (with the model) and its runner
 program. Against an Eval (as in the working tree, or at a revision) a stale Run is one of:
 its task was deleted, its config was deleted, its task was edited, its config was changed,
-or its runner program was changed. The first that applies is its reason.
+its runner program was changed, or its starting files (`workspace:`) were changed. The
+first that applies is its reason.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 
 from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
-from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
+from smevals.run.plan import Runner, differences, inputs_of, resolve_runner, workspace_digest
 from smevals.spec.model import Eval
 from smevals.store.read import Obj
 from smevals.store.records import Inputs, RunBrief
@@ -23,7 +24,7 @@ CONFIG_DELETED = "config deleted"
 REASONS = (TASK_DELETED, CONFIG_DELETED, *CHANGES)    # task edited, config/runner changed
 
 Cell = tuple[str, str, str]          # (task, config, model)
-Want = tuple[tuple[str, str], ...]   # (inputs key, value) pairs a current Run has
+Want = tuple[tuple[str, str | None], ...]   # (inputs key, value) pairs a current Run has
 
 
 class Staleness:
@@ -37,6 +38,7 @@ class Staleness:
         self.runners: dict[str, Runner | None] = {}
         self.wants: dict[Cell, Want | None] = {}
         self.inputs: dict[Cell, Inputs] = {}
+        self.files: dict[str, str | None] = {}      # the digest of each Task's starting files
 
     def runner(self, config_name: str) -> Runner | None:
         """The config's runner, or None when it cannot be found here."""
@@ -50,8 +52,11 @@ class Staleness:
     def _inputs(self, cell: Cell) -> Inputs:
         if cell not in self.inputs:
             program = self.runner(cell[1]) or Runner(None, None, "", "")
-            self.inputs[cell] = inputs_of(self.tasks[cell[0]], self.ev.configs[cell[1]],
-                                          program, cell[2])
+            task = self.tasks[cell[0]]
+            if task.name not in self.files:
+                self.files[task.name] = workspace_digest(task)
+            self.inputs[cell] = inputs_of(task, self.ev.configs[cell[1]], program, cell[2],
+                                          files=self.files[task.name])
         return self.inputs[cell]
 
     def expected(self, cell: Cell) -> Want | None:
@@ -67,7 +72,8 @@ class Staleness:
             return None
         parts = self._inputs(cell)
         if self.runner(cell[1]) is None:
-            return (("task", parts["task"]), ("config", parts["config"]))
+            return (("task", parts["task"]), ("config", parts["config"]),
+                    ("workspace", parts.get("workspace")))
         return (("hash", parts["hash"]),)
 
     def is_stale(self, run: Obj[RunBrief]) -> bool:
@@ -89,7 +95,7 @@ class Staleness:
         if cell[1] not in self.ev.configs:
             return CONFIG_DELETED
         changed = differences(run.record.get("inputs"), self._inputs(cell))
-        return changed[0] if changed else CHANGES[-1]     # a record without inputs
+        return changed[0] if changed else CHANGES[2]      # a record without inputs
 
     def count(self, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, int]:
         """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""

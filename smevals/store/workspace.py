@@ -12,6 +12,7 @@ of, a file elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import uuid
@@ -161,3 +162,50 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def descend(fd: int, folders: list[str], make: bool = False) -> int:
+    """A new descriptor of the folder `folders` below the folder `fd`, each entered without
+    following a link (with `make`, a missing one is made); the caller closes it."""
+    here = os.dup(fd)
+    try:
+        for folder in folders:
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o755, dir_fd=here)
+            inner = open_dir(folder, here)
+            os.close(here)
+            here = inner
+    except BaseException:
+        os.close(here)
+        raise
+    return here
+
+
+class Folders:
+    """Descriptors of the folders below one folder, each opened once (without following a
+    link) however many files are placed in it: for copying or removing many files."""
+
+    def __init__(self, fd: int, make: bool = False):
+        self.root = fd
+        self.make = make
+        self.open: dict[str, int] = {}
+
+    def at(self, rel: str) -> tuple[int, str]:
+        """(descriptor of the folder holding `rel`, its last name)."""
+        folder, _, name = rel.rpartition("/")
+        if not folder:
+            return self.root, name
+        found = self.open.get(folder)
+        if found is None:
+            parent, last = self.at(folder)
+            if self.make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(last, 0o755, dir_fd=parent)
+            found = self.open[folder] = open_dir(last, parent)
+        return found, name
+
+    def close(self) -> None:
+        for fd in self.open.values():
+            os.close(fd)
+        self.open.clear()
