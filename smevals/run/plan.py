@@ -55,6 +55,7 @@ def resolve_runner(config: Config) -> Runner:
 
     name = builtin_name(config.runner)
     if name is not None:
+        _preflight(name, config)
         return Runner(name, None, config.runner, _builtin_digest(name, config))
     try:
         path = resolve_program(config.runner, config.path.parent)
@@ -62,6 +63,17 @@ def resolve_runner(config: Config) -> Runner:
         raise SmevalsError(f"{config.path}: runner {exc}") from None
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return Runner(None, path, printable(str(path)), digest)     # a record is UTF-8
+
+
+def _preflight(name: str, config: Config) -> None:
+    """A built-in that cannot run here (a harness not installed) stops `run` before any Run."""
+    import os
+
+    from smevals.runners import preflight
+
+    why = preflight(name, config.doc, config.path.parent, os.environ)
+    if why is not None:
+        raise SmevalsError(f"{config.path}: {why}")
 
 
 def _builtin_digest(name: str, config: Config) -> str:
