@@ -26,6 +26,11 @@ sys.stderr.write({stderr!r})
 with open({stream!r}, "rb") as f:
     sys.stdout.buffer.write(f.read())
 sys.stdout.flush()
+if {signal}:
+    os.kill(os.getpid(), {signal})
+if {sleep}:
+    import time
+    time.sleep({sleep})
 sys.exit({code})
 '''
 
@@ -33,16 +38,18 @@ HOME_VARS = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR", "pi": "PI_COD
 
 
 def fake_harness(path: Path, stream: Path | bytes, record: Path, program: str = "codex",
-                 code: int = 0, stderr: str = "") -> Path:
+                 code: int = 0, stderr: str = "", sleep: float = 0, signal: int = 0) -> Path:
     """Write the fake at `path` (executable): it replays `stream` (a fixture's path, or
-    bytes written beside it) and writes what it saw to `record` (read with `seen`)."""
+    bytes written beside it) and writes what it saw to `record` (read with `seen`); then it
+    kills itself with `signal`, or sleeps `sleep` seconds, or exits with `code`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(stream, bytes):
         data, stream = stream, path.with_suffix(".stream")
         stream.write_bytes(data)
     path.write_text(_SCRIPT.format(python=sys.executable, record=str(record),
                                    home_var=HOME_VARS[program], stderr=stderr,
-                                   stream=str(stream), code=code))
+                                   stream=str(stream), code=code, sleep=sleep,
+                                   signal=signal))
     path.chmod(0o755)
     return path
 

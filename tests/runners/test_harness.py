@@ -18,14 +18,14 @@ PROGRAMS = {"codex": "codex", "claude-code": "claude", "pi": "pi"}
 
 def harness_eval(tmp_path: Path, runner: str, stream: Path | bytes, config: str = "",
                  code: int = 0, stderr: str = "", model: str = "m1",
-                 graders: dict[str, str] | None = None) -> Path:
+                 graders: dict[str, str] | None = None, **fake: Any) -> Path:
     """An Eval whose config runs `smevals:RUNNER` on a fake harness replaying `stream`."""
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: {model}\n"
                                        f"executable: ../bin/{PROGRAMS[runner]}\n{config}"},
                    graders=graders)
     fake_harness(ev / "bin" / PROGRAMS[runner], stream, tmp_path / "seen.json",
-                 program=PROGRAMS[runner], code=code, stderr=stderr)
+                 program=PROGRAMS[runner], code=code, stderr=stderr, **fake)
     return ev
 
 
@@ -255,6 +255,27 @@ def test_hostile_lines_are_said_and_skipped(cli, tmp_path: Path) -> None:
         {"type": "message", "role": "assistant", "text": "caf\ufffd ok"},
         {"type": "error", "message": f"line 5 is {len(huge) - 1} bytes, over the 4194304 bytes "
                                      "one event may have; skipped"}]
+    assert (folder / "output.txt").read_text() == \
+        "Fixed `slugify` to fold accents; all 4 tests pass."
+
+
+def test_the_deadline_ends_the_harness_keeping_what_it_said(cli, tmp_path: Path) -> None:
+    ev = harness_eval(tmp_path, "pi", fixture("pi-truncated.jsonl"), sleep=60)
+    assert cli("run", "--timeout", "1", str(ev)).code == 1
+    record, folder = only_run(ev)
+    assert record["failure"] == {"kind": "timeout",
+                                 "detail": "smevals:pi: timed out after 1 s"}
+    assert [e["type"] for e in entries(folder)] == ["error"]
+    assert entries(folder)[0]["message"].startswith("line 4 is not JSON (the stream ends in ")
+    assert record["duration_seconds"] < 30
+
+
+def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:
+    ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"), signal=9)
+    assert cli("run", str(ev)).code == 1
+    record, folder = only_run(ev)
+    assert record["failure"] == {"kind": "signal",
+                                 "detail": "smevals:codex: the harness was killed by SIGKILL"}
     assert (folder / "output.txt").read_text() == \
         "Fixed `slugify` to fold accents; all 4 tests pass."
 
