@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.proc import container
-from smevals.proc.child import Limits, Spec, run_child
+from smevals.proc.child import Children, Limits, Spec, run_child
 from smevals.proc.contain import (
     BACKENDS,
     CONTAINERS,
@@ -207,37 +207,40 @@ def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment
             f"unset them, or set {ALLOW_UNCONTAINED}=1 to run it anyway")
 
 
-def run_sandboxed(argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
+                  children: Children | None = None) -> Outcome:
     """Run `argv` in `cwd` under `policy`; never raises for the program's failures
-    (SandboxRefused when it may not run here: see `choose` and `refusal`)."""
+    (SandboxRefused when it may not run here: see `choose` and `refusal`). `children`:
+    the command's live children, so Ctrl-C and SIGTERM end this one at once too."""
     box = choose(policy)
     env = dict(policy.env)
     why = refusal(os.environ, env, box)
     if why is not None:
         raise SandboxRefused(why, box.name)
     if box.container:
-        return _run_container(box, argv, cwd, policy)
+        return _run_container(box, argv, cwd, policy, children)
     limits = Limits(cpu_seconds=math.ceil(policy.timeout) + 1,
                     memory_bytes=policy.memory_mb * MIB,
                     file_bytes=policy.file_mb * MIB, processes=policy.processes,
                     core_dumps=False)
     spec = Spec(box.wrap(argv), cwd, env, timeout=policy.timeout, cap=policy.cap,
                 limits=limits, stop_at_cap=True)
-    res = run_child(spec)
+    res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
     return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
                    box.name, res.leftovers)
 
 
-def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy,
+                   children: Children | None = None) -> Outcome:
     """`argv` in a throw-away container (smevals.proc.container); the container is removed
     when the client had to be stopped (deadline, cap) and may have left it running."""
     path, name = box.prefix[0], container.new_name()
     client = container.client_env(policy.env, os.environ)
     spec = Spec(container.command(box.backend, path, argv, cwd, policy, name), cwd, client,
                 timeout=policy.timeout, cap=policy.cap, stop_at_cap=True)
-    res = run_child(spec)
+    res = run_child(spec, children)
     timed_out = res.timed_out
     if timed_out or res.over_cap or (res.exit_code or 0) < 0:
         container.remove(path, name, client)

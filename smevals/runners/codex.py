@@ -29,7 +29,7 @@ from smevals.runners.events import Collector, Event, blocks_text, count, listing
 NAME = "codex"
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 DEFAULT_SANDBOX = "workspace-write"
-SCHEMA = common.schema({"sandbox": {"enum": list(SANDBOXES),
+SCHEMA = common.schema({"sandbox_mode": {"enum": list(SANDBOXES),
                                     "x-problem": {"enum": "must be one of "
                                                   + ", ".join(SANDBOXES)}}})
 
@@ -41,7 +41,7 @@ def _home(home: Path) -> dict[str, str]:
 
 def _options(ctx: BuiltinContext) -> list[str]:
     argv = ["exec", "--json", "--skip-git-repo-check", "--color", "never",
-            "--sandbox", str(ctx.config.get("sandbox") or DEFAULT_SANDBOX)]
+            "--sandbox", str(ctx.config.get("sandbox_mode") or DEFAULT_SANDBOX)]
     model = common.model_of(ctx)
     return argv + (["--model", model] if model else [])
 

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
 from smevals.runners.events import Collector, Reader, read_stream, usage_calls
@@ -28,14 +30,21 @@ from smevals.runners.options import ENV_NAME, config_problems_for, options_schem
 from smevals.schemas import Schema
 from smevals.store import transcript
 
+if TYPE_CHECKING:
+    from smevals.proc.sandbox import Outcome, Policy
+    from smevals.proc.setting import Setting
+
 STREAM_CAP = 64 * 1024 * 1024   # bytes of the event stream read; the harness is stopped past it
 STDERR_CAP = 1024 * 1024        # bytes of the harness's stderr kept
 SHOWN_STDERR = 5                # last lines of its stderr quoted in a failure's reason
 DEFAULT_MODEL = "default"       # `model: default`: the harness's own default model
+DEFAULT_TIMEOUT = 3600.0        # seconds a harness may run when the Run has no `timeout`
+MEMORY_MB = 4096                # its address space (RLIMIT_AS) unless `sandbox.memory_mb`
 
 ARG: dict[str, Any] = {"type": "string", "not": {"type": "string", "pattern": "\x00"},
                        "x-problem": {"not": "must not contain a NUL byte"}}
 COMMON: dict[str, Any] = {
+    "sandbox": True,        # the `sandbox:` setting of every Config (config.schema.json)
     "executable": {**ARG, "pattern": r"\S"},
     "args": {"type": "array", "items": ARG},
     "env": {"type": "array", "items": ENV_NAME},
@@ -143,12 +152,13 @@ def _remove(path: Path) -> None:
     shutil.rmtree(path, onerror=writable)
 
 
-def environment(ctx: BuiltinContext, harness: Harness, home: Path) -> tuple[dict[str, str],
-                                                                          list[str]]:
-    """The harness's environment, and the names listed in `env:` that are not set."""
+def environment(ctx: BuiltinContext, harness: Harness, home: Path,
+                passed: tuple[str, ...] = ()) -> tuple[dict[str, str], list[str]]:
+    """The harness's environment (the sandbox's allow-list, the names a `sandbox:` setting
+    passes, the names in `env:`), and the names in `env:` that are not set."""
     from smevals.proc.sandbox import sandbox_env
 
-    env = sandbox_env(ctx.environ, home)
+    env = sandbox_env(ctx.environ, home, passed)
     for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
         env[key] = str(home / key.removeprefix("XDG_").removesuffix("_HOME").lower())
     missing = []
@@ -179,13 +189,16 @@ def run(harness: Harness, ctx: BuiltinContext) -> BuiltinOutcome:
         raise RunFailed(why.removeprefix(harness.prefix + ": "), failure="launch")
     argv = [program, *harness.options(ctx), *(ctx.config.get("args") or []),
             *harness.prompt(ctx, prompt)]
+    setting = _setting(ctx)
+    start = time.monotonic()
     with private_home() as home:
-        env, missing = environment(ctx, harness, home)
-        child = _launch(argv, ctx, env)
-    read = read_stream(child.stdout.data, harness.reader())
+        env, missing = environment(ctx, harness, home, setting.env)
+        child = _launch(argv, ctx, policy(ctx, setting, env))
+    seconds = time.monotonic() - start
+    read = read_stream(child.stdout, harness.reader())
     transcript.write(ctx.workspace / transcript.NAME, _sent(ctx, harness, prompt) + read.entries)
     notes = [f"{harness.prefix}: env: {name} is not set, so not passed" for name in missing]
-    return _outcome(harness, ctx, child, read, notes)
+    return _outcome(harness, ctx, child, read, notes, seconds)
 
 
 def _sent(ctx: BuiltinContext, harness: Harness, prompt: str) -> list[transcript.Entry]:
@@ -200,20 +213,54 @@ def _sent(ctx: BuiltinContext, harness: Harness, prompt: str) -> list[transcript
     return sent
 
 
-def _launch(argv: list[str], ctx: BuiltinContext, env: dict[str, str]) -> Any:
-    from smevals.proc.child import Spec, run_child
-
-    spec = Spec(argv, ctx.workspace, env, timeout=ctx.timeout, cap=STREAM_CAP,
-                stop_at_cap=True)
-    return run_child(spec, ctx.children)
+# --- in the sandbox ---
 
 
-def _outcome(harness: Harness, ctx: BuiltinContext, child: Any, read: Collector,
-             notes: list[str]) -> BuiltinOutcome:
+def _setting(ctx: BuiltinContext) -> Setting:
+    """The `sandbox:` setting of the Config, then the Task's (smevals.proc.setting)."""
+    from smevals.proc.setting import Setting
+
+    try:
+        setting = Setting.merged(ctx.config.get("sandbox"), ctx.task.get("sandbox"))
+    except ValueError as error:
+        raise RunFailed(str(error), failure="launch") from None
+    if setting.backend in ("docker", "podman"):
+        raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
+                        "runners (the harness and its home are on this machine): use auto, "
+                        "bwrap, unshare or none", failure="launch")
+    return setting
+
+
+def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy:
+    """How the harness runs: the setting's containment and limits, with the network on
+    unless a `sandbox:` says `network: false` (a harness must reach its model), more memory
+    than other code (a Node.js harness), and a deadline even without `timeout`."""
+    from smevals.proc.sandbox import Policy
+
+    layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
+              if isinstance(layer, Mapping)]
+    network = setting.network if any("network" in layer for layer in layers) else True
+    return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
+                  cap=STREAM_CAP, network=network, processes=setting.processes,
+                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require)
+
+
+def _launch(argv: list[str], ctx: BuiltinContext, rules: Policy) -> Outcome:
+    from smevals.proc.sandbox import SandboxRefused, run_sandboxed
+
+    try:
+        return run_sandboxed(argv, ctx.workspace, rules, ctx.children)
+    except SandboxRefused as refused:
+        raise RunFailed(refused.reason, failure="launch") from None
+
+
+def _outcome(harness: Harness, ctx: BuiltinContext, child: Outcome, read: Collector,
+             notes: list[str], seconds: float) -> BuiltinOutcome:
     usage = dict(read.usage)
-    usage.setdefault("duration_ms", round(child.seconds * 1000))
+    usage.setdefault("duration_ms", round(seconds * 1000))
     usage["tool_calls"] = usage_calls(read.entries)
-    err = child.stderr.data[:STDERR_CAP].decode("utf-8", "replace")
+    usage["sandbox"] = child.sandbox
+    err = child.stderr[:STDERR_CAP].decode("utf-8", "replace")
     stderr = err + ("" if not err or err.endswith("\n") else "\n")
     stderr += "".join(f"{note}\n" for note in notes)
     kind, reason, code = verdict(child, read, ctx)
@@ -225,27 +272,35 @@ def _outcome(harness: Harness, ctx: BuiltinContext, child: Any, read: Collector,
                           exit_code=code, usage=usage, failure=kind)
 
 
-def verdict(child: Any, read: Collector, ctx: BuiltinContext) -> tuple[str | None, str, int]:
+def verdict(child: Outcome, read: Collector, ctx: BuiltinContext) -> tuple[str | None, str, int]:
     """(failure kind or None, reason, exit code) of the Run, first cause first."""
+    code = child.exit_code
     if ctx.cancel.is_set():
         return "exit", "cancelled", 130
     if child.error is not None:
         return "launch", child.error, 1
     if child.timed_out:
-        return "timeout", f"timed out after {ctx.timeout:g} s", 1
+        return "timeout", f"timed out after {ctx.timeout or DEFAULT_TIMEOUT:g} s", 1
     if child.over_cap:
-        return "exit", (f"the event stream passed {STREAM_CAP} bytes: the harness was "
-                        f"stopped"), 1
+        return "exit", (f"the harness wrote more than {STREAM_CAP} bytes on "
+                        f"{' and '.join(child.over_cap)}: it was stopped"), 1
     if read.failure is not None:
-        return "exit", f"the harness reported a failure: {read.failure}", child.exit_code or 1
-    if child.signal_name is not None:
-        return "signal", f"the harness was killed by {child.signal_name}", 1
-    if child.exit_code:
-        return "exit", f"the harness exited with {child.exit_code}", child.exit_code
+        return "exit", f"the harness reported a failure: {read.failure}", code or 1
+    if code is not None and code < 0:
+        return "signal", f"the harness was killed by {_signal(-code)}", 1
+    if code:
+        return "exit", f"the harness exited with {code}", code
     if not read.ended:
         return "exit", ("the event stream is truncated: it ended before the harness's last "
                         "event"), 1
     return None, "", 0
+
+
+def _signal(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _stderr_tail(err: str) -> str:

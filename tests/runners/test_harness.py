@@ -4,16 +4,25 @@ harness (tests/helpers/harness.py) replays a recorded stream and records how it 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import make_eval
+from tests.helpers import SMEVALS, make_eval, wait_for
 from tests.helpers.harness import fake_harness, fixture, seen
 from tests.helpers.records import run_dirs, runs
 
 PROGRAMS = {"codex": "codex", "claude-code": "claude", "pi": "pi"}
+
+
+def containment() -> str:
+    """What contains a harness here by default (`usage.sandbox`): it depends on the machine."""
+    from smevals.proc.sandbox import Policy, describe
+
+    return describe(Policy(1.0, {}, network=True))
 
 
 def harness_eval(tmp_path: Path, runner: str, stream: Path | bytes, config: str = "",
@@ -42,7 +51,7 @@ def test_codex_good_session(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("OPENAI_API_KEY", "sk-listed")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-not-listed")
     ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"),
-                      "env: [OPENAI_API_KEY, NOT_SET_HERE]\nsandbox: read-only\n"
+                      "env: [OPENAI_API_KEY, NOT_SET_HERE]\nsandbox_mode: read-only\n"
                       "args: [--profile, ci]\n", model="gpt-5-codex")
     result = cli("run", str(ev))
     assert result.code == 0, result.both
@@ -66,7 +75,8 @@ def test_codex_good_session(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     usage = record["usage"]
     assert usage["duration_ms"] >= 0
     assert {k: v for k, v in usage.items() if k != "duration_ms"} == {
-        "input_tokens": 24763, "cached_input_tokens": 24448, "output_tokens": 122,
+        "sandbox": containment(), "input_tokens": 24763, "cached_input_tokens": 24448,
+        "output_tokens": 122,
         "total_tokens": 24885, "turns": 1,
         "tool_calls": [
             {"name": "command_execution", "arguments": {"command": "bash -lc ls"}},
@@ -110,7 +120,8 @@ def test_claude_code_good_session(cli, tmp_path: Path, monkeypatch: pytest.Monke
     record, folder = only_run(ev)
     assert (folder / "output.txt").read_text() == "Fixed `slugify`; all 4 tests pass."
     assert record["usage"] == {
-        "model": "claude-sonnet-4-5-20250929", "input_tokens": 18, "output_tokens": 123,
+        "sandbox": containment(), "model": "claude-sonnet-4-5-20250929", "input_tokens": 18,
+        "output_tokens": 123,
         "cached_input_tokens": 20480, "cache_creation_input_tokens": 5120,
         "total_tokens": 141, "cost_usd": 0.0421, "turns": 3, "duration_ms": 15234,
         "tool_calls": [
@@ -152,7 +163,8 @@ def test_pi_good_session(cli, tmp_path: Path) -> None:
     usage = record["usage"]
     assert usage.pop("duration_ms") >= 0
     assert usage == {
-        "input_tokens": 3900, "output_tokens": 82, "cached_input_tokens": 2800,
+        "sandbox": containment(), "input_tokens": 3900, "output_tokens": 82,
+        "cached_input_tokens": 2800,
         "cache_creation_input_tokens": 100, "total_tokens": 3982, "cost_usd": 0.014145,
         "model": "claude-sonnet-4-5", "turns": 3,
         "tool_calls": [{"name": "read", "arguments": {"path": "slugify.py"}},
@@ -271,11 +283,15 @@ def test_the_deadline_ends_the_harness_keeping_what_it_said(cli, tmp_path: Path)
 
 
 def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:
-    ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"), signal=9)
+    """(Where it is the first process of its own PID namespace, a process cannot kill
+    itself: this one runs with `backend: none`.)"""
+    ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"),
+                      "sandbox: {backend: none}\n", signal=9)
     assert cli("run", str(ev)).code == 1
     record, folder = only_run(ev)
     assert record["failure"] == {"kind": "signal",
                                  "detail": "smevals:codex: the harness was killed by SIGKILL"}
+    assert record["usage"]["sandbox"] == "none"
     assert (folder / "output.txt").read_text() == \
         "Fixed `slugify` to fold accents; all 4 tests pass."
 
@@ -315,13 +331,32 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: -v is not an option\n"}, files={},
                    configs={"default": "runner: smevals:pi\nmodel: default\n"
-                                       "allowed_tools: []\n"})
+                                       "allowed_tools: []\nsandbox: {network: false}\n"})
     fake_harness(tmp_path / "bin" / "pi", fixture("pi-good.jsonl"), tmp_path / "seen.json",
                  program="pi")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     assert cli("run", str(ev)).code == 0
     assert seen(tmp_path / "seen.json")["argv"] == [
         "--mode", "json", "-p", "--no-session", "--no-tools", " -v is not an option"]
+    from smevals.proc.sandbox import Policy, describe
+
+    assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False))
+
+
+def test_ctrl_c_ends_the_harness_at_once(tmp_path: Path) -> None:
+    """The harness is one of the command's children: SIGINT ends it, not its own end."""
+    ev = harness_eval(tmp_path, "codex", fixture("codex-truncated.jsonl"), sleep=300)
+    proc = subprocess.Popen([SMEVALS, "run", str(ev)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        wait_for((tmp_path / "seen.json").exists, "the harness to start")
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)      # a bound, not a timing claim
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
 
 
 def test_the_tool_checkers_read_the_transcript(cli, tmp_path: Path) -> None:
@@ -352,7 +387,7 @@ def test_the_tool_checkers_read_the_transcript(cli, tmp_path: Path) -> None:
 
 def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
     ev = make_eval(tmp_path / "ev", files={}, configs={
-        "codex": "runner: smevals:codex\nmodel: m\nsandbox: yolo\nenv: [BAD-NAME]\n",
+        "codex": "runner: smevals:codex\nmodel: m\nsandbox_mode: yolo\nenv: [BAD-NAME]\n",
         "claude": "runner: smevals:claude-code\nmodel: m\nmax_turns: 0\nargs: [1]\n"
                   "allowed_tool: [Bash]\n",
         "pi": "runner: smevals:pi\nmodel: m\nallowed_tools: [Read]\nmax_budget_usd: 1\n"})
@@ -364,11 +399,11 @@ def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
         f"{ev}/configs/claude.yaml:5:1: allowed_tool: unknown key for smevals:claude-code; "
         "did you mean 'allowed_tools'? known keys: allowed_tools, args, description, "
         "disallowed_tools, env, executable, max_budget_usd, max_turns, model, name, "
-        "permission_mode, prompt_template, runner, system, timeout",
-        f"{ev}/configs/codex.yaml:3:1: sandbox: must be one of read-only, workspace-write, "
+        "permission_mode, prompt_template, runner, sandbox, system, timeout",
+        f"{ev}/configs/codex.yaml:3:1: sandbox_mode: must be one of read-only, workspace-write, "
         "danger-full-access",
         f"{ev}/configs/codex.yaml:4:1: env.0: is not an environment variable name: 'BAD-NAME'",
         f"{ev}/configs/pi.yaml:3:1: allowed_tools.0: is not a Pi tool name: 'Read'",
         f"{ev}/configs/pi.yaml:4:1: max_budget_usd: unknown key for smevals:pi; known keys: "
         "allowed_tools, args, description, env, executable, model, name, prompt_template, "
-        "runner, system, timeout"]
+        "runner, sandbox, system, timeout"]
