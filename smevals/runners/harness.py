@@ -196,9 +196,26 @@ def run(harness: Harness, ctx: BuiltinContext) -> BuiltinOutcome:
         child = _launch(argv, ctx, policy(ctx, setting, env))
     seconds = time.monotonic() - start
     read = read_stream(child.stdout, harness.reader())
-    transcript.write(ctx.workspace / transcript.NAME, _sent(ctx, harness, prompt) + read.entries)
+    left = keep_transcript(ctx.workspace, _sent(ctx, harness, prompt) + read.entries)
     notes = [f"{harness.prefix}: env: {name} is not set, so not passed" for name in missing]
+    if left is not None:
+        notes.append(f"{harness.prefix}: the harness left {left} as {transcript.NAME}: "
+                     f"removed, never followed, and replaced by smevals' transcript")
     return _outcome(harness, ctx, child, read, notes, seconds)
+
+
+def keep_transcript(workspace: Path, entries: list[transcript.Entry]) -> str | None:
+    """Write the transcript as a new file in the workspace, never through what the harness
+    left under its name (removed first); what that was, or None."""
+    from smevals.store.workspace import open_dir, remove, write_new
+
+    fd = open_dir(workspace)
+    try:
+        left = remove(fd, transcript.NAME)
+        write_new(fd, transcript.NAME, transcript.dump(entries))
+    finally:
+        os.close(fd)
+    return left
 
 
 def _sent(ctx: BuiltinContext, harness: Harness, prompt: str) -> list[transcript.Entry]:

@@ -22,6 +22,7 @@ if home:                                  # a harness writes its session into it
         f.write("secret session\\n")
 with open("agent-made.txt", "w") as f:    # and its work into the workspace
     f.write("made by the agent\\n")
+{extra}
 sys.stderr.write({stderr!r})
 with open({stream!r}, "rb") as f:
     sys.stdout.buffer.write(f.read())
@@ -38,10 +39,12 @@ HOME_VARS = {"codex": "CODEX_HOME", "claude": "CLAUDE_CONFIG_DIR", "pi": "PI_COD
 
 
 def fake_harness(path: Path, stream: Path | bytes, record: Path, program: str = "codex",
-                 code: int = 0, stderr: str = "", sleep: float = 0, signal: int = 0) -> Path:
+                 code: int = 0, stderr: str = "", sleep: float = 0, signal: int = 0,
+                 extra: str = "") -> Path:
     """Write the fake at `path` (executable): it replays `stream` (a fixture's path, or
     bytes written beside it) and writes what it saw to `record` (read with `seen`); then it
-    kills itself with `signal`, or sleeps `sleep` seconds, or exits with `code`."""
+    kills itself with `signal`, or sleeps `sleep` seconds, or exits with `code`. `extra`:
+    Python lines it runs first (a hostile harness)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(stream, bytes):
         data, stream = stream, path.with_suffix(".stream")
@@ -49,7 +52,7 @@ def fake_harness(path: Path, stream: Path | bytes, record: Path, program: str = 
     path.write_text(_SCRIPT.format(python=sys.executable, record=str(record),
                                    home_var=HOME_VARS[program], stderr=stderr,
                                    stream=str(stream), code=code, sleep=sleep,
-                                   signal=signal))
+                                   signal=signal, extra=extra))
     path.chmod(0o755)
     return path
 

@@ -296,6 +296,23 @@ def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:
         "Fixed `slugify` to fold accents; all 4 tests pass."
 
 
+def test_links_left_under_smevals_names_are_never_written_through(cli, tmp_path: Path) -> None:
+    """A harness that plants links where smevals writes its transcript and its usage."""
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me\n")
+    plant = (f"os.symlink({str(outside)!r}, 'transcript.jsonl')\n"
+             f"os.symlink({str(outside)!r}, 'smevals-usage.json')")
+    ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"), extra=plant)
+    assert cli("run", str(ev)).code == 0
+    assert outside.read_text() == "keep me\n"
+    record, folder = only_run(ev)
+    assert record["usage"]["turns"] == 1
+    assert entries(folder)[0] == {"type": "message", "role": "user", "text": "Fix slugify"}
+    assert (folder / "stderr.txt").read_text() == (
+        f"smevals:codex: the harness left a symlink to {str(outside)!r} as transcript.jsonl: "
+        "removed, never followed, and replaced by smevals' transcript\n")
+
+
 def test_a_harness_that_exits_non_zero(cli, tmp_path: Path) -> None:
     ev = harness_eval(tmp_path, "claude-code", b"", code=3,
                       stderr="Error: Invalid API key\nPlease run /login\n")
