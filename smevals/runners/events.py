@@ -3,8 +3,9 @@ message, the usage and the verdict (runners/harness.py runs the harness).
 
 Everything in the stream is hostile: a line that is not JSON, not UTF-8, not an object or
 larger than MAX_LINE becomes an `error` entry naming the line and the reading goes on; an
-event the harness's reader does not know is kept verbatim as an `event` entry; an event
-whose fields have unexpected types is kept the same way, never a crash.
+event the harness's reader does not know is kept verbatim as an `event` entry; in a known
+one a field of an unexpected type reads as absent (the helpers below), and an event that
+still cannot be read is kept verbatim with an `error` entry: never a crash.
 """
 
 from __future__ import annotations

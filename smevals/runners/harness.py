@@ -113,7 +113,9 @@ def _given(given: str, config_dir: Path) -> tuple[str | None, str]:
 def preflight(harness: Harness, config: Mapping[str, Any], config_dir: Path,
               environ: Mapping[str, str]) -> str | None:
     """Why no Run of this config can start here (the harness is missing), else None."""
-    return find_executable(harness, config, config_dir, environ)[1] or None
+    why = find_executable(harness, config, config_dir, environ)[1]
+    return None if not why else why if why.startswith(harness.prefix) \
+        else f"{harness.prefix}: {why}"
 
 
 # --- the harness's world: prompt, home, environment ---
