@@ -344,6 +344,27 @@ def test_a_harness_not_installed_is_exit_2_before_any_run(
     assert not (ev / "results").exists()
 
 
+def test_an_executable_that_is_not_there_and_a_task_without_a_prompt(cli, tmp_path: Path) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"chat": "messages: [{role: user, content: hi}]\n"},
+                   files={}, configs={"default": "runner: smevals:claude-code\nmodel: m1\n"
+                                                 "executable: ../bin/claude\n",
+                                      "missing": "runner: smevals:codex\nmodel: m1\n"
+                                                 "executable: ../bin/nothing\n"})
+    result = cli("run", "-c", "missing", str(ev))
+    assert (result.code, result.err) == (2, (
+        f"Error: {ev}/configs/missing.yaml: smevals:codex: executable '../bin/nothing': no "
+        f"such file ({ev}/configs/../bin/nothing)\n"))
+    fake_harness(ev / "bin" / "claude", fixture("claude-good.jsonl"), tmp_path / "seen.json",
+                 program="claude")
+    assert cli("run", str(ev)).code == 1
+    record, _ = only_run(ev)
+    assert record["failure"] == {
+        "kind": "launch", "detail": "smevals:claude-code: task 'chat' needs a non-empty string "
+                                    "`prompt` for smevals:claude-code (`messages` are not "
+                                    "supported)"}
+    assert not (tmp_path / "seen.json").exists()
+
+
 def test_the_harness_is_found_on_path(cli, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: -v is not an option\n"}, files={},
