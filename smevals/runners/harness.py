@@ -86,10 +86,10 @@ def config_problems(harness: Harness, config: Mapping[str, Any]) -> Problems:
 def find_executable(harness: Harness, config: Mapping[str, Any], config_dir: Path,
                     environ: Mapping[str, str]) -> tuple[str | None, str]:
     """(the path to run, "") or (None, why it cannot be run, naming what to install)."""
-    given = config.get("executable")
+    given, search = config.get("executable"), environ.get("PATH", os.defpath)
     if isinstance(given, str) and given.strip():
-        return _given(given, config_dir)
-    found = shutil.which(harness.program, path=environ.get("PATH", os.defpath))
+        return _given(given, config_dir, search)
+    found = shutil.which(harness.program, path=search)
     if found is not None:
         return found, ""
     return None, (f"{harness.prefix}: `{harness.program}` is not installed (not found on "
@@ -97,10 +97,11 @@ def find_executable(harness: Harness, config: Mapping[str, Any], config_dir: Pat
                   f"`executable:` in the config to its path")
 
 
-def _given(given: str, config_dir: Path) -> tuple[str | None, str]:
+def _given(given: str, config_dir: Path, search: str) -> tuple[str | None, str]:
+    """`executable:` as a path (relative to the config's folder) or a name on PATH."""
     path = Path(os.path.expanduser(given))
     if "/" not in given:
-        found = shutil.which(given)
+        found = shutil.which(given, path=search)
         return (found, "") if found else (None, f"executable {given!r}: not found on PATH")
     path = path if path.is_absolute() else (config_dir / path).absolute()
     if not path.is_file():
