@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from smevals.proc.sandbox import Outcome, Policy
     from smevals.proc.setting import Setting
 
-STREAM_CAP = 64 * 1024 * 1024   # bytes of the event stream read; the harness is stopped past it
+STREAM_CAP = 64 * 1024 * 1024   # bytes of its stream read (`max_output_bytes`); stopped past it
 STDERR_CAP = 1024 * 1024        # bytes of the harness's stderr kept
 SHOWN_STDERR = 5                # last lines of its stderr quoted in a failure's reason
 DEFAULT_MODEL = "default"       # `model: default`: the harness's own default model
@@ -45,6 +45,7 @@ ARG: dict[str, Any] = {"type": "string", "not": {"type": "string", "pattern": "\
                        "x-problem": {"not": "must not contain a NUL byte"}}
 COMMON: dict[str, Any] = {
     "sandbox": True,        # the `sandbox:` setting of every Config (config.schema.json)
+    "max_output_bytes": {"type": "integer", "exclusiveMinimum": 0},
     "executable": {**ARG, "pattern": r"\S"},
     "args": {"type": "array", "items": ARG},
     "env": {"type": "array", "items": ENV_NAME},
@@ -261,8 +262,14 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy
               if isinstance(layer, Mapping)]
     network = setting.network if any("network" in layer for layer in layers) else True
     return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
-                  cap=STREAM_CAP, network=network, processes=setting.processes,
+                  cap=stream_cap(ctx), network=network, processes=setting.processes,
                   file_mb=setting.file_mb, backend=setting.backend, require=setting.require)
+
+
+def stream_cap(ctx: BuiltinContext) -> int:
+    """Bytes of the harness's stdout (its events) and of its stderr read, each."""
+    value = ctx.config.get("max_output_bytes")
+    return value if isinstance(value, int) and value > 0 else STREAM_CAP
 
 
 def _launch(argv: list[str], ctx: BuiltinContext, rules: Policy) -> Outcome:
@@ -302,7 +309,7 @@ def verdict(child: Outcome, read: Collector, ctx: BuiltinContext) -> tuple[str |
     if child.timed_out:
         return "timeout", f"timed out after {ctx.timeout or DEFAULT_TIMEOUT:g} s", 1
     if child.over_cap:
-        return "exit", (f"the harness wrote more than {STREAM_CAP} bytes on "
+        return "exit", (f"the harness wrote more than {stream_cap(ctx)} bytes on "
                         f"{' and '.join(child.over_cap)}: it was stopped"), 1
     if read.failure is not None:
         return "exit", f"the harness reported a failure: {read.failure}", code or 1

@@ -313,6 +313,18 @@ def test_links_left_under_smevals_names_are_never_written_through(cli, tmp_path:
         "removed, never followed, and replaced by smevals' transcript\n")
 
 
+def test_a_harness_that_prints_too_much_is_stopped(cli, tmp_path: Path) -> None:
+    ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"),
+                      "max_output_bytes: 1000\n", sleep=300)
+    assert cli("run", str(ev)).code == 1
+    record, folder = only_run(ev)
+    assert record["failure"] == {
+        "kind": "exit",
+        "detail": "smevals:codex: the harness wrote more than 1000 bytes on stdout: it was "
+                  "stopped"}
+    assert entries(folder)[1]["type"] == "tool_call"     # what was read before is kept
+
+
 def test_a_harness_that_exits_non_zero(cli, tmp_path: Path) -> None:
     ev = harness_eval(tmp_path, "claude-code", b"", code=3,
                       stderr="Error: Invalid API key\nPlease run /login\n")
@@ -436,12 +448,12 @@ def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
         f"{ev}/configs/claude.yaml:4:1: args.0: must be a string, not integer",
         f"{ev}/configs/claude.yaml:5:1: allowed_tool: unknown key for smevals:claude-code; "
         "did you mean 'allowed_tools'? known keys: allowed_tools, args, description, "
-        "disallowed_tools, env, executable, max_budget_usd, max_turns, model, name, "
-        "permission_mode, prompt_template, runner, sandbox, system, timeout",
+        "disallowed_tools, env, executable, max_budget_usd, max_output_bytes, max_turns, model, "
+        "name, permission_mode, prompt_template, runner, sandbox, system, timeout",
         f"{ev}/configs/codex.yaml:3:1: sandbox_mode: must be one of read-only, workspace-write, "
         "danger-full-access",
         f"{ev}/configs/codex.yaml:4:1: env.0: is not an environment variable name: 'BAD-NAME'",
         f"{ev}/configs/pi.yaml:3:1: allowed_tools.0: is not a Pi tool name: 'Read'",
         f"{ev}/configs/pi.yaml:4:1: max_budget_usd: unknown key for smevals:pi; known keys: "
-        "allowed_tools, args, description, env, executable, model, name, prompt_template, "
-        "runner, sandbox, system, timeout"]
+        "allowed_tools, args, description, env, executable, max_output_bytes, model, name, "
+        "prompt_template, runner, sandbox, system, timeout"]
