@@ -45,6 +45,7 @@ from smevals.proc.child import Children, Limits, Spec, run_child
 from smevals.proc.contain import (
     BACKENDS,
     CONTAINERS,
+    RO_TOOL,
     Containment,
     available,
     find,
@@ -59,6 +60,7 @@ MIB = 1024 * 1024
 FILE_CAP = 64 * MIB
 PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
+EXIT_WRAPPER = 125          # the read-only step could not make the mounts (its message said)
 
 
 class SandboxRefused(Exception):
@@ -84,7 +86,8 @@ class Policy:
     of `bwrap`, `unshare`, `docker`, `podman`, `none`; a named backend that cannot be used
     here is refused, never replaced. `require`: refuse rather than run where the network
     (unless allowed) and the other processes cannot both be hidden. `image`: the
-    container backends' image."""
+    container backends' image. `read_only`: everything but its folder (the `cwd` of
+    `run_sandboxed`) is read-only (a mount namespace; a container always is), or refused."""
 
     timeout: float
     env: Mapping[str, str]
@@ -96,6 +99,7 @@ class Policy:
     backend: str = "auto"
     require: bool = False
     image: str = container.DEFAULT_IMAGE
+    read_only: bool = False
 
 
 @dataclass
@@ -156,7 +160,12 @@ def sandbox_env(environ: Mapping[str, str], home: Path,
 def choose(policy: Policy) -> Containment:
     """The containment `policy` gets here; SandboxRefused when its backend cannot be used
     here, or it requires more than the machine gives (the reason names what it has)."""
-    box = find(policy.backend, policy.network)
+    box = find(policy.backend, policy.network, policy.read_only)
+    if box is None and policy.read_only and find(policy.backend, policy.network) is not None:
+        raise SandboxRefused(
+            f"sandbox: read_only: true asks for everything but the program's folder to be "
+            f"read-only, and {policy.backend!r} cannot make a mount namespace here; this "
+            f"machine gives: {', '.join(available())}", "none")
     if box is None:
         raise SandboxRefused(
             f"sandbox: backend {policy.backend!r} cannot be used here "
@@ -223,7 +232,7 @@ def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
                     memory_bytes=policy.memory_mb * MIB,
                     file_bytes=policy.file_mb * MIB, processes=policy.processes,
                     core_dumps=False)
-    spec = Spec(box.wrap(argv), cwd, env, timeout=policy.timeout, cap=policy.cap,
+    spec = Spec(box.wrap(argv, cwd), cwd, env, timeout=policy.timeout, cap=policy.cap,
                 limits=limits, stop_at_cap=True)
     res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
@@ -258,6 +267,8 @@ def _wrapper_error(tools: list[str], program: str, code: int | None,
     """Why the program could not start, when a tool of the containment says it could not
     exec it (`setpriv: failed to execute X: ...`, 127; `bwrap: execvp X: ...`, 1)."""
     line = stderr.decode("utf-8", "replace").strip().partition("\n")[0]
+    if code == EXIT_WRAPPER and line.startswith(RO_TOOL + ": "):
+        return line
     if code not in (1, 126, 127) or program in tools or program not in line:
         return None
     if not any(line.startswith(os.path.basename(t) + ": ") for t in tools):

@@ -87,6 +87,18 @@ def test_private_copy_takes_files_and_folders_and_names_what_it_leaves_out(
     assert (src / "main.py").read_text() == "print(1)\n"
 
 
+def test_private_copy_keeps_names_that_are_not_utf8_and_names_them_readably(
+        tmp_path: Path) -> None:
+    src = os.fsencode(tmp_path / "src")
+    os.mkdir(src)
+    with open(os.path.join(src, b"caf\xe9.txt"), "wb") as fh:
+        fh.write(b"x")
+    os.symlink(b"/etc/passwd", os.path.join(src, b"l\xff"))
+    done = private_copy(tmp_path / "src", tmp_path / "copy")
+    assert os.listdir(os.fsencode(tmp_path / "copy")) == [b"caf\xe9.txt"]
+    assert done.dropped == ["l\ufffd (symlink)"]
+
+
 def test_private_copy_is_bounded_and_never_follows_a_linked_source(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "a" / "b" / "c").mkdir(parents=True)
@@ -153,6 +165,18 @@ def test_a_named_backend_that_is_not_here_is_refused_never_replaced(
         describe(policy(tmp_path, require=True))
     assert describe(policy(tmp_path)) == "none"       # not required: run as it can
     assert describe(policy(tmp_path, backend="none", require=False)) == "none"
+
+
+def test_read_only_is_given_or_refused(tmp_path: Path) -> None:
+    with pytest.raises(SandboxRefused) as refused:
+        describe(policy(tmp_path, backend="none", read_only=True))
+    assert refused.value.reason == (
+        "sandbox: read_only: true asks for everything but the program's folder to be "
+        "read-only, and 'none' cannot make a mount namespace here; this machine gives: "
+        f"{', '.join(available())}")
+    if LOCAL.processes:
+        assert describe(policy(tmp_path, read_only=True, network=True)) == (
+            f"{LOCAL.name}, network allowed, read-only")
 
 
 def test_require_is_met_where_a_pid_namespace_can_be_made(tmp_path: Path) -> None:
