@@ -249,6 +249,10 @@ def _setting(ctx: BuiltinContext) -> Setting:
         raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
                         "runners (the harness and its home are on this machine): use auto, "
                         "bwrap, unshare or none", failure="launch")
+    if setting.read_only:
+        raise RunFailed("sandbox: read_only is not supported by the harness runners (a "
+                        "harness writes its private home, outside the workspace)",
+                        failure="launch")
     return setting
 
 

@@ -393,6 +393,24 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False))
 
 
+def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
+    from smevals.proc.sandbox import Policy, SandboxRefused, describe
+
+    try:
+        describe(Policy(1.0, {}, read_only=True))
+    except SandboxRefused:
+        pytest.skip("this machine cannot give read_only: `run` refuses it before any Run")
+    ev = harness_eval(tmp_path, "pi", fixture("pi-good.jsonl"))
+    (ev / "tasks" / "fix.yaml").write_text("prompt: Fix slugify\nsandbox: {read_only: true}\n")
+    assert cli("run", str(ev)).code == 1
+    record, _ = only_run(ev)
+    assert record["failure"] == {
+        "kind": "launch", "detail": "smevals:pi: sandbox: read_only is not supported by the "
+                                    "harness runners (a harness writes its private home, "
+                                    "outside the workspace)"}
+    assert not (tmp_path / "seen.json").exists()
+
+
 def test_ctrl_c_ends_the_harness_at_once(tmp_path: Path) -> None:
     """The harness is one of the command's children: SIGINT ends it, not its own end."""
     ev = harness_eval(tmp_path, "codex", fixture("codex-truncated.jsonl"), sleep=300)
