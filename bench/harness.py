@@ -94,7 +94,7 @@ def main() -> None:
               f"{best:.1f} ms best ({args.repeats} Runs)")
         home = tmp / "home"
         home.mkdir()
-        policy = Policy(60, sandbox_env(os.environ, home), network=True, memory_mb=4096,
+        policy = Policy(60, sandbox_env(os.environ, home), network=True, memory_mb=32768,
                         cap=64 * 1024 * 1024)
         base, base_best = timed(lambda: run_sandboxed([str(program)], home, policy),
                                 args.repeats)

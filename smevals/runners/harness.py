@@ -39,7 +39,8 @@ STDERR_CAP = 1024 * 1024        # bytes of the harness's stderr kept
 SHOWN_STDERR = 5                # last lines of its stderr quoted in a failure's reason
 DEFAULT_MODEL = "default"       # `model: default`: the harness's own default model
 DEFAULT_TIMEOUT = 3600.0        # seconds a harness may run when the Run has no `timeout`
-MEMORY_MB = 4096                # its address space (RLIMIT_AS) unless `sandbox.memory_mb`
+MEMORY_MB = 32768               # its address space (RLIMIT_AS) unless `sandbox.memory_mb`
+PROCESSES = 256                 # processes and threads it may add unless `sandbox.processes`
 
 ARG: dict[str, Any] = {"type": "string", "not": {"type": "string", "pattern": "\x00"},
                        "x-problem": {"not": "must not contain a NUL byte"}}
@@ -258,15 +259,18 @@ def _setting(ctx: BuiltinContext) -> Setting:
 
 def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy:
     """How the harness runs: the setting's containment and limits, with the network on
-    unless a `sandbox:` says `network: false` (a harness must reach its model), more memory
-    than other code (a Node.js harness), and a deadline even without `timeout`."""
+    unless a `sandbox:` says `network: false` (a harness must reach its model), more address
+    space and processes than other code (a Node.js harness reserves gigabytes it never
+    uses, and runs threads, shells and tests), and a deadline even without `timeout`."""
     from smevals.proc.sandbox import Policy
 
     layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
               if isinstance(layer, Mapping)]
-    network = setting.network if any("network" in layer for layer in layers) else True
+    given = {key for layer in layers for key in layer}
+    network = setting.network if "network" in given else True
+    processes = setting.processes if "processes" in given else PROCESSES
     return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
-                  cap=stream_cap(ctx), network=network, processes=setting.processes,
+                  cap=stream_cap(ctx), network=network, processes=processes,
                   file_mb=setting.file_mb, backend=setting.backend, require=setting.require)
 
 
