@@ -95,7 +95,7 @@ def main() -> None:
         home = tmp / "home"
         home.mkdir()
         policy = Policy(60, sandbox_env(os.environ, home), network=True, memory_mb=32768,
-                        cap=64 * 1024 * 1024)
+                        processes=256, cap=64 * 1024 * 1024)
         base, base_best = timed(lambda: run_sandboxed([str(program)], home, policy),
                                 args.repeats)
         print(f"the same program started in the sandbox directly: {base:.1f} ms median, "

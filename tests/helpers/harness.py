@@ -13,9 +13,10 @@ from typing import Any
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness"
 
 _SCRIPT = '''#!{python}
-import json, os, sys
+import json, os, resource, sys
 with open({record!r}, "w") as f:
-    json.dump({{"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd()}}, f)
+    json.dump({{"argv": sys.argv[1:], "env": dict(os.environ), "cwd": os.getcwd(),
+               "address_space": resource.getrlimit(resource.RLIMIT_AS)[0]}}, f)
 home = os.environ.get({home_var!r})
 if home:                                  # a harness writes its session into its home
     with open(os.path.join(home, "session.jsonl"), "w") as f:
@@ -58,7 +59,8 @@ def fake_harness(path: Path, stream: Path | bytes, record: Path, program: str = 
 
 
 def seen(record: Path) -> dict[str, Any]:
-    """What the fake harness was started with: argv (after the program), env, cwd."""
+    """What the fake harness was started with: argv (after the program), env, cwd, and
+    its address-space limit (RLIMIT_AS, bytes)."""
     loaded: dict[str, Any] = json.loads(record.read_text())
     return loaded
 

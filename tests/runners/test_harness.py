@@ -63,6 +63,7 @@ def test_codex_good_session(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     home = env["HOME"]
     assert env["CODEX_HOME"] == f"{home}/.codex" and env["OPENAI_API_KEY"] == "sk-listed"
     assert "GITHUB_TOKEN" not in env and "NOT_SET_HERE" not in env
+    assert started["address_space"] == 32768 * 1024 * 1024
     assert not Path(home).exists()          # the private home is gone, its session with it
     record, folder = only_run(ev)
     assert record["status"] == "ok"
@@ -381,13 +382,15 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: -v is not an option\n"}, files={},
                    configs={"default": "runner: smevals:pi\nmodel: default\n"
-                                       "allowed_tools: []\nsandbox: {network: false}\n"})
+                                       "allowed_tools: []\n"
+                                       "sandbox: {network: false, memory_mb: 2048}\n"})
     fake_harness(tmp_path / "bin" / "pi", fixture("pi-good.jsonl"), tmp_path / "seen.json",
                  program="pi")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
     assert cli("run", str(ev)).code == 0
     assert seen(tmp_path / "seen.json")["argv"] == [
         "--mode", "json", "-p", "--no-session", "--no-tools", " -v is not an option"]
+    assert seen(tmp_path / "seen.json")["address_space"] == 2048 * 1024 * 1024
     from smevals.proc.sandbox import Policy, describe
 
     assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False))
