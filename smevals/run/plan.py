@@ -55,7 +55,6 @@ def resolve_runner(config: Config) -> Runner:
 
     name = builtin_name(config.runner)
     if name is not None:
-        _preflight(name, config)
         return Runner(name, None, config.runner, _builtin_digest(name, config))
     try:
         path = resolve_program(config.runner, config.path.parent)
@@ -65,13 +64,16 @@ def resolve_runner(config: Config) -> Runner:
     return Runner(None, path, printable(str(path)), digest)     # a record is UTF-8
 
 
-def _preflight(name: str, config: Config) -> None:
-    """A built-in that cannot run here (a harness not installed) stops `run` before any Run."""
+def check_runnable(runner: Runner, config: Config) -> None:
+    """A built-in that cannot run here (a harness not installed) stops `run` before any Run
+    (SmevalsError, exit 2). Not part of `resolve_runner`: `report` and `diff` tell stale Runs
+    on machines that will never run them."""
     import os
 
     from smevals.runners import preflight
 
-    why = preflight(name, config.doc, config.path.parent, os.environ)
+    why = preflight(runner.builtin, config.doc, config.path.parent, os.environ) \
+        if runner.builtin else None
     if why is not None:
         raise SmevalsError(f"{config.path}: {why}")
 
