@@ -454,6 +454,9 @@ def test_the_tool_checkers_read_the_transcript(cli, tmp_path: Path) -> None:
     record, _ = only_run(ev)
     assert record["usage"]["tool_calls"][0] == {
         "name": "command_execution", "arguments": "(9019 bytes: see transcript.jsonl)"}
+    (ev / "bin" / "codex").unlink()     # a machine without the harness still reports its Runs
+    report = cli("report", str(ev))
+    assert report.code == 0 and "- Graded: 1 runs (0 failed, 0 ungraded)\n" in report.out
 
 
 def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
