@@ -24,6 +24,7 @@ SMOKE = {
     "grade.py": ["2"],
     "grader_deps.py": ["--modules", "2", "--lines", "2", "--files", "2", "--size", "100",
                        "--repeats", "1"],
+    "harness.py": ["--events", "30", "--repeats", "1"],
     "judge.py": ["2", "0.01"],
     "judge_cluster.py": ["2", "0.01"],
     "judge_dedupe.py": ["2", "1", "0.01"],

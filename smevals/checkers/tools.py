@@ -1,11 +1,18 @@
-"""Tool-call checkers (@caveman/evals) over the Run record's `usage.tool_calls`.
+"""Tool-call checkers (@caveman/evals) over the tool calls a Run recorded.
 
-A missing usage or a missing `tool_calls` key fails every check: only a recorded
-empty list means "no tool was called".
+Where the calls come from: the Run's `transcript.jsonl` when it has one (its `tool_call`
+entries: the agent runners and harness runners write it, and so may a program runner);
+else the Run record's `usage.tool_calls`. The transcript wins because it is the whole
+record: a harness runner shortens large arguments in `usage.tool_calls`, never in the
+transcript. Without a transcript, a missing usage or a missing `tool_calls` key fails
+every check: only a recorded empty list means "no tool was called".
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from typing import Any
 
 from smevals.checkers.base import (
@@ -21,7 +28,7 @@ from smevals.checkers.base import (
     fail,
     str_list,
 )
-from smevals.checkers.inputs import parse_json
+from smevals.checkers.inputs import MAX_INPUT_BYTES, parse_json
 from smevals.checkers.json_checks import deep_equal, strict_path
 from smevals.checkers.options import short_json
 
@@ -31,7 +38,13 @@ Call = tuple[str, Any]
 
 
 def tool_calls(inp: CheckInput) -> list[Call]:
-    """(name, arguments) of each recorded call, in order."""
+    """(name, arguments) of each recorded call, in order: the transcript's, else usage's."""
+    data = _transcript(inp)
+    if data is not None:
+        from smevals.store import transcript
+
+        return [(name, _parsed(args)) for name, args in
+                transcript.tool_calls(transcript.parse(data))]
     if inp.usage is None:
         fail("the Run recorded no usage, so no tool calls")
     calls = inp.usage.get("tool_calls")
@@ -40,6 +53,31 @@ def tool_calls(inp: CheckInput) -> list[Call]:
     if not isinstance(calls, list):
         fail("the Run's usage.tool_calls is not a list")
     return [call for call in map(_read_call, calls) if call is not None]
+
+
+def _transcript(inp: CheckInput) -> bytes | None:
+    """The bytes of the Run's transcript.jsonl, None when it has none. What a runner left
+    is never followed: a link or a FIFO under that name fails the Check."""
+    from smevals.store.transcript import NAME
+
+    if inp.run_dir is None:
+        return None
+    path = inp.run_dir / NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            fail(f"{NAME} is a symbolic link: not followed")
+        fail(f"{NAME} cannot be read: {error.strerror or error}")
+    with os.fdopen(fd, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            fail(f"{NAME} is not a regular file")
+        if info.st_size > MAX_INPUT_BYTES:
+            fail(f"{NAME} is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+        return stream.read(MAX_INPUT_BYTES + 1)
 
 
 def _read_call(item: Any) -> Call | None:

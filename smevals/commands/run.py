@@ -18,7 +18,7 @@ from smevals.grade.problems import (
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
-from smevals.run.plan import Job, PairPlan, plan_jobs, resolve_runner
+from smevals.run.plan import Job, PairPlan, check_runnable, plan_jobs, resolve_runner
 from smevals.run.prepared import Prepared
 from smevals.run.prompts import template_problems
 from smevals.run.provenance import provenance
@@ -136,6 +136,7 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
         raise SmevalsError(f"{config.path}: config '{config.name}' names no model; "
                            "add `model:` to it or pass -m MODEL")
     runner = resolve_runner(config)
+    check_runnable(runner, config)
     store = Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # before any runner starts (exit 2)
     timeout = opts.timeout if opts.timeout is not None else config.timeout

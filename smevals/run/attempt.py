@@ -167,11 +167,17 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
     ctx = BuiltinContext(config=job.config, config_dir=session.config.path.parent,
                          task=job.task.doc, model=job.model, sample_index=job.sample,
                          workspace=workspace, timeout=session.timeout,
-                         environ=session.environ, cancel=_event(session))
+                         environ=session.environ, cancel=_event(session),
+                         children=session.groups)
     start = time.monotonic()
     out = run_builtin(session.runner.builtin or "", ctx)
-    if out.usage is not None:
-        (workspace / USAGE_FILE).write_bytes(to_json(out.usage).encode())
+    if out.usage is not None:      # never through what a harness left under that name
+        fd = open_dir(workspace)
+        try:
+            remove(fd, USAGE_FILE)
+            write_new(fd, USAGE_FILE, to_json(out.usage).encode())
+        finally:
+            os.close(fd)
     failure = None if out.exit_code == 0 else (out.failure or "exit")
     detail = "" if failure is None else (out.stderr.strip().splitlines() or ["failed"])[-1]
     cap = output_cap(session.config)

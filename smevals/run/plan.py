@@ -65,6 +65,20 @@ def resolve_runner(config: Config) -> Runner:
     return Runner(None, path, printable(str(path)), digest)     # a record is UTF-8
 
 
+def check_runnable(runner: Runner, config: Config) -> None:
+    """A built-in that cannot run here (a harness not installed) stops `run` before any Run
+    (SmevalsError, exit 2). Not part of `resolve_runner`: `report` and `diff` tell stale Runs
+    on machines that will never run them."""
+    import os
+
+    from smevals.runners import preflight
+
+    why = preflight(runner.builtin, config.doc, config.path.parent, os.environ) \
+        if runner.builtin else None
+    if why is not None:
+        raise SmevalsError(f"{config.path}: {why}")
+
+
 def _builtin_digest(name: str, config: Config) -> str:
     """A built-in is identified by its name, plus the content of a replay responses file."""
     parts = [BUILTIN_PREFIX + name]

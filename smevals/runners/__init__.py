@@ -1,5 +1,7 @@
-"""Built-in Runners that run in-process: `runner: smevals:replay`, `runner: smevals:openai` and
-`runner: smevals:llm` (the `llm` library; smevals' optional `llm` extra).
+"""Built-in Runners: `runner: smevals:replay`, `runner: smevals:openai` and `runner: smevals:llm`
+(the `llm` library; smevals' optional `llm` extra) run in-process; the harness runners
+`smevals:codex`, `smevals:claude-code` and `smevals:pi` run their harness as a child
+(runners/harness.py).
 
 Cheap to import: a built-in's module (and urllib, ssl, ...) loads only when it is used.
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 import importlib
 import traceback
 from collections.abc import Mapping
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +24,7 @@ __all__ = [
     "BuiltinOutcome",
     "builtin_name",
     "config_problems",
+    "preflight",
     "run_builtin",
 ]
 
@@ -31,6 +35,9 @@ BUILTINS: dict[str, tuple[str, str]] = {
     "replay": ("smevals.runners.replay", "run"),
     "openai": ("smevals.runners.openai", "run"),
     "llm": ("smevals.runners.llm", "run"),
+    "codex": ("smevals.runners.codex", "run"),
+    "claude-code": ("smevals.runners.claude_code", "run"),
+    "pi": ("smevals.runners.pi", "run"),
 }
 
 
@@ -60,6 +67,16 @@ def config_problems(name: str, config: Mapping[str, Any]) -> Problems:
         return [("runner", _unknown(name))]
     problems: Problems = _module(name).config_problems(config)
     return problems
+
+
+def preflight(name: str, config: Mapping[str, Any], config_dir: Path,
+              environ: Mapping[str, str]) -> str | None:
+    """Why no Run of built-in `name` with this config can start on this machine (a harness
+    that is not installed), or None; checked before any Run starts."""
+    if name not in BUILTINS:
+        return None
+    check = getattr(_module(name), "preflight", None)
+    return check(config, config_dir, environ) if check is not None else None
 
 
 def run_builtin(name: str, ctx: BuiltinContext) -> BuiltinOutcome:
