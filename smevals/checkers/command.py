@@ -16,6 +16,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,9 @@ from smevals.checkers.base import (
     fail,
     is_number,
 )
+from smevals.checkers.program import SANDBOX_SCHEMA, sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
-from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, run_sandboxed, sandbox_env
+from smevals.proc.sandbox import Outcome, SandboxRefused, run_sandboxed
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -74,6 +76,7 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
         "junit": NONEMPTY,
         "memory_mb": {"type": "integer", "minimum": 16, "x-expect": "an integer >= 16"},
         "max_output_bytes": {"type": "integer", "minimum": 1, "x-expect": "a positive integer"},
+        "sandbox": SANDBOX_SCHEMA,
     },
     required=("command",),
     task_keys={"files": ("files",)},
@@ -138,9 +141,10 @@ def _run(opts: dict[str, Any], inp: CheckInput, private: Path,
     timeout = float(inp.timeout) if is_number(inp.timeout) and inp.timeout > 0 \
         else DEFAULT_TIMEOUT
     cap = int(opts.get("max_output_bytes", DEFAULT_CAP))
-    env = sandbox_env(os.environ, home)
-    env["PATH"] = f"{os.path.dirname(sys.executable)}:{env['PATH']}"   # its pytest, its python
-    policy = Policy(timeout, env, int(opts.get("memory_mb", DEFAULT_MEMORY_MB)), cap)
+    policy = sandbox_setting(opts, inp).policy(
+        timeout, home, cap=cap, memory_mb=int(opts.get("memory_mb", DEFAULT_MEMORY_MB)))
+    path = f"{os.path.dirname(sys.executable)}:{policy.env.get('PATH', '')}"
+    policy = replace(policy, env={**policy.env, "PATH": path})   # its pytest, its python
     try:
         return run_sandboxed(argv_of(opts["command"]), private, policy), timeout, cap
     except SandboxRefused as refused:

@@ -149,3 +149,25 @@ def test_check_refuses_a_checks_sandbox_with_an_error_naming_it(cli: CLI) -> Non
               json.dumps({"sandbox": {"backend": "lxc"}}))
     assert (res.code, json.loads(res.out)["notes"]) == (
         2, "the Task's sandbox.backend: invalid value 'lxc'")
+
+
+def test_command_runs_under_the_tasks_setting_and_says_so(cli: CLI, tmp_path: Path) -> None:
+    if not LOCAL.processes:
+        pytest.skip("no PID namespace can be made here")
+    check = ("checks:\n  - checker: command\n"
+             "    command: 'test \"$MODEL_URL\" = http://m && test -z \"$OTHER_TOKEN\"'\n"
+             "    sandbox: {require: true}\n")
+    ev = make_eval(tmp_path / "ev",
+                   tasks={"t": "prompt: p\nsandbox:\n  network: true\n  env: [MODEL_URL]\n"},
+                   graders={"default": check},
+                   files={"configs/echo.sh": "#!/bin/sh\necho 42\n"})
+    env = {"MODEL_URL": "http://m", "OTHER_TOKEN": "s3cret"}
+    res = cli("run", str(ev), "-g", "default", env=env)
+    assert res.code == 0, res.err
+    (grade,) = (ev / "results" / "grades").rglob("grade.json")
+    assert json.loads(grade.read_text())["checks"][0]["details"]["sandbox"] == (
+        f"{LOCAL.name}, network allowed")
+    strict = check.replace("{require: true}", "{backend: none, require: true}")
+    (ev / "graders" / "strict.yaml").write_text(strict)
+    res = cli("grade", str(ev), "-g", "strict", env=env)
+    assert res.code == 2 and "graders/strict.yaml:4:5: checks[0].sandbox: require" in res.err
