@@ -97,7 +97,7 @@
     ctl.checks = checksSection(shown, (name) => { st.color = name; update(ctl); });
     ctl.runs = section("Runs", ctl.runsBody);
     for (const cell of table.querySelectorAll("td[data-col]")) cell.dataset.cls = cell.getAttribute("class") || "";
-    ctl.legend = table.parentNode.parentNode.querySelector(".legend");
+    ctl.legend = table.querySelector(".legend");
     if (ctl.legend) ctl.legendOriginal = [...ctl.legend.childNodes];
     update(ctl, true);
     return { bar: ctl.bar, checks: ctl.checks, runs: ctl.runs };
@@ -191,7 +191,7 @@
     }
     const tasks = new Set(runs.map((r) => r.task)).size;
     const parts = [filtering(st) ? `${plural(runs.length, "Run")} of ${doc.runs.length} match` +
-      ` (${plural(tasks, "task")})` : `${plural(doc.runs.length, "Run")}`];
+      ` (${plural(tasks, "task")}).` : `${plural(doc.runs.length, "Run")}.`];
     if (st.q) parts.push(`The search looks at Task names and the first ${doc.excerpt_chars} characters of each ` +
       "Run's output; prompts, notes and the rest of each output are not searched.");
     if (st.color) parts.push(`Grid coloured by the Check “${st.color}”: the share of the counted Runs of each cell whose Check passed.`);
@@ -303,7 +303,7 @@
       `Show ${Math.min(PAGE, runs.length - ctl.limit)} more (${runs.length - ctl.limit} not shown)`) : null;
     if (more) more.addEventListener("click", () => { ctl.limit += PAGE; draw(ctl); });
     ctl.runsBody.replaceChildren(h("div", { class: "scroll" }, h("table", { class: "board runs" },
-      h("thead", null, head), h("tbody", null, rows))), more);
+      h("thead", null, head), h("tbody", null, rows))), ...(more ? [more] : []));
   }
 
   function failingChecks(doc, r) {

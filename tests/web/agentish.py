@@ -1,0 +1,93 @@
+"""An Eval to explore: four tasks, two models, two samples each, two Checks (`tone`, a judge
+replayed offline; `fixed`, `contains`), so every filter of the Eval page has its
+own rows; the Runs of `alpha` leave a `transcript.jsonl` and a `workspace.diff`.
+
+| task  | good-1                          | bad-1                             |
+| ----- | ------------------------------- | --------------------------------- |
+| alpha | pass, pass (transcript, diff)   | fail, fail (tone; a hostile transcript) |
+| beta  | pass, fail (flaky: no "fixed")  | fail, fail (tone)                 |
+| gamma | pass, pass                      | runner failed, runner failed      |
+| delta | error, error (the judge's answer is no verdict)                     |
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import make_eval
+
+RUNNER = r"""#!/bin/sh
+case "$SMEVALS_TASK:$SMEVALS_MODEL:$SMEVALS_SAMPLE" in
+  alpha:good-1:*)
+    echo "fixed the parser"
+    {
+      printf '%s\n' '{"type":"message","role":"user","text":"Fix the parser","turn":0}'
+      printf '%s\n' '{"type":"message","role":"assistant","text":"I will read the file first.","turn":0,"t":0.5}'
+      printf '%s\n' '{"type":"tool_call","id":"c1","name":"read_file","arguments":{"path":"parser.py"},"turn":0}'
+      printf '%s\n' '{"type":"tool_result","id":"c1","name":"read_file","output":"No such file: parser.py","is_error":true,"turn":0}'
+      printf '%s\n' '{"type":"tool_call","id":"c2","name":"bash","arguments":{"cmd":"seq 1 400"},"turn":1}'
+      printf '%s' '{"type":"tool_result","id":"c2","name":"bash","exit_code":0,"turn":1,"output":"'
+      seq -s '\n' 1 400 | tr -d '\n'
+      printf '%s\n' '"}'
+      printf '%s\n' '{"type":"message","role":"assistant","text":"Done: the parser is fixed.","turn":2,"t":3.25}'
+    } > transcript.jsonl
+    cat > workspace.diff <<'EOF'
+diff --git a/parser.py b/parser.py
+--- a/parser.py
++++ b/parser.py
+@@ -1,4 +1,3 @@
+ def parse(text):
+-    return text.split(",")
+--- not a header: a removed line
++    return [p.strip() for p in text.split(",")]  # <script>window.PWNED = "diff"</script>
+ # end
+EOF
+    ;;
+  alpha:bad-1:*)
+    echo "fixed, sort of"
+    {
+      printf '%s\n' '{"type":"message","role":"assistant","text":"<script>window.PWNED = \"transcript\"; alert(1)</script><img src=x onerror=\"window.PWNED=2\">"}'
+      printf '%s\n' 'not json at all <b>bold</b>'
+      printf '%s\n' '["a list", "not an entry"]'
+      printf '%s\n' '{"type":"tool_call","id":"<i>x</i>","name":"<b>bash</b>","arguments":"{not json <script>"}'
+      printf '%s' '{"type":"tool_result","id":"big","name":"cat","output":"'
+      head -c 5242880 /dev/zero | tr '\0' 'x'
+      printf '%s\n' '"}'
+      printf '%s\n' '{"type":"surprise","payload":{"html":"<script>window.PWNED=3</script>"}}'
+    } > transcript.jsonl
+    ;;
+  beta:good-1:1) echo "gave up on the zebra" ;;
+  beta:good-1:*) echo "fixed: all tests pass" ;;
+  beta:bad-1:*) echo "fixed halfway" ;;
+  gamma:good-1:*) echo "fixed gamma" ;;
+  gamma:bad-1:*) echo "crashed" >&2; exit 3 ;;
+  *) echo "fixed nothing, a quiet penguin" ;;
+esac
+"""
+
+GRADER = """
+checks:
+  - checker: llm_judge
+    name: tone
+    rubric: Is the answer polite?
+    judge: {backend: replay, responses: answers.jsonl}
+  - checker: contains
+    name: fixed
+    value: fixed
+"""
+
+ANSWERS = """\
+{"task": "delta", "answer": "not a verdict"}
+{"model": "bad-1", "check": "tone", "verdict": {"reason": "<b>rude</b>", "pass": false}}
+{"check": "tone", "verdict": {"reason": "polite enough", "pass": true}}
+"""
+
+MODELS = ("good-1", "bad-1")
+
+
+def make_agentish(root: Path) -> Path:
+    return make_eval(root, name="agentish",
+                     tasks={t: f"prompt: Please fix {t}\n" for t in ("alpha", "beta", "gamma", "delta")},
+                     configs={"default": "runner: ./agent.sh\nmodel: good-1\n"},
+                     graders={"default": GRADER},
+                     files={"configs/agent.sh": RUNNER, "graders/answers.jsonl": ANSWERS})
