@@ -92,7 +92,8 @@ def bounded(title: str, source: str, entries: Iterable[dict[str, Any]],
 def _file(files: list[dict[str, Any]], path: str) -> dict[str, Any] | None:
     """The page's entry of one of the object's files (its links), when it can be read."""
     found = next((f for f in files if f.get("path") == path), None)
-    return found if found and found.get("href") else None
+    return {"href": found["href"], "download": found.get("download")} \
+        if found and found.get("href") else None
 
 
 def listed(obj: AnyObj, path: str) -> bool:

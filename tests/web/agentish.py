@@ -6,15 +6,18 @@ own rows; the Runs of `alpha` leave a `transcript.jsonl` and a `workspace.diff`.
 | ----- | ------------------------------- | --------------------------------- |
 | alpha | pass, pass (transcript, diff)   | fail, fail (tone; a hostile transcript) |
 | beta  | pass, fail (flaky: no "fixed")  | fail, fail (tone)                 |
-| gamma | pass, pass                      | runner failed, runner failed      |
+| gamma | pass, pass (usage.tool_calls)   | runner failed, runner failed      |
 | delta | error, error (the judge's answer is no verdict)                     |
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tests.helpers import make_eval
+from smevals.site import jsdata
+from tests.helpers import make_eval, run_cli
 
 RUNNER = r"""#!/bin/sh
 case "$SMEVALS_TASK:$SMEVALS_MODEL:$SMEVALS_SAMPLE" in
@@ -59,7 +62,10 @@ EOF
   beta:good-1:1) echo "gave up on the zebra" ;;
   beta:good-1:*) echo "fixed: all tests pass" ;;
   beta:bad-1:*) echo "fixed halfway" ;;
-  gamma:good-1:*) echo "fixed gamma" ;;
+  gamma:good-1:*)
+    echo "fixed gamma"
+    printf '%s\n' '{"tool_calls": [{"name": "search", "arguments": {"q": "<b>gamma</b>"}}, "list_files"]}' \
+      > "$SMEVALS_USAGE_FILE" ;;
   gamma:bad-1:*) echo "crashed" >&2; exit 3 ;;
   *) echo "fixed nothing, a quiet penguin" ;;
 esac
@@ -91,3 +97,33 @@ def make_agentish(root: Path) -> Path:
                      configs={"default": "runner: ./agent.sh\nmodel: good-1\n"},
                      graders={"default": GRADER},
                      files={"configs/agent.sh": RUNNER, "graders/answers.jsonl": ANSWERS})
+
+
+@dataclass
+class AgentSite:
+    """The agentish Eval, run and graded, built into a static site."""
+
+    ev: Path
+    site: Path
+    env: dict[str, str]
+
+    @property
+    def index(self) -> str:
+        return (self.site / "index.html").as_uri()
+
+    def data(self, key: str) -> Any:
+        return jsdata.decode((self.site / "data" / f"{key}.js").read_bytes())[1]
+
+    def run_id(self, task: str, model: str, sample: int) -> str:
+        return next(r["id"] for r in self.data("agentish/explore")["runs"]
+                    if (r["task"], r["model"], r["sample"]) == (task, model, sample))
+
+
+def build_agentish(root: Path) -> AgentSite:
+    env = {"SMEVALS_CACHE_DIR": str(root / "cache"), "SOURCE_DATE_EPOCH": "1767322800"}
+    ev = make_agentish(root / "agentish")
+    made = run_cli("run", str(ev), "-m", MODELS[0], "-m", MODELS[1], "-n", "2", "-g", env=env)
+    assert "14 ok, 2 failed" in made.both, (made.code, made.both)
+    built = run_cli("build", "-o", str(root / "site"), str(ev), env=env)
+    assert built.code == 0, built.both
+    return AgentSite(ev, root / "site", env)
