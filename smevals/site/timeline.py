@@ -15,7 +15,7 @@ or `TOTAL_LIMIT` characters, saying so.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -43,12 +43,12 @@ def _text(value: Any) -> str:
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "\n[... cut]"
 
 
-def clean(entry: dict[str, Any]) -> dict[str, Any]:
+def clean(entry: Mapping[str, Any]) -> dict[str, Any]:
     """An entry with only the keys of its type, each of the type the shape gives it (an
     unknown type is shown as an event, its whole line kept as `raw`)."""
     kind = entry.get("type")
     if kind not in TEXT_KEYS:
-        return {"type": "event", "raw": capped(entry, TEXT_LIMIT)}
+        return {"type": "event", "raw": capped(dict(entry), TEXT_LIMIT)}
     out: dict[str, Any] = {"type": kind}
     for key in TEXT_KEYS[kind]:
         if entry.get(key) is not None:
@@ -73,7 +73,7 @@ def _size(entry: dict[str, Any]) -> int:
     return len(orjson.dumps(entry))
 
 
-def bounded(title: str, source: str, entries: Iterable[dict[str, Any]],
+def bounded(title: str, source: str, entries: Iterable[Mapping[str, Any]],
             file: dict[str, Any] | None = None, cut: str | None = None) -> dict[str, Any]:
     """A timeline of at most MAX_ENTRIES entries and TOTAL_LIMIT characters."""
     kept: list[dict[str, Any]] = []

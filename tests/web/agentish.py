@@ -12,6 +12,7 @@ own rows; the Runs of `alpha` leave a `transcript.jsonl` and a `workspace.diff`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,18 +24,56 @@ RUNNER = r"""#!/bin/sh
 case "$SMEVALS_TASK:$SMEVALS_MODEL:$SMEVALS_SAMPLE" in
   alpha:good-1:*)
     echo "fixed the parser"
+    cp "$SMEVALS_EVAL_DIR/configs/good.jsonl" transcript.jsonl
+    cp "$SMEVALS_EVAL_DIR/configs/work.diff" workspace.diff ;;
+  alpha:bad-1:*)
+    echo "fixed, sort of"
+    cp "$SMEVALS_EVAL_DIR/configs/bad.jsonl" transcript.jsonl
     {
-      printf '%s\n' '{"type":"message","role":"user","text":"Fix the parser","turn":0}'
-      printf '%s\n' '{"type":"message","role":"assistant","text":"I will read the file first.","turn":0,"t":0.5}'
-      printf '%s\n' '{"type":"tool_call","id":"c1","name":"read_file","arguments":{"path":"parser.py"},"turn":0}'
-      printf '%s\n' '{"type":"tool_result","id":"c1","name":"read_file","output":"No such file: parser.py","is_error":true,"turn":0}'
-      printf '%s\n' '{"type":"tool_call","id":"c2","name":"bash","arguments":{"cmd":"seq 1 400"},"turn":1}'
-      printf '%s' '{"type":"tool_result","id":"c2","name":"bash","exit_code":0,"turn":1,"output":"'
-      seq -s '\n' 1 400 | tr -d '\n'
+      printf '%s' '{"type":"tool_result","id":"big","name":"cat","output":"'
+      head -c 5242880 /dev/zero | tr '\0' 'x'
       printf '%s\n' '"}'
-      printf '%s\n' '{"type":"message","role":"assistant","text":"Done: the parser is fixed.","turn":2,"t":3.25}'
-    } > transcript.jsonl
-    cat > workspace.diff <<'EOF'
+      printf '%s\n' '{"type":"surprise","payload":{"html":"<script>window.PWNED=3</script>"}}'
+    } >> transcript.jsonl ;;
+  beta:good-1:1) echo "gave up on the zebra" ;;
+  beta:good-1:*) echo "fixed: all tests pass" ;;
+  beta:bad-1:*) echo "fixed halfway" ;;
+  gamma:good-1:*)
+    echo "fixed gamma"
+    printf '%s\n' '{"tool_calls": [{"name": "search", "arguments": {"q": "<b>gamma</b>"}},
+                    "list_files"]}' > "$SMEVALS_USAGE_FILE" ;;
+  gamma:bad-1:*) echo "crashed" >&2; exit 3 ;;
+  *) echo "fixed nothing, a quiet penguin" ;;
+esac
+"""
+
+GOOD: list[dict[str, Any]] = [
+    {"type": "message", "role": "user", "text": "Fix the parser", "turn": 0},
+    {"type": "message", "role": "assistant", "text": "I will read the file first.", "turn": 0,
+     "t": 0.5},
+    {"type": "tool_call", "id": "c1", "name": "read_file", "arguments": {"path": "parser.py"},
+     "turn": 0},
+    {"type": "tool_result", "id": "c1", "name": "read_file", "output": "No such file: parser.py",
+     "is_error": True, "turn": 0},
+    {"type": "tool_call", "id": "c2", "name": "bash", "arguments": {"cmd": "seq 1 400"},
+     "turn": 1},
+    {"type": "tool_result", "id": "c2", "name": "bash", "exit_code": 0, "turn": 1,
+     "output": "\n".join(str(n) for n in range(1, 401))},
+    {"type": "message", "role": "assistant", "text": "Done: the parser is fixed.", "turn": 2,
+     "t": 3.25},
+]
+
+# the first four lines; the runner adds a 5 MiB line and an event of an unknown type
+BAD = "\n".join([
+    json.dumps({"type": "message", "role": "assistant",
+                "text": '<script>window.PWNED = "transcript"; alert(1)</script>'
+                        '<img src=x onerror="window.PWNED=2">'}),
+    "not json at all <b>bold</b>",
+    '["a list", "not an entry"]',
+    json.dumps({"type": "tool_call", "id": "<i>x</i>", "name": "<b>bash</b>",
+                "arguments": "{not json <script>"})]) + "\n"
+
+DIFF = """\
 diff --git a/parser.py b/parser.py
 --- a/parser.py
 +++ b/parser.py
@@ -44,31 +83,6 @@ diff --git a/parser.py b/parser.py
 --- not a header: a removed line
 +    return [p.strip() for p in text.split(",")]  # <script>window.PWNED = "diff"</script>
  # end
-EOF
-    ;;
-  alpha:bad-1:*)
-    echo "fixed, sort of"
-    {
-      printf '%s\n' '{"type":"message","role":"assistant","text":"<script>window.PWNED = \"transcript\"; alert(1)</script><img src=x onerror=\"window.PWNED=2\">"}'
-      printf '%s\n' 'not json at all <b>bold</b>'
-      printf '%s\n' '["a list", "not an entry"]'
-      printf '%s\n' '{"type":"tool_call","id":"<i>x</i>","name":"<b>bash</b>","arguments":"{not json <script>"}'
-      printf '%s' '{"type":"tool_result","id":"big","name":"cat","output":"'
-      head -c 5242880 /dev/zero | tr '\0' 'x'
-      printf '%s\n' '"}'
-      printf '%s\n' '{"type":"surprise","payload":{"html":"<script>window.PWNED=3</script>"}}'
-    } > transcript.jsonl
-    ;;
-  beta:good-1:1) echo "gave up on the zebra" ;;
-  beta:good-1:*) echo "fixed: all tests pass" ;;
-  beta:bad-1:*) echo "fixed halfway" ;;
-  gamma:good-1:*)
-    echo "fixed gamma"
-    printf '%s\n' '{"tool_calls": [{"name": "search", "arguments": {"q": "<b>gamma</b>"}}, "list_files"]}' \
-      > "$SMEVALS_USAGE_FILE" ;;
-  gamma:bad-1:*) echo "crashed" >&2; exit 3 ;;
-  *) echo "fixed nothing, a quiet penguin" ;;
-esac
 """
 
 GRADER = """
@@ -89,14 +103,20 @@ ANSWERS = """\
 """
 
 MODELS = ("good-1", "bad-1")
+TASKS = ("alpha", "beta", "gamma", "delta")
 
 
 def make_agentish(root: Path) -> Path:
-    return make_eval(root, name="agentish",
-                     tasks={t: f"prompt: Please fix {t}\n" for t in ("alpha", "beta", "gamma", "delta")},
-                     configs={"default": "runner: ./agent.sh\nmodel: good-1\n"},
-                     graders={"default": GRADER},
-                     files={"configs/agent.sh": RUNNER, "graders/answers.jsonl": ANSWERS})
+    ev = make_eval(root, name="agentish",
+                   tasks={t: f"prompt: Please fix {t}\n" for t in TASKS},
+                   configs={"default": "runner: ./agent.sh\nmodel: good-1\n"},
+                   graders={"default": GRADER},
+                   files={"configs/agent.sh": RUNNER, "graders/answers.jsonl": ANSWERS})
+    # written as they are (make_eval dedents its files)
+    (ev / "configs" / "good.jsonl").write_text("".join(json.dumps(e) + "\n" for e in GOOD))
+    (ev / "configs" / "bad.jsonl").write_text(BAD)
+    (ev / "configs" / "work.diff").write_text(DIFF)
+    return ev
 
 
 @dataclass

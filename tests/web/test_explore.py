@@ -17,6 +17,7 @@ from tests.web.conftest import Sites, Watched, start
 from tests.web.pages import fetch, wait_until
 
 STATUS = "document.querySelector('.explore-status').textContent"
+LOADED = f"document.querySelector('.explore-status') !== null && {STATUS}.includes('match')"
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +40,9 @@ def shown_tasks(page: Any) -> list[str]:
 def listed(page: Any) -> list[tuple[str, str, str]]:
     """(task, model, result) of each Run in the Run list."""
     rows = page.locator("table.runs tbody tr")
-    return [(r.locator("td").nth(0).inner_text(), r.locator("td").nth(1).inner_text().split("\n")[0],
-             r.locator("td").nth(3).inner_text()) for r in rows.all()]
+    cells = [r.locator("td") for r in rows.all()]
+    return [(c.nth(0).inner_text(), c.nth(1).inner_text().split("\n")[0], c.nth(3).inner_text())
+            for c in cells]
 
 
 def goto(w: Watched, url: str, matching: bool = True) -> None:
@@ -59,12 +61,12 @@ def test_a_filter_in_the_address_survives_a_reload(agentish: AgentSite, open_pag
     goto(w, agentish.index + "#/agentish?f=fail")
     for _ in range(2):
         assert shown_tasks(w.page) == ["alpha", "beta"]
-        assert sorted(listed(w.page)) == [("alpha", "bad-1", "fail")] * 2 + [("beta", "bad-1", "fail")] * 2 + [
-            ("beta", "good-1", "fail")]
+        assert sorted(listed(w.page)) == [("alpha", "bad-1", "fail")] * 2 + [
+            ("beta", "bad-1", "fail")] * 2 + [("beta", "good-1", "fail")]
         assert w.page.locator("button.f-fail").get_attribute("aria-pressed") == "true"
         assert w.page.evaluate(STATUS).startswith("5 Runs of 16 match (2 tasks).")
         w.page.reload()
-        wait_until(w.page, f"document.querySelector('.explore-status') && {STATUS}.includes('match')")
+        wait_until(w.page, LOADED)
     w.shot("explore-failures")
     w.clean()
 
@@ -173,7 +175,7 @@ def test_flipped_in_the_diff_and_a_tag_keep_the_filters(sites: Sites, open_page)
     goto(w, sites.index + "#/qa?f=fail")
     page.locator("a.facet", has_text="hat").click()
     wait_until(page, "location.hash === '#/qa/tag/hat?f=fail'")
-    wait_until(page, f"document.querySelector('.explore-status') && {STATUS}.includes('match')")
+    wait_until(page, LOADED)
     assert all(result == "fail" for _t, _m, result in listed(page))
     w.clean()
 
@@ -193,8 +195,9 @@ def test_the_timeline_shows_a_tool_error_and_folds_a_long_result(
     long = entries.nth(5)
     full = long.locator("details.more > pre")
     assert long.locator("pre.head").is_visible() and not full.is_visible()
-    assert long.locator("details.more summary").inner_text() == "Show all (1,491 characters, 400 lines)"
-    long.locator("details.more summary").click()
+    summary = long.locator("details.more summary")
+    assert summary.inner_text() == "Show all (1,491 characters, 400 lines)"
+    summary.click()
     assert full.is_visible() and not long.locator("pre.head").is_visible()
     assert full.inner_text().split("\n")[-1] == "400"
     raw = entries.nth(0).locator("details.raw")
@@ -207,7 +210,8 @@ def test_the_timeline_shows_a_tool_error_and_folds_a_long_result(
         "SYSTEM", "USER", "ASSISTANT", "EVENT"]
     # the workspace diff, coloured by line
     diff = page.locator("#s-workspace-diff pre.diff")
-    counts = {cls: diff.locator(f"span.{cls}").count() for cls in ("d-file", "d-hunk", "d-add", "d-del", "d-ctx")}
+    counts = {cls: diff.locator(f"span.{cls}").count()
+              for cls in ("d-file", "d-hunk", "d-add", "d-del", "d-ctx")}
     assert counts == {"d-file": 3, "d-hunk": 1, "d-add": 1, "d-del": 2, "d-ctx": 2}
     assert diff.locator("span.d-del").nth(1).inner_text() == "--- not a header: a removed line\n"
     assert "1 file changed · +1 −2 lines" in page.locator("#s-workspace-diff").inner_text()
@@ -223,7 +227,8 @@ def test_a_hostile_transcript_is_shown_as_text_and_capped(agentish: AgentSite, o
     entries = page.locator("#s-transcript ol.timeline > li")
     assert entries.count() == 6
     assert entries.nth(0).locator("pre").first.inner_text() == (
-        '<script>window.PWNED = "transcript"; alert(1)</script><img src=x onerror="window.PWNED=2">')
+        '<script>window.PWNED = "transcript"; alert(1)</script>'
+        '<img src=x onerror="window.PWNED=2">')
     assert page.locator("#s-transcript li.tl-bad").count() == 2       # the two bad lines
     assert entries.nth(3).locator(".tl-name").inner_text() == "<b>bash</b>"
     big = page.evaluate("document.querySelectorAll('#s-transcript li')[4]"
@@ -235,8 +240,8 @@ def test_a_hostile_transcript_is_shown_as_text_and_capped(agentish: AgentSite, o
     w.clean()
 
 
-def test_the_timeline_from_serve_links_the_raw_file(agentish: AgentSite, agentish_served: SiteServer,
-                                                    open_page) -> None:
+def test_the_timeline_from_serve_links_the_raw_file(
+        agentish: AgentSite, agentish_served: SiteServer, open_page) -> None:
     w = open_page(agentish_served.url)
     page = w.page
     page.goto(agentish_served.url + f"#/agentish/run/{agentish.run_id('alpha', 'good-1', 1)}")
@@ -247,6 +252,6 @@ def test_the_timeline_from_serve_links_the_raw_file(agentish: AgentSite, agentis
     assert (status, headers["content-type"]) == (200, "text/plain; charset=utf-8")
     assert body.startswith(b'{"type":"message","role":"user"')
     page.goto(agentish_served.url + "#/agentish?f=error")
-    wait_until(page, f"document.querySelector('.explore-status') && {STATUS}.includes('match')")
+    wait_until(page, LOADED)
     assert sorted(shown_tasks(page)) == ["delta", "gamma"]
     w.clean()

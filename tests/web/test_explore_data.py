@@ -31,18 +31,23 @@ def test_one_line_per_run_with_its_status_checks_and_flags(agentish: AgentSite) 
     assert (doc["kind"], doc["checks"], doc["excerpt_chars"]) == ("explore", ["tone", "fixed"], 500)
     got = [(r["task"], r["model"], r["status"], r["checks"], r["flaky"], r["flipped"])
            for r in doc["runs"]]
-    assert got == [
-        ("alpha", "bad-1", "fail", "fp", False, False), ("alpha", "bad-1", "fail", "fp", False, False),
-        ("alpha", "good-1", "pass", "pp", False, False), ("alpha", "good-1", "pass", "pp", False, False),
-        ("beta", "bad-1", "fail", "fp", False, False), ("beta", "bad-1", "fail", "fp", False, False),
-        ("beta", "good-1", "pass", "pp", True, False), ("beta", "good-1", "fail", "pf", True, False),
-        ("delta", "bad-1", "error", "ep", False, False), ("delta", "bad-1", "error", "ep", False, False),
-        ("delta", "good-1", "error", "ep", False, False), ("delta", "good-1", "error", "ep", False, False),
-        ("gamma", "bad-1", "failed", "--", False, False), ("gamma", "bad-1", "failed", "--", False, False),
-        ("gamma", "good-1", "pass", "pp", False, False), ("gamma", "good-1", "pass", "pp", False, False)]
-    zebra = [r for r in doc["runs"] if "zebra" in r["excerpt"]]
-    assert [(r["task"], r["model"], r["sample"], r["score"]) for r in zebra] == [("beta", "good-1", 1, None)]
-    assert {r["excerpt"] for r in doc["runs"] if r["task"] == "delta"} == {"fixed nothing, a quiet penguin\n"}
+    twice = [line for pair in [
+        ("alpha", "bad-1", "fail", "fp", False, False),
+        ("alpha", "good-1", "pass", "pp", False, False),
+        ("beta", "bad-1", "fail", "fp", False, False)] for line in (pair, pair)]
+    assert got == twice + [
+        ("beta", "good-1", "pass", "pp", True, False),
+        ("beta", "good-1", "fail", "pf", True, False),
+        *[("delta", m, "error", "ep", False, False) for m in ("bad-1",) * 2 + ("good-1",) * 2],
+        ("gamma", "bad-1", "failed", "--", False, False),
+        ("gamma", "bad-1", "failed", "--", False, False),
+        ("gamma", "good-1", "pass", "pp", False, False),
+        ("gamma", "good-1", "pass", "pp", False, False)]
+    zebra = [(r["task"], r["model"], r["sample"], r["score"])
+             for r in doc["runs"] if "zebra" in r["excerpt"]]
+    assert zebra == [("beta", "good-1", 1, None)]
+    delta = {r["excerpt"] for r in doc["runs"] if r["task"] == "delta"}
+    assert delta == {"fixed nothing, a quiet penguin\n"}
 
 
 def test_the_checks_table_counts_each_checks_verdicts_per_model(agentish: AgentSite) -> None:
@@ -130,12 +135,14 @@ def test_recorded_tool_calls_are_a_timeline_without_a_transcript(agentish: Agent
     run = agentish.data(f"agentish/runs/{agentish.run_id('gamma', 'good-1', 0)}")
     own = run["timelines"][0]
     assert (own["title"], own["source"], own["file"]) == ("Tool calls", "usage.tool_calls", None)
-    assert own["entries"] == [{"type": "tool_call", "name": "search", "arguments": {"q": "<b>gamma</b>"}},
-                              {"type": "tool_call", "name": "list_files"}]
+    assert own["entries"] == [
+        {"type": "tool_call", "name": "search", "arguments": {"q": "<b>gamma</b>"}},
+        {"type": "tool_call", "name": "list_files"}]
 
 
 def test_a_timeline_is_bounded() -> None:
-    many = ({"type": "message", "role": "assistant", "text": str(i)} for i in range(MAX_ENTRIES + 5))
+    many = ({"type": "message", "role": "assistant", "text": str(i)}
+            for i in range(MAX_ENTRIES + 5))
     shown = bounded("T", "x", many)
     assert len(shown["entries"]) == MAX_ENTRIES
     assert shown["cut"].startswith(f"shown up to {MAX_ENTRIES} entries")
