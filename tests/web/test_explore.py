@@ -250,7 +250,7 @@ def test_the_timeline_from_serve_links_the_raw_file(
     href = page.locator("#s-transcript a", has_text="raw file").get_attribute("href")
     status, headers, body = fetch(agentish_served, "/" + href)
     assert (status, headers["content-type"]) == (200, "text/plain; charset=utf-8")
-    assert body.startswith(b'{"type":"message","role":"user"')
+    assert body.startswith(b'{"type": "message", "role": "user"')
     page.goto(agentish_served.url + "#/agentish?f=error")
     wait_until(page, LOADED)
     assert sorted(shown_tasks(page)) == ["delta", "gamma"]
