@@ -22,7 +22,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -35,6 +37,7 @@ from smevals.site.timeline import bounded  # noqa: E402
 from smevals.store import transcript  # noqa: E402
 
 MODELS = 10
+T = TypeVar("T")
 SAMPLES = 2
 
 
@@ -56,9 +59,9 @@ def make(root: Path, runs: int) -> Path:
     return root
 
 
-def seconds(fn: object) -> tuple[float, object]:
+def seconds(fn: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
-    value = fn()  # type: ignore[operator]
+    value = fn()
     return time.perf_counter() - start, value
 
 
@@ -83,7 +86,7 @@ def timeline_figures(entries: int) -> None:
     data = "\n".join(lines).encode()
     took, shown = seconds(lambda: bounded("T", "x", transcript.parse(data)))
     print(f"timeline of a transcript of {entries:,} entries ({len(data) / 1e6:.1f} MB): "
-          f"{1000 * took:.0f} ms, {len(shown['entries']):,} entries kept")  # type: ignore[index]
+          f"{1000 * took:.0f} ms, {len(shown['entries']):,} entries kept")
     big = b'{"type":"tool_result","output":"' + b"x" * (5 << 20) + b'"}\n'
     took, _shown = seconds(lambda: bounded("T", "x", transcript.parse(big)))
     print(f"timeline of one 5 MiB line: {1000 * took:.0f} ms")
