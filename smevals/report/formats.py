@@ -45,7 +45,9 @@ def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
         "excluded_failed_runs": c.count(FAILED),
         "summary": summary_json(report),
         "ranked_by": ranked_by(groups),
-        "leaderboard": [group_json(g, rank, task_pass)
+        "leaderboard": [{**group_json(g, rank, task_pass),
+                         "checks": [c.as_dict() for c in
+                                    report.checks.pairs.get((g.config, g.model), [])]}
                         for rank, g in zip(ranks(groups), groups, strict=True)],
         "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
                  for tag, n in tag_counts(c.rows)],
@@ -71,6 +73,7 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
         "other_version_grades": report.older_versions,
         **_judged(c),
         **_stats(everything),
+        "checks": [row.as_dict() for row in report.checks.overall],
     }
 
 

@@ -8,6 +8,7 @@ config x model with its metrics and tags, and with --by-task its scores per task
 
 from __future__ import annotations
 
+from smevals.report.checks import CheckRow
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED
@@ -35,14 +36,40 @@ def render_eval(report: EvalReport, settings: Settings, filters: str = "") -> st
         lines += ["", "No graded Runs."]
         return "\n".join(lines)
     lines += ["", "## Leaderboard", ""] + leaderboard_lines(report.groups)
+    if report.checks.several:
+        lines += ["", "## Checks", ""] + check_table(report)
     tags = tag_lines(report)
     if tags:
         lines += ["", "## Tags", ""] + tags
     if report.repeats:
         lines += ["", "## Repeats", ""] + [x for r in report.repeats for x in repeat_lines(r)]
     for group in report.groups:
-        lines += ["", f"## {group.label}", ""] + block_lines(group, settings.by_task)
+        checks = report.checks.pairs.get((group.config, group.model), []) \
+            if report.checks.several else []
+        lines += ["", f"## {group.label}", ""] + block_lines(group, settings.by_task, checks)
     return "\n".join(lines)
+
+
+def check_table(report: EvalReport) -> list[str]:
+    """One line per Check, one column per config x model (in leaderboard order): the pass
+    rate over its verdicts, its mean score, errors and skips."""
+    groups = report.groups
+    cells = [{c.check: c.cell for c in report.checks.pairs.get((g.config, g.model), [])}
+             for g in groups]
+    errored = report.collected.count(ERRORED)
+    lines = [f"Over the Grades counted and the {errored} errored one(s) left out above (an "
+             "error is a Check without a verdict).", ""] if errored else []
+    lines += ["| Check | " + " | ".join(cell(g.label) for g in groups) + " |",
+             "|---" * (len(groups) + 1) + "|"]
+    for row in report.checks.overall:
+        lines.append(f"| {cell(row.check)} | "
+                     + " | ".join(c.get(row.check, "-") for c in cells) + " |")
+    return lines
+
+
+def cell(text: str) -> str:
+    """`text` as one cell of a Markdown table: `|` escaped, on one line."""
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def grader_line(report: EvalReport) -> str:
@@ -178,13 +205,14 @@ def _n(n: int, cells: int) -> str:
     return "" if n == cells else f" (n={n} tasks)"
 
 
-def block_lines(group: Group, with_tasks: bool) -> list[str]:
+def block_lines(group: Group, with_tasks: bool, checks: list[CheckRow] | None = None) -> list[str]:
     lines = [f"- score: {group.display} over {scored_text(group)}",
              f"- pass rate: {pass_text(group.passed, group.n)}"]
     lines += [f"- {m.name}: {m.display}" for m in metrics(group.rows)]
     tags = block_tags(group)
     if tags:
         lines.append(f"- tags: {tags}")
+    lines += [f"- check {c.check}: {c.line}" for c in checks or []]
     if with_tasks:
         lines.append("- scores by task:")
         lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]
