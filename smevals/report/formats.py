@@ -15,6 +15,7 @@ from smevals.grade.score import score_note, score_text
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Collected, Excluded, Row
+from smevals.report.suite import summary_json as summary_json_of
 from smevals.report.summary import Group, by_task, metrics, ranked_by, ranks, tag_counts
 from smevals.report.taskpass import DEFAULT, task_passes
 
@@ -29,7 +30,8 @@ CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id"
 def to_json(reports: list[EvalReport], settings: Settings, extra: dict[str, Any]) -> str:
     doc = {"format": JSON_FORMAT, "generated": settings.generated, **extra,
            "task_pass": settings.task_pass,
-           "evals": [eval_json(r, settings.task_pass) for r in reports]}
+           "evals": [eval_json(r, settings.task_pass) for r in reports],
+           "suite": summary_json_of(reports)}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 

@@ -12,6 +12,7 @@ from smevals.report.checks import CheckRow
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED
+from smevals.report.suite import summary_markdown
 from smevals.report.summary import (
     SCORE,
     Group,
@@ -23,10 +24,14 @@ from smevals.report.summary import (
     ranks,
     tag_counts,
 )
+from smevals.report.summary import table_cell as cell
 
 
 def render(reports: list[EvalReport], settings: Settings, filters: str = "") -> str:
-    return "\n\n".join(render_eval(r, settings, filters) for r in reports) + "\n"
+    """Each Eval's report; with several Evals (a Suite), their summary table first."""
+    parts = ["\n".join(summary_markdown(reports))] if len(reports) > 1 else []
+    parts += [render_eval(r, settings, filters) for r in reports]
+    return "\n\n".join(parts) + "\n"
 
 
 def render_eval(report: EvalReport, settings: Settings, filters: str = "") -> str:
@@ -66,10 +71,6 @@ def check_table(report: EvalReport) -> list[str]:
                      + " | ".join(c.get(row.check, "-") for c in cells) + " |")
     return lines
 
-
-def cell(text: str) -> str:
-    """`text` as one cell of a Markdown table: `|` escaped, on one line."""
-    return " ".join(text.replace("|", "\\|").split())
 
 
 def grader_line(report: EvalReport) -> str:
