@@ -54,9 +54,20 @@ class CheckRow:
         return stats.mean(self.scores)
 
     @property
+    def mean_says_more(self) -> bool:
+        """The mean score tells more than the pass rate: not when every verdict scored 1 on
+        a pass and 0 on a failure (the mean is then the pass rate)."""
+        if not self.scores:
+            return False
+        ones = sum(1 for s in self.scores if s == 1.0)
+        binary = all(s in (0.0, 1.0) for s in self.scores)
+        return not (binary and len(self.scores) == self.verdicts and ones == self.passed)
+
+    @property
     def extras(self) -> list[str]:
-        """`mean 0.71 ±0.05`, `1 error`, `2 skipped`: what follows the pass rate."""
-        out = [f"mean {stats.fmt_mean_se(self.scores)}"] if self.scores else []
+        """`mean 0.71 ±0.05`, `1 error`, `2 skipped`: what follows the pass rate (the mean
+        only when it says more than the pass rate)."""
+        out = [f"mean {stats.fmt_mean_se(self.scores)}"] if self.mean_says_more else []
         if self.errors:
             out.append(f"{self.errors} error" + ("" if self.errors == 1 else "s"))
         if self.skipped:
