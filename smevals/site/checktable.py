@@ -1,97 +1,72 @@
-"""Each Check's results per config x model: the Eval page's Checks table.
+"""Each Check's results per config x model: the Eval page's Checks table, and the verdict
+letters of the explore data.
 
-A Check is named by its `name`, else its checker; a name that occurs twice in one Grade
-gets ` #2`, ` #3` after its later occurrences, so `contains` and `contains #2` are two
-Checks. Its verdict in one Grade is `p` (passed), `f` (failed), `e` (error: no verdict),
-`s` (skipped) or `-` (the Grade has no such Check).
+The figures are `smevals.report.checks.check_rows`, the one computation `report` and
+`diff` use: a Check is named by its `name`, else its checker (`contains #2` for a second
+one in a Grade); it is counted over the Grades that count and the errored Grades; its
+pass rate is over its verdicts. Each cell also carries the text `report` prints for it
+(`CheckRow.cell`), so the site and the Markdown report say the same thing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from smevals.report.checks import CheckRow, check_rows, labelled
+from smevals.report.checks import verdict as verdict_word
 from smevals.report.rows import ERRORED, Excluded, Row
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief
 
-NAME_LIMIT = 200            # characters of a Check's name
+LETTERS = {"pass": "p", "fail": "f", "error": "e", "skipped": "s"}
+Pair = tuple[str, str]
 
 
-def verdict(check: dict[str, Any]) -> str:
-    """p, f, e or s: a Check record's result."""
-    if check.get("skipped"):
-        return "s"
-    if check.get("ok"):
-        return "p"
-    return "e" if check.get("error") else "f"
+def verdict(check: Mapping[str, Any]) -> str:
+    """p, f, e or s: a Check record's result (report.checks.verdict, as one letter)."""
+    return LETTERS[verdict_word(check)]
 
 
-def checks_of(grade: Obj[GradeBrief]) -> list[tuple[str, dict[str, Any]]]:
+def checks_of(grade: Obj[GradeBrief]) -> list[tuple[str, Mapping[str, Any]]]:
     """(name, record) of each Check of a Grade, in order, names made unique."""
-    checks = grade.record.get("checks")
-    seen: dict[str, int] = {}
-    out = []
-    for check in checks if isinstance(checks, list) else []:
-        if not isinstance(check, dict):
-            continue
-        base = str(check.get("name") or check.get("checker") or "check")[:NAME_LIMIT]
-        seen[base] = seen.get(base, 0) + 1
-        out.append((base if seen[base] == 1 else f"{base} #{seen[base]}", check))
-    return out
+    return labelled(grade.record.get("checks"))
 
 
 def check_names(grades: Iterable[Obj[GradeBrief]]) -> list[str]:
-    """Every Check name of `grades`, in the order they first appear."""
-    names: dict[str, None] = {}
-    for grade in grades:
-        for name, _check in checks_of(grade):
-            names.setdefault(name, None)
-    return list(names)
+    """Every Check name of `grades`, in the grader's order."""
+    return [row.check for row in check_rows(g.record for g in grades)]
 
 
-def _tally(figures: dict[str, Any], check: dict[str, Any]) -> None:
-    figures[{"p": "passed", "f": "failed", "e": "errors", "s": "skipped"}[verdict(check)]] += 1
-    score = check.get("score")
-    if isinstance(score, int | float) and not isinstance(score, bool) and not check.get("skipped"):
-        figures["scores"].append(float(score))
+def errored_grades(excluded: list[Excluded]) -> list[Excluded]:
+    """The Runs left out of the rows because their Grade is an error (a Check got no
+    verdict): their Checks are counted too."""
+    return [e for e in excluded if e.reason == ERRORED and e.grade is not None]
 
 
-def _finish(figures: dict[str, Any]) -> dict[str, Any]:
-    scores = figures.pop("scores")
-    verdicts = figures["passed"] + figures["failed"]
-    return {**figures, "pass_rate": figures["passed"] / verdicts if verdicts else None,
-            "mean": sum(scores) / len(scores) if scores else None, "scored": len(scores)}
+def cell_json(row: CheckRow) -> dict[str, Any]:
+    return {**row.as_dict(), "text": row.cell}
 
 
-def check_table(rows: list[Row], errored: list[Obj[GradeBrief]],
-                columns: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Per Check, per column (config, model): the counted Grades' verdicts (passed, failed,
-    skipped, pass rate over passed + failed, mean score where it scores) and the errors,
-    counted over the counted Grades and the errored Grades left out of them."""
-    graded: list[tuple[tuple[str, str], Obj[GradeBrief]]] = \
-        [((r.config, r.model), r.grade) for r in rows]
-    graded += [((str(_run_of(g).get("config")), str(_run_of(g).get("model"))), g)
-               for g in errored]
-    table: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
-    for name in check_names(g for _c, g in graded):
-        table[name] = {}
-    for column, grade in graded:
-        for name, check in checks_of(grade):
-            figures = table[name].setdefault(column, {"runs": 0, "passed": 0, "failed": 0,
-                                                      "errors": 0, "skipped": 0, "scores": []})
-            figures["runs"] += 1
-            _tally(figures, check)
-    return [{"check": name, "columns": [
-        {"config": c, "model": m, **_finish(cells[(c, m)])} if (c, m) in cells else None
-        for c, m in columns]} for name, cells in table.items()]
+def check_table(rows: list[Row], errored: list[Excluded],
+                columns: list[Pair]) -> list[dict[str, Any]]:
+    """Per Check (in the grader's order), per column (config, model) of `columns`: its
+    figures over that column's Grades (None for a column without any)."""
+    grades: dict[Pair, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        grades.setdefault((row.config, row.model), []).append(row.grade.record)
+    for item in errored:
+        if item.grade is not None:
+            grades.setdefault((item.config, item.model), []).append(item.grade.record)
+    overall = check_rows(g for pair in grades.values() for g in pair)
+    per = {pair: {r.check: r for r in check_rows(records)} for pair, records in grades.items()}
+    return [{"check": name, "columns": [_cell(per.get(pair), name, len(grades.get(pair, [])))
+                                        for pair in columns]}
+            for name in (row.check for row in overall)]
 
 
-def _run_of(grade: Obj[GradeBrief]) -> dict[str, Any]:
-    run = grade.record.get("run")
-    return run if isinstance(run, dict) else {}
-
-
-def errored_grades(excluded: list[Excluded]) -> list[Obj[GradeBrief]]:
-    """The errored Grades of Runs left out of the rows (a Check got no verdict)."""
-    return [e.grade for e in excluded if e.reason == ERRORED and e.grade is not None]
+def _cell(rows: dict[str, CheckRow] | None, name: str, total: int) -> dict[str, Any] | None:
+    if rows is None:
+        return None
+    row = rows.get(name) or CheckRow(name, total, 0, 0, 0, total)     # never in these Grades
+    return cell_json(row)

@@ -4,6 +4,7 @@ timelines (transcript, recorded tool calls, judge calls) and workspace diff, all
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -51,18 +52,38 @@ def test_one_line_per_run_with_its_status_checks_and_flags(agentish: AgentSite) 
 
 
 def test_the_checks_table_counts_each_checks_verdicts_per_model(agentish: AgentSite) -> None:
-    table = {row["check"]: row["columns"] for row in agentish.data("agentish/index")["checks"]}
+    index = agentish.data("agentish/index")
+    models = [c["model"] for c in index["grid"]["columns"]]
+    table = {row["check"]: row["columns"] for row in index["checks"]}
     assert list(table) == ["tone", "fixed"]
-    shown = {(name, c["model"]): (c["runs"], c["passed"], c["failed"], c["errors"], c["skipped"],
-                                  c["pass_rate"], c["mean"], c["scored"])
-             for name, cols in table.items() for c in cols}
+    shown = {(name, model): (c["runs"], c["passed"], c["failed"], c["errors"], c["skipped"],
+                             c["pass_rate"], c["mean"], c["scored"], c["text"])
+             for name, cols in table.items() for model, c in zip(models, cols, strict=True)}
     assert shown == {
         # good-1: alpha 2, beta 2, gamma 2 judged polite; delta's 2 judge answers no verdict
-        ("tone", "good-1"): (8, 6, 0, 2, 0, 1.0, 1.0, 6),
-        ("tone", "bad-1"): (6, 0, 4, 2, 0, 0.0, 0.0, 4),
+        ("tone", "good-1"): (8, 6, 0, 2, 0, 1.0, 1.0, 6, "100% (6/6), 2 errors"),
+        ("tone", "bad-1"): (6, 0, 4, 2, 0, 0.0, 0.0, 4, "0% (0/4), 2 errors"),
         # the errored Grades' `fixed` verdicts count: it had one
-        ("fixed", "good-1"): (8, 7, 1, 0, 0, 0.875, None, 0),
-        ("fixed", "bad-1"): (6, 6, 0, 0, 0, 1.0, None, 0)}
+        ("fixed", "good-1"): (8, 7, 1, 0, 0, 0.875, None, 0, "88% (7/8)"),
+        ("fixed", "bad-1"): (6, 6, 0, 0, 0, 1.0, None, 0, "100% (6/6)")}
+
+
+def test_the_checks_table_says_what_report_says(agentish: AgentSite) -> None:
+    """Each cell holds the figures of `smevals report --format json` for that Check and
+    config x model, and the text of its Markdown Checks table."""
+    index = agentish.data("agentish/index")
+    doc = json.loads(run_cli("report", str(agentish.ev), "--format", "json",
+                             env=agentish.env).out)
+    want = {(g["config"], g["model"], c["check"]): c
+            for g in doc["evals"][0]["leaderboard"] for c in g["checks"]}
+    markdown = run_cli("report", str(agentish.ev), env=agentish.env).out
+    columns = index["grid"]["columns"]
+    for row in index["checks"]:
+        cells = row["columns"]
+        for column, cell in zip(columns, cells, strict=True):
+            figures = {k: v for k, v in cell.items() if k != "text"}
+            assert figures == want[(column["config"], column["model"], row["check"])]
+        assert f"| {row['check']} | {' | '.join(c['text'] for c in cells)} |" in markdown
 
 
 def test_a_tag_page_has_the_checks_of_its_rows_only(tmp_path: Path) -> None:

@@ -58,14 +58,13 @@
 
   // --- the Checks table ---------------------------------------------------------------
 
+  /* A Check's figures in one column: the text `smevals report` prints for them
+     (`71% (12/17), mean 0.71 ±0.05, 1 error`), coloured by the pass rate. */
   function checkCell(c) {
     if (!c) return h("td", { class: "empty" }, "–");
-    const verdicts = c.passed + c.failed;
-    return h("td", { class: "checkcell" + (verdicts ? ` ${rateBucket(c.pass_rate)}` : "") },
-      h("span", { class: "rate" }, verdicts ? `${pct(c.pass_rate)} (${c.passed}/${verdicts})` : "no verdict"),
-      c.scored ? h("span", { class: "small" }, ` · mean ${num(c.mean)}`) : null,
-      c.errors ? h("span", { class: "small errors" }, ` · ${plural(c.errors, "error")}`) : null,
-      c.skipped ? h("span", { class: "small skips" }, ` · ${c.skipped} skipped`) : null);
+    return h("td", { class: "checkcell" + (c.pass_rate === null ? "" : ` ${rateBucket(c.pass_rate)}`),
+                     title: `${c.runs} Grades: ${c.passed} passed, ${c.failed} failed, ${c.errors} errors, ${c.skipped} skipped` },
+      c.text);
   }
 
   function checksSection(shown, colour) {
@@ -81,9 +80,9 @@
     rows.forEach((tr, i) => tr.querySelector("button").addEventListener("click", () => colour(table[i].check)));
     return section("Checks",
       h("div", { class: "scroll" }, h("table", { class: "board checktable" }, h("thead", null, head), h("tbody", null, rows))),
-      h("p", { class: "muted small" }, "Per config × model, over the Grades that count (and the errored ones): " +
-        "the share of passes among the Check's verdicts (passed / (passed + failed)), its mean score where it " +
-        "scores, its errors (no verdict) and skips."));
+      h("p", { class: "muted small" }, "Per config × model, as in smevals report: over the Grades that count " +
+        "(and the errored ones), the share of passes among the Check's verdicts (passed / (passed + failed)), " +
+        "its mean score where it says more than the pass rate, its errors (no verdict) and skips."));
   }
 
   // --- the controller -----------------------------------------------------------------
