@@ -147,6 +147,7 @@ def test_the_grid_is_coloured_by_one_check(agentish: AgentSite, open_page) -> No
     assert (alpha_bad.inner_text(), "pr0" in alpha_bad.get_attribute("class")) == ("0/2", True)
     assert cell(page, "delta", 0).inner_text() == "–"         # no verdict: the judge failed
     assert "Check “tone” passed in" in page.locator(".legend").inner_text()
+    assert page.locator("table.runs").count() == 0             # a colour alone lists no Run
     w.shot("explore-colour")
     # the Checks table: its figures, and a button that colours the grid by its Check
     row = page.locator('table.checktable tr[data-check="tone"]')
@@ -168,7 +169,10 @@ def test_the_grid_is_coloured_by_one_check(agentish: AgentSite, open_page) -> No
 def test_flipped_in_the_diff_and_a_tag_keep_the_filters(sites: Sites, open_page) -> None:
     w = open_page(sites.index)
     page = w.page
-    goto(w, sites.index + "#/qa?f=flipped")
+    page.goto(sites.index + "#/qa/diff")
+    page.get_by_role("link", name="Their Runs on the Eval page (filter: flipped) →").click()
+    wait_until(page, "location.hash === '#/qa?f=flipped&list=1'")
+    wait_until(page, LOADED)
     assert shown_tasks(page) == ["beta", "gamma"]         # the diff page's flips
     assert {task for task, _model, _result in listed(page)} == {"beta", "gamma"}
     goto(w, sites.index + "#/qa?f=fail")

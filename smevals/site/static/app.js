@@ -676,7 +676,8 @@
         ` · ${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
       leftOut(d),
       section("Models", diffGroups(d, doc.ci_level)),
-      section("Flips", diffFlips(data, d)),
+      section("Flips", diffFlips(data, d), d.flips.length ? h("p", { class: "small" },
+        link(`#/${enc(data.slug)}?f=flipped&list=1`, "Their Runs on the Eval page (filter: flipped) →")) : null),
       section("Added and removed", changes(d)));
   }
 

@@ -173,9 +173,10 @@
       return;
     }
     const runs = doc && needsRuns(st) ? doc.runs.filter(matcher(st, doc, ctl.tag)) : null;
+    const listed = filtering(st) || st.list ? runs : null;     // a colour alone lists nothing
     drawGrid(ctl, runs);
-    drawStatus(ctl, runs);
-    drawList(ctl, runs);
+    drawStatus(ctl, listed);
+    drawList(ctl, listed);
     const query = queryOf(st);   // the tag facets keep the filters (app.js sets them at first)
     document.querySelectorAll("a.facet[href]").forEach((a) => {
       a.setAttribute("href", a.getAttribute("href").split("?")[0] + (query ? `?${query}` : ""));
@@ -184,16 +185,15 @@
 
   function drawStatus(ctl, runs) {
     const { st, doc } = ctl;
-    if (!runs) {
-      ctl.status.textContent = "";
-      return;
+    const parts = [];
+    if (runs) {
+      const tasks = new Set(runs.map((r) => r.task)).size;
+      parts.push(filtering(st) ? `${plural(runs.length, "Run")} of ${doc.runs.length} match` +
+        ` (${plural(tasks, "task")}).` : `${plural(runs.length, "Run")}.`);
     }
-    const tasks = new Set(runs.map((r) => r.task)).size;
-    const parts = [filtering(st) ? `${plural(runs.length, "Run")} of ${doc.runs.length} match` +
-      ` (${plural(tasks, "task")}).` : `${plural(doc.runs.length, "Run")}.`];
     if (st.q) parts.push(`The search looks at Task names and the first ${doc.excerpt_chars} characters of each ` +
       "Run's output; prompts, notes and the rest of each output are not searched.");
-    if (st.color) parts.push(`Grid coloured by the Check “${st.color}”: the share of the counted Runs of each cell whose Check passed.`);
+    if (st.color && doc) parts.push(`Grid coloured by the Check “${st.color}”: the share of the counted Runs of each cell whose Check passed.`);
     ctl.status.textContent = parts.join(" ");
   }
 
