@@ -258,3 +258,17 @@ def test_the_timeline_from_serve_links_the_raw_file(
     wait_until(page, LOADED)
     assert sorted(shown_tasks(page)) == ["delta", "gamma"]
     w.clean()
+
+
+def test_hostile_outputs_and_check_names_stay_text_in_the_filters(sites: Sites, open_page) -> None:
+    w = open_page(sites.index)
+    page = w.page
+    goto(w, sites.index + "#/hostile?q=%3Cscript%3E&color=.%2Fevil-check")
+    assert listed(page) == [("attack", "<i>evil</i>", "pass")]
+    assert page.locator("table.runs mark").inner_text() == "<script>"
+    options = page.locator("select[name=color] option").all_inner_texts()
+    assert options == ["pass rate", "./evil-check", "contains"]
+    assert page.locator("select[name=color]").input_value() == "./evil-check"
+    assert page.locator("main i, main script").count() == 0
+    page.wait_for_timeout(200)
+    w.clean()
