@@ -81,6 +81,7 @@ CASES = [
     ("q=penguin", ["delta"], 4),                 # found in the outputs
     ("q=GAMMA", ["gamma"], 4),                   # a Task's name, in any case
     ("q=no%20such%20text", [], 0),
+    ("f=fail,nonsense&check=no-such-check&color=no-such-check&x=1", ["alpha", "beta"], 5),
 ]
 
 

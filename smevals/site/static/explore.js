@@ -89,6 +89,9 @@
 
   function evalPage(data, shown, route, tag, table) {
     const st = readState(route.query);
+    const names = (shown.checks || []).map((c) => c.check);
+    if (!names.includes(st.check)) st.check = "";        // unknown names are ignored
+    if (!names.includes(st.color)) st.color = "";
     const ctl = { st, doc: null, loading: null, limit: PAGE, data, shown, tag, table };
     ctl.status = h("p", { class: "small muted explore-status", role: "status" });
     ctl.runsBody = h("div", { class: "runlist" });
