@@ -15,6 +15,7 @@ from smevals.store.read import Obj
 from smevals.store.records import GradeBrief, RunRecord
 
 SEARCH_EXCERPT = 500        # characters of each Run's output.txt the search looks at
+TAGS, TAG_CHARS = 20, 100   # a Grade's tags listed (a checker's output is untrusted)
 
 
 # --- data/<eval>/explore.js ------------------------------------------------------------
@@ -67,7 +68,7 @@ def _run_line(loaded: Loaded, run: Obj[RunRecord], names: list[str],
     return {"id": run.id, "task": cell[0], "config": cell[1], "model": cell[2],
             "sample": sample if isinstance(sample, int) else None,
             "status": loaded.status(run), "score": row.score if row else None,
-            "tags": row.tags if row else [], "checks": codes,
+            "tags": [t[:TAG_CHARS] for t in row.tags[:TAGS]] if row else [], "checks": codes,
             "flaky": cell in flaky, "flipped": cell in flipped,
             "excerpt": out["text"] if out else "",
             "cut": bool(out and out["truncated"])}
