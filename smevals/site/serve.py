@@ -5,7 +5,8 @@ Routes (everything else is 404):
 ```
 /  /index.html  /app.js  /app.css                 the app
 /data/index.js  /data/stamp.js                    the Evals; their fingerprints (polled)
-/data/<eval>/index.js  explore.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
+/data/<eval>/explore.js                           one line per Run (the Eval page's filters)
+/data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
 /files/<eval>/runs/<run id>/<recorded path>       a file of a Run
 /files/<eval>/grades/<grade id>/<recorded path>   a file of a Grade
 /pictures/<eval>/runs|grades/<id>/<recorded path> the sanitised copy of an SVG file
