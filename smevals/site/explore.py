@@ -49,8 +49,12 @@ def explore_page(loaded: Loaded, grid: dict[str, Any]) -> dict[str, Any]:
     names = check_names(counted)
     flaky, flipped = flaky_cells(grid), flipped_cells(loaded)
     runs = [_run_line(loaded, run, names, errored, flaky, flipped) for run in loaded.runs]
-    runs.sort(key=lambda r: (r["task"], r["config"], r["model"],
-                             r["sample"] if isinstance(r["sample"], int) else 0, r["id"]))
+    tasks = {name: i for i, name in enumerate(loaded.task_names)}
+    columns = {(c["config"], c["model"]): i for i, c in enumerate(grid["columns"])}
+    runs.sort(key=lambda r: (tasks.get(r["task"], len(tasks)), r["task"],     # the grid's order
+                             columns.get((r["config"], r["model"]), len(columns)), r["config"],
+                             r["model"], r["sample"] if isinstance(r["sample"], int) else 0,
+                             r["id"]))
     return {"format": FORMAT, "kind": "explore", "eval": loaded.slug, "checks": names,
             "excerpt_chars": SEARCH_EXCERPT, "runs": runs}
 

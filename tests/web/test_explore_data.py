@@ -33,17 +33,18 @@ def test_one_line_per_run_with_its_status_checks_and_flags(agentish: AgentSite) 
     got = [(r["task"], r["model"], r["status"], r["checks"], r["flaky"], r["flipped"])
            for r in doc["runs"]]
     twice = [line for pair in [
-        ("alpha", "bad-1", "fail", "fp", False, False),
         ("alpha", "good-1", "pass", "pp", False, False),
-        ("beta", "bad-1", "fail", "fp", False, False)] for line in (pair, pair)]
-    assert got == twice + [
+        ("alpha", "bad-1", "fail", "fp", False, False)] for line in (pair, pair)]
+    assert got == twice + [         # in the grid's order: tasks, then models as ranked
         ("beta", "good-1", "pass", "pp", True, False),
         ("beta", "good-1", "fail", "pf", True, False),
-        *[("delta", m, "error", "ep", False, False) for m in ("bad-1",) * 2 + ("good-1",) * 2],
-        ("gamma", "bad-1", "failed", "--", False, False),
-        ("gamma", "bad-1", "failed", "--", False, False),
+        ("beta", "bad-1", "fail", "fp", False, False),
+        ("beta", "bad-1", "fail", "fp", False, False),
+        *[("delta", m, "error", "ep", False, False) for m in ("good-1",) * 2 + ("bad-1",) * 2],
         ("gamma", "good-1", "pass", "pp", False, False),
-        ("gamma", "good-1", "pass", "pp", False, False)]
+        ("gamma", "good-1", "pass", "pp", False, False),
+        ("gamma", "bad-1", "failed", "--", False, False),
+        ("gamma", "bad-1", "failed", "--", False, False)]
     zebra = [(r["task"], r["model"], r["sample"], r["score"])
              for r in doc["runs"] if "zebra" in r["excerpt"]]
     assert zebra == [("beta", "good-1", 1, None)]
