@@ -135,13 +135,17 @@ def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, A
 def steps_of(loaded: Loaded, run: Obj[RunRecord], files: list[dict[str, Any]],
              history: list[Obj[GradeRecord]], grades: list[dict[str, Any]]) -> dict[str, Any]:
     """The Run page's timelines (transcript, tool calls, judge calls of the Grade that
-    counts) and its workspace.diff (site/timeline.py)."""
+    counts, or of the errored Grade that left the Run out) and its workspace.diff
+    (site/timeline.py)."""
+    from smevals.report.rows import ERRORED
     from smevals.site.timeline import run_timelines, workspace_diff
 
-    counted = next((g for g in grades if g["counts"]), None)
-    grade = next((g for g in history if counted and g.id == counted["id"]), None)
+    item = loaded.excluded_by_rel.get(run.rel)
+    errored = item.grade.id if item and item.reason == ERRORED and item.grade else None
+    shown = next((g for g in grades if g["counts"] or g["id"] == errored), None)
+    grade = next((g for g in history if shown and g.id == shown["id"]), None)
     return {"timelines": run_timelines(loaded, run, files, grade,
-                                       counted["files"] if counted else []),
+                                       shown["files"] if shown else []),
             "workspace_diff": workspace_diff(loaded, run)}
 
 

@@ -193,3 +193,14 @@ def test_serve_sends_the_explore_data_and_the_new_scripts(served: SiteServer) ->
         status, headers, _body = fetch(served, f"/{name}")
         assert (status, headers["content-type"]) == (200, "text/javascript; charset=utf-8")
     assert fetch(served, "/data/qa/explore/x.js")[0] == 404
+
+
+def test_a_judge_that_gave_no_verdict_ends_its_timeline_with_the_error(
+        agentish: AgentSite) -> None:
+    run = agentish.data(f"agentish/runs/{agentish.run_id('delta', 'good-1', 0)}")
+    [judge] = run["timelines"]                        # no transcript, no recorded tool calls
+    assert judge["title"] == "Judge: tone"
+    assert [(e["type"], e.get("role")) for e in judge["entries"]] == [
+        ("message", "system"), ("message", "user"), ("message", "assistant"), ("error", None)]
+    assert judge["entries"][2]["text"] == "not a verdict"
+    assert judge["entries"][3]["message"].startswith("unparseable verdict: ")
