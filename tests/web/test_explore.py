@@ -175,6 +175,8 @@ def test_flipped_in_the_diff_and_a_tag_keep_the_filters(sites: Sites, open_page)
     wait_until(page, "location.hash === '#/qa?f=flipped&list=1'")
     wait_until(page, LOADED)
     assert shown_tasks(page) == ["beta", "gamma"]         # the diff page's flips
+    # qa's grader has one Check: no Checks table, no Check filter or colour (as in report)
+    assert page.locator("#s-checks, select[name=check], select[name=color]").count() == 0
     assert {task for task, _model, _result in listed(page)} == {"beta", "gamma"}
     goto(w, sites.index + "#/qa?f=fail")
     page.locator("a.facet", has_text="hat").click()

@@ -67,9 +67,11 @@
       c.text);
   }
 
+  /* Shown, like report's Checks table, only when the Grades have several Checks: with one,
+     its figures are the Grades' own. */
   function checksSection(shown, colour) {
     const table = shown.checks || [];
-    if (!table.length) return null;
+    if (table.length < 2) return null;
     const columns = shown.grid.columns;
     const head = h("tr", null, h("th", { scope: "col" }, "Check"), columns.map((c) =>
       h("th", { scope: "col" }, h("span", { class: "model" }, c.model), " ", h("span", { class: "muted small" }, c.config))));
@@ -90,7 +92,8 @@
   function evalPage(data, shown, route, tag, table) {
     const st = readState(route.query);
     const names = (shown.checks || []).map((c) => c.check);
-    if (!names.includes(st.check)) st.check = "";        // unknown names are ignored
+    if (names.length < 2 || !names.includes(st.check)) st.check = "";   // unknown: ignored
+    if (names.length < 2) st.color = "";
     if (!names.includes(st.color)) st.color = "";
     const ctl = { st, doc: null, loading: null, limit: PAGE, data, shown, tag, table };
     ctl.status = h("p", { class: "small muted explore-status", role: "status" });
@@ -119,6 +122,7 @@
       return b;
     });
     const names = (ctl.shown.checks || []).map((c) => c.check);
+    const several = names.length > 1;
     const failing = select("check", "Check failing", names, st.check, "any", (v) => { st.check = v; update(ctl); });
     const colours = select("color", "Colour by", names, st.color, "pass rate", (v) => { st.color = v; update(ctl); });
     const search = h("input", { type: "search", name: "q", class: "search", placeholder: "Search Task names and outputs",
@@ -138,8 +142,8 @@
     ctl.colourSelect = colours.querySelector("select");
     return h("div", { class: "explore", role: "search" },
       h("div", { class: "facets filters", role: "group", "aria-label": "Filters" },
-        h("span", { class: "muted" }, "Show: "), toggles, names.length ? failing : null, clear),
-      h("div", { class: "facets" }, search, names.length ? colours : null),
+        h("span", { class: "muted" }, "Show: "), toggles, several ? failing : null, clear),
+      h("div", { class: "facets" }, search, several ? colours : null),
       ctl.status);
   }
 
