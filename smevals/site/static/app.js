@@ -134,7 +134,7 @@
   /* The parts in their own files (explore.js, timeline.js), loaded before this one: each
      registered a function in SMEVALS_PARTS that is given these helpers. */
   const UI = { h, link, section, pre, json, folded, badge, chips, num, pct, plural, bytes,
-               scoreN, gradeScore, rateBucket, runHref, taskHref, enc, load: (key) => load(key) };
+               scoreN, gradeScore, rateBucket, runHref, taskHref, enc, fileHref, load: (key) => load(key) };
   const parts = {};
   for (const [name, make] of Object.entries(window.SMEVALS_PARTS || {})) parts[name] = make(UI);
 

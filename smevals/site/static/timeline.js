@@ -10,7 +10,7 @@
 (window.SMEVALS_PARTS = window.SMEVALS_PARTS || {}).timeline = function (ui) {
   "use strict";
 
-  const { h, section, pre, plural, num } = ui;
+  const { h, section, pre, plural, num, fileHref } = ui;
   const FOLD_CHARS = 1200;           // a text longer than this, or of more lines, is folded
   const FOLD_LINES = 16;
 
@@ -121,15 +121,10 @@
       d.truncated ? h("p", { class: "note small cut" }, "Cut here; the whole diff is in the raw file.") : null);
   }
 
-  function fileOf(run, path) {
-    const f = (run.files || []).find((x) => x.path === path);
-    return f && f.href ? f : null;
-  }
-
   /* The Run page's sections: one per timeline, then the workspace diff. */
   function runSections(run) {
     const out = (run.timelines || []).map((t) => section(t.title, timeline(t)));
-    if (run.workspace_diff) out.push(section("Workspace diff", diffView(run.workspace_diff, fileOf(run, "workspace.diff"))));
+    if (run.workspace_diff) out.push(section("Workspace diff", diffView(run.workspace_diff, fileHref(run.files, "workspace.diff"))));
     return out;
   }
 
