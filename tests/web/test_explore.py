@@ -220,7 +220,8 @@ def test_the_timeline_shows_a_tool_error_and_folds_a_long_result(
               for cls in ("d-file", "d-hunk", "d-add", "d-del", "d-ctx")}
     assert counts == {"d-file": 3, "d-hunk": 1, "d-add": 1, "d-del": 2, "d-ctx": 2}
     assert diff.locator("span.d-del").nth(1).inner_text() == "--- not a header: a removed line\n"
-    assert "1 file changed · +1 −2 lines · raw file" in page.locator("#s-workspace-diff").inner_text()
+    summary_line = "1 file changed · +1 −2 lines · raw file"
+    assert summary_line in page.locator("#s-workspace-diff").inner_text()
     href = page.locator("#s-workspace-diff a", has_text="raw file").get_attribute("href")
     assert href.endswith("/workspace.diff.txt")
     w.shot("explore-timeline")
