@@ -6,12 +6,14 @@ one click away), a hostile transcript shown as text, and the workspace diff."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site.serve import SiteServer
+from tests.helpers import make_eval, run_cli
 from tests.web.agentish import AgentSite, build_agentish
 from tests.web.conftest import Sites, Watched, start
 from tests.web.pages import fetch, wait_until
@@ -278,3 +280,24 @@ def test_hostile_outputs_and_check_names_stay_text_in_the_filters(sites: Sites, 
     assert page.locator("main i, main script").count() == 0
     page.wait_for_timeout(200)
     w.clean()
+
+
+def test_a_run_that_lands_joins_the_filtered_list_live(tmp_path: Path, open_page) -> None:
+    ev = make_eval(tmp_path / "ev", graders={"default": "checks:\n  - checker: contains\n"
+                                                        "    value: one\n"})
+    assert run_cli("run", str(ev), "-g").code == 1                  # task two fails
+    server = start(make_server(SiteOptions((str(ev),)), "127.0.0.1", 0, poll_seconds=0.3,
+                               check_every=0.1))
+    try:
+        w = open_page(server.url)
+        goto(w, server.url + "#/ev?f=fail&q=says")
+        assert listed(w.page) == [("two", "m1", "fail")]
+        assert run_cli("run", str(ev), "-m", "m2", "-g").code == 1
+        wait_until(w.page, "document.querySelectorAll('table.runs tbody tr').length === 2")
+        assert sorted(listed(w.page)) == [("two", "m1", "fail"), ("two", "m2", "fail")]
+        assert w.page.evaluate("location.hash") == "#/ev?f=fail&q=says"
+        assert w.page.locator("input.search").input_value() == "says"
+        w.clean()
+    finally:
+        server.shutdown()
+        server.server_close()
