@@ -301,3 +301,30 @@ def test_a_run_that_lands_joins_the_filtered_list_live(tmp_path: Path, open_page
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_task_opened_from_a_filtered_grid_shows_the_matching_runs(
+        agentish: AgentSite, open_page) -> None:
+    w = open_page(agentish.index)
+    page = w.page
+    goto(w, agentish.index + "#/agentish?f=fail")
+    page.locator('table.grid tr[data-task="beta"] th a').click()
+    wait_until(page, "location.hash === '#/agentish/task/beta?f=fail'")
+    page.wait_for_selector("p.explore-task >> text=Showing")
+    visible = ".column .run:not([hidden])"
+    assert page.locator(visible).count() == 3             # of 4: good-1's pass is hidden
+    assert page.locator("p.explore-task").inner_text() == (
+        "Showing the 3 Runs of this task that match the filters (failures); "
+        "show all its Runs.")
+    w.shot("explore-task")
+    page.get_by_role("link", name="show all its Runs").click()
+    wait_until(page, "location.hash === '#/agentish/task/beta'")
+    page.wait_for_selector(".column .run")
+    assert page.locator(visible).count() == 4
+    assert page.locator("p.explore-task").count() == 0
+    # a colour alone does not follow the links to the Task pages
+    goto(w, agentish.index + "#/agentish?color=tone", matching=False)
+    wait_until(page, "document.querySelector('td.bycheck') !== null")
+    href = page.locator('table.grid tr[data-task="beta"] th a').get_attribute("href")
+    assert href == "#/agentish/task/beta"
+    w.clean()

@@ -477,14 +477,16 @@
     crumbs([{ text: "Evals", href: "#/" }, { text: data.name, href: `#/${enc(data.slug)}` }, { text: task.task }]);
     document.title = `${task.task} · ${data.name} · smevals`;
     const doc = task.doc || {};
+    const columns = task.columns.length ? h("div", { class: "columns" }, task.columns.map((c) => taskColumn(data, c)))
+                                        : h("p", { class: "muted" }, "No Runs of this task.");
     return h("div", null,
       h("h1", null, task.task),
       task.current ? null : h("p", { class: "note" }, "This task is no longer in the Eval; shown as its Runs recorded it."),
       section("Prompt", promptView(doc.prompt, doc.messages),
         folded("Task document", json(doc))),
       h("h2", null, "Runs by model"),
-      task.columns.length ? h("div", { class: "columns" }, task.columns.map((c) => taskColumn(data, c)))
-                          : h("p", { class: "muted" }, "No Runs of this task."));
+      parts.explore ? parts.explore.taskPage(data, task, route, columns) : null,
+      columns);
   }
 
   function promptView(prompt, messages) {
@@ -515,13 +517,13 @@
   }
 
   function runCard(data, r) {
-    return h("div", { class: "run" }, h("div", { class: "runhead" }, runSummary(r)), chips(r.tags),
+    return h("div", { class: "run", "data-run": r.id }, h("div", { class: "runhead" }, runSummary(r)), chips(r.tags),
       pre(r.output.text + (r.output.truncated ? "\n…" : ""), "text output"),
       link(runHref(data.slug, r.id), "Open Run →", "small"));
   }
 
   function runLine(data, r) {
-    return h("div", { class: "run line" }, h("div", { class: "runhead" }, runSummary(r),
+    return h("div", { class: "run line", "data-run": r.id }, h("div", { class: "runhead" }, runSummary(r),
       link(runHref(data.slug, r.id), "open →", "small push")), chips(r.tags));
   }
 

@@ -184,10 +184,15 @@
     drawGrid(ctl, runs);
     drawStatus(ctl, listed);
     drawList(ctl, listed);
-    const query = queryOf(st);   // the tag facets keep the filters (app.js sets them at first)
-    document.querySelectorAll("a.facet[href]").forEach((a) => {
-      a.setAttribute("href", a.getAttribute("href").split("?")[0] + (query ? `?${query}` : ""));
-    });
+    // the tag facets keep the filters (app.js sets them at first), and so do the links to
+    // the Task pages, which then show only the matching Runs
+    const query = queryOf(st);
+    const links = [...document.querySelectorAll("a.facet[href]"), ...ctl.table.querySelectorAll("a[href]"),
+                   ...ctl.runsBody.querySelectorAll("a[href*='/task/']")];
+    for (const a of links) {
+      const href = a.getAttribute("href").split("?")[0];
+      a.setAttribute("href", href + (query && (!href.includes("/task/") || filtering(st)) ? `?${query}` : ""));
+    }
   }
 
   function drawStatus(ctl, runs) {
@@ -334,5 +339,34 @@
       at + words.length + 80 < r.excerpt.length ? "…" : "");
   }
 
-  return { evalPage };
+  // --- a Task page opened from a filtered Eval page -----------------------------------
+
+  /* Hide the Runs of the Task page that do not match the filters in its address; a note
+     says so, with a link to all of them. */
+  function taskPage(data, task, route, columns) {
+    const st = readState(route.query);
+    st.color = "";
+    st.list = false;
+    if (!filtering(st)) return null;
+    const note = h("p", { class: "note small explore-task" }, "Loading the filters…");
+    ui.load(`${data.slug}/explore`).then((doc) => {
+      if (!doc.checks.includes(st.check)) st.check = "";
+      const keep = new Set(doc.runs.filter(matcher(st, doc, null)).filter((r) => r.task === task.task).map((r) => r.id));
+      const runs = [...columns.querySelectorAll("[data-run]")];
+      for (const el of runs) el.hidden = !keep.has(el.getAttribute("data-run"));
+      const base = location.hash.split("?")[0];
+      note.replaceChildren(`Showing the ${plural(runs.filter((el) => !el.hidden).length, "Run")} of this task ` +
+        `that match the filters (${describe(st)}); `, link(base, "show all its Runs"), ".");
+    }).catch(() => { note.textContent = "The filters cannot be applied: this site has no explore data."; });
+    return note;
+  }
+
+  function describe(st) {
+    const parts = FILTERS.filter(([key]) => st.f.has(key)).map(([, label]) => label.toLowerCase());
+    if (st.check) parts.push(`Check “${st.check}” failing`);
+    if (st.q) parts.push(`“${st.q}”`);
+    return parts.join(", ");
+  }
+
+  return { evalPage, taskPage };
 };
