@@ -20,6 +20,7 @@ SMOKE = {
     "crash.py": ["--kills", "1", "--tasks", "1", "--repeat", "5", "--jobs", "1",
                  "--min-delay", "0.05", "--max-delay", "0.1"],
     "datafiles.py": ["--rows", "5", "--repeats", "1"],
+    "explore.py": ["--runs", "20", "--entries", "10"],
     "fixtures.py": ["--cases", "2"],
     "grade.py": ["2"],
     "grader_deps.py": ["--modules", "2", "--lines", "2", "--files", "2", "--size", "100",

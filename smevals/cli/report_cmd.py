@@ -16,6 +16,9 @@ from smevals.errors import EvidenceFailed
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "csv", "junit"]),
               default="markdown", show_default=True, help="Output format.")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--csv-lines", type=click.Choice(["runs", "checks", "summary"]),
+              help="With --format csv, one line per: graded Run (the default), Check of a "
+              "config x model, or config x model of an Eval.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
 @click.option("--rev", metavar="REV", help="Report the store as committed at this git revision.")
@@ -37,7 +40,8 @@ from smevals.errors import EvidenceFailed
               show_default=True, help="The other side of --agreement.")
 def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
                models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
-               store: str | None, by_task: bool, fmt: str, as_json: bool, output: str | None,
+               store: str | None, by_task: bool, fmt: str, as_json: bool,
+               csv_lines: str | None, output: str | None,
                rev: str | None, version: str | None, any_version: bool,
                fail_under: str | None, min_pass_rate: str | None, task_pass: str,
                allow_incomplete: bool, agreement: str | None, against: str) -> None:
@@ -62,7 +66,7 @@ def report_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     spec = SideSpec(grader, rev, store, version, any_version,
                     Filters(tasks, models, configs), include_stale)
     opts = ReportOptions(paths, spec, "json" if as_json else fmt, by_task, fail_under,
-                         min_pass_rate, allow_incomplete, task_pass)
+                         min_pass_rate, allow_incomplete, task_pass, csv_lines)
     result = report_command(opts)
     write_output(result.text, output)
     if result.gate_failures:

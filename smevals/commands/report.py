@@ -18,7 +18,7 @@ from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
 from smevals.grade.version import grader_version
-from smevals.report import agreement, formats, gates, markdown, taskpass
+from smevals.report import agreement, formats, gates, markdown, suite, taskpass
 from smevals.report.document import EvalReport, Settings, generated_at
 from smevals.report.rows import Filters
 from smevals.sides.read import SideSpec, current_choice, keep, load_sides
@@ -29,6 +29,7 @@ from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeRecord
 
 FORMATS = ("markdown", "json", "csv", "junit")
+CSV_LINES = ("runs", "checks", "summary")
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class ReportOptions:
     min_pass_rate: str | None = None
     allow_incomplete: bool = False
     task_pass: str = taskpass.DEFAULT
+    csv_lines: str | None = None        # what one CSV line is (CSV_LINES; None: runs)
 
 
 @dataclass
@@ -60,6 +62,10 @@ def _report(opts: ReportOptions) -> ReportResult:
     if opts.task_pass not in taskpass.RULES:
         raise SmevalsError(f"--task-pass: '{opts.task_pass}' is not one of "
                            f"{', '.join(taskpass.RULES)}")
+    if opts.csv_lines is not None and (opts.fmt != "csv" or opts.csv_lines not in CSV_LINES):
+        raise SmevalsError(f"--csv-lines: '{opts.csv_lines}' is not one of "
+                           f"{', '.join(CSV_LINES)}" if opts.fmt == "csv" else
+                           f"--csv-lines goes with --format csv, not {opts.fmt}")
     if opts.side.version and opts.side.any_version:
         raise SmevalsError("--grader-version and --any-version exclude each other")
     try:
@@ -83,6 +89,10 @@ def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
                  "gates": {**limits.as_dict(), "passed": not failures, "failures": failures}}
         return formats.to_json(reports, settings, extra)
     if opts.fmt == "csv":
+        if opts.csv_lines == "checks":
+            return suite.checks_csv(reports)
+        if opts.csv_lines == "summary":
+            return suite.summary_csv(reports)
         return formats.to_csv(reports)
     if opts.fmt == "junit":
         return formats.to_junit(reports, opts.task_pass)

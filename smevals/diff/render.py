@@ -9,7 +9,9 @@ from typing import Any
 import orjson
 
 from smevals import stats
+from smevals.diff import why as flip_why
 from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.diff.summary import summary_json, summary_markdown
 from smevals.grade.score import score_note, score_text
 from smevals.report import taskpass
 from smevals.report.evidence import LeftOut, Pair
@@ -61,6 +63,8 @@ def markdown(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float,
              f"A is {_where(a)}; B is {_where(b)}. Significance level {alpha:g}: each task is "
              "paired with itself; per task a side's score is the mean of its Runs and a task "
              f"passes when {taskpass.WORDS[task_pass]}{_rule(task_pass)}."]
+    if len(diffs) > 1:
+        lines += ["", *summary_markdown(diffs, verdict)]
     for diff in diffs:
         lines += ["", *eval_lines(diff, a, b, outputs)]
     return "\n".join(lines) + "\n"
@@ -200,6 +204,7 @@ def flip_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
             cause = "regraded: same Runs" if flip.regraded else "different Runs"
             lines.append(f"- {flip.task} / {flip.config} / {flip.model} ({cause})")
             lines += [f"  - A: {_row(r)}" for r in flip.a] + [f"  - B: {_row(r)}" for r in flip.b]
+            lines += flip_why.flip_lines(flip)
             if outputs is not None:
                 lines += side_by_side(flip, a, b, outputs)
         if not flips:
@@ -265,7 +270,8 @@ def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode:
             regression: dict[str, Any], task_pass: str = taskpass.DEFAULT) -> str:
     doc = {"format": JSON_FORMAT, "mode": mode, "a": vars(a), "b": vars(b), "alpha": alpha,
            "ci_level": 1 - alpha, "task_pass": task_pass, "evals": [eval_json(d) for d in diffs],
-           "regression": regression, "damaged": damaged_json()}
+           "regression": regression, "damaged": damaged_json(),
+           "summary": summary_json(diffs, verdict)}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
@@ -337,4 +343,4 @@ def flip_json(flip: Flip) -> dict[str, Any]:
     return {"config": flip.config, "model": flip.model, "task": flip.task,
             "direction": "pass->fail" if flip.to_fail else "fail->pass",
             "cause": "regraded" if flip.regraded else "different_runs",
-            "a": runs(flip.a), "b": runs(flip.b)}
+            "a": runs(flip.a), "b": runs(flip.b), **flip_why.flip_json(flip)}

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 
 from smevals.errors import SmevalsError
+from smevals.report.checks import EvalChecks, eval_checks
 from smevals.report.repeats import Repeats, repeats
 from smevals.report.rows import Collected
 from smevals.report.summary import Group, leaderboard
@@ -41,6 +42,11 @@ class EvalReport:
     @cached_property
     def groups(self) -> list[Group]:
         return leaderboard(self.collected.rows)
+
+    @cached_property
+    def checks(self) -> EvalChecks:
+        """Per-Check figures, overall and per config x model (smevals.report.checks)."""
+        return eval_checks(self.collected)
 
     @cached_property
     def repeats(self) -> list[Repeats]:

@@ -15,6 +15,7 @@ from smevals.grade.score import score_note, score_text
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Collected, Excluded, Row
+from smevals.report.suite import summary_json as summary_json_of
 from smevals.report.summary import Group, by_task, metrics, ranked_by, ranks, tag_counts
 from smevals.report.taskpass import DEFAULT, task_passes
 
@@ -29,7 +30,8 @@ CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id"
 def to_json(reports: list[EvalReport], settings: Settings, extra: dict[str, Any]) -> str:
     doc = {"format": JSON_FORMAT, "generated": settings.generated, **extra,
            "task_pass": settings.task_pass,
-           "evals": [eval_json(r, settings.task_pass) for r in reports]}
+           "evals": [eval_json(r, settings.task_pass) for r in reports],
+           "suite": summary_json_of(reports)}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
@@ -45,7 +47,9 @@ def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
         "excluded_failed_runs": c.count(FAILED),
         "summary": summary_json(report),
         "ranked_by": ranked_by(groups),
-        "leaderboard": [group_json(g, rank, task_pass)
+        "leaderboard": [{**group_json(g, rank, task_pass),
+                         "checks": [c.as_dict() for c in
+                                    report.checks.pairs.get((g.config, g.model), [])]}
                         for rank, g in zip(ranks(groups), groups, strict=True)],
         "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
                  for tag, n in tag_counts(c.rows)],
@@ -71,6 +75,7 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
         "other_version_grades": report.older_versions,
         **_judged(c),
         **_stats(everything),
+        "checks": [row.as_dict() for row in report.checks.overall],
     }
 
 

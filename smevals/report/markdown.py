@@ -8,9 +8,11 @@ config x model with its metrics and tags, and with --by-task its scores per task
 
 from __future__ import annotations
 
+from smevals.report.checks import CheckRow
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED
+from smevals.report.suite import summary_markdown
 from smevals.report.summary import (
     SCORE,
     Group,
@@ -22,10 +24,14 @@ from smevals.report.summary import (
     ranks,
     tag_counts,
 )
+from smevals.report.summary import table_cell as cell
 
 
 def render(reports: list[EvalReport], settings: Settings, filters: str = "") -> str:
-    return "\n\n".join(render_eval(r, settings, filters) for r in reports) + "\n"
+    """Each Eval's report; with several Evals (a Suite), their summary table first."""
+    parts = ["\n".join(summary_markdown(reports))] if len(reports) > 1 else []
+    parts += [render_eval(r, settings, filters) for r in reports]
+    return "\n\n".join(parts) + "\n"
 
 
 def render_eval(report: EvalReport, settings: Settings, filters: str = "") -> str:
@@ -35,14 +41,36 @@ def render_eval(report: EvalReport, settings: Settings, filters: str = "") -> st
         lines += ["", "No graded Runs."]
         return "\n".join(lines)
     lines += ["", "## Leaderboard", ""] + leaderboard_lines(report.groups)
+    if report.checks.several:
+        lines += ["", "## Checks", ""] + check_table(report)
     tags = tag_lines(report)
     if tags:
         lines += ["", "## Tags", ""] + tags
     if report.repeats:
         lines += ["", "## Repeats", ""] + [x for r in report.repeats for x in repeat_lines(r)]
     for group in report.groups:
-        lines += ["", f"## {group.label}", ""] + block_lines(group, settings.by_task)
+        checks = report.checks.pairs.get((group.config, group.model), []) \
+            if report.checks.several else []
+        lines += ["", f"## {group.label}", ""] + block_lines(group, settings.by_task, checks)
     return "\n".join(lines)
+
+
+def check_table(report: EvalReport) -> list[str]:
+    """One line per Check, one column per config x model (in leaderboard order): the pass
+    rate over its verdicts, its mean score, errors and skips."""
+    groups = report.groups
+    cells = [{c.check: c.cell for c in report.checks.pairs.get((g.config, g.model), [])}
+             for g in groups]
+    errored = report.collected.count(ERRORED)
+    lines = [f"Over the Grades counted and the {errored} errored one(s) left out above (an "
+             "error is a Check without a verdict).", ""] if errored else []
+    lines += ["| Check | " + " | ".join(cell(g.label) for g in groups) + " |",
+             "|---" * (len(groups) + 1) + "|"]
+    for row in report.checks.overall:
+        lines.append(f"| {cell(row.check)} | "
+                     + " | ".join(c.get(row.check, "-") for c in cells) + " |")
+    return lines
+
 
 
 def grader_line(report: EvalReport) -> str:
@@ -178,13 +206,14 @@ def _n(n: int, cells: int) -> str:
     return "" if n == cells else f" (n={n} tasks)"
 
 
-def block_lines(group: Group, with_tasks: bool) -> list[str]:
+def block_lines(group: Group, with_tasks: bool, checks: list[CheckRow] | None = None) -> list[str]:
     lines = [f"- score: {group.display} over {scored_text(group)}",
              f"- pass rate: {pass_text(group.passed, group.n)}"]
     lines += [f"- {m.name}: {m.display}" for m in metrics(group.rows)]
     tags = block_tags(group)
     if tags:
         lines.append(f"- tags: {tags}")
+    lines += [f"- check {c.check}: {c.line}" for c in checks or []]
     if with_tasks:
         lines.append("- scores by task:")
         lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]

@@ -163,6 +163,11 @@ def counts_text(n: int, fails: int) -> str:
     return text
 
 
+def table_cell(text: str) -> str:
+    """`text` as one cell of a Markdown table: `|` escaped, on one line."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
 def pass_text(passed: int, n: int) -> str:
     """`67% (2/3), 95% CI [0.21, 0.94]`: the pass rate, its n and its Wilson interval."""
     rate = passed / n if n else 0.0

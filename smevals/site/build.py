@@ -5,6 +5,7 @@
 <out>/data/index.js                            every Eval of the site
 <out>/data/<eval>/index.js                     leaderboard, grid, tag facets
 <out>/data/<eval>/tags/<tag>.js                the same for the Runs tagged <tag>
+<out>/data/<eval>/explore.js                   one line per Run, for filters and search
 <out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
 <out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
 <out>/data/<eval>/diff.js                      with --diff A B
@@ -29,11 +30,13 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
 from smevals.store.read import Obj
 
-ASSETS = ("index.html", "app.js", "app.css")
+ASSETS = ("index.html", "app.js", "app.css",
+          "explore.js", "timeline.js")
 CHUNK = 1 << 20
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -136,7 +139,9 @@ def write_eval(loaded: Loaded, out: Path) -> int:
 
 def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
     slug = loaded.slug
-    _write(folder, f"{slug}/index", "index.js", eval_index(loaded))
+    index = eval_index(loaded)
+    _write(folder, f"{slug}/index", "index.js", index)
+    _write(folder, f"{slug}/explore", "explore.js", explore_page(loaded, index["grid"]))
     for tag in tags_of(loaded):
         doc = tag_view(loaded, tag)
         _write(folder, f"{slug}/tags/{doc['slug']}", f"tags/{doc['slug']}.js", doc)

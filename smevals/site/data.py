@@ -19,6 +19,7 @@ from smevals.report.formats import group_json, summary_json
 from smevals.report.repeats import repeats
 from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_counts
+from smevals.site.checktable import check_table, errored_grades
 from smevals.site.gallery import has_pictures
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
@@ -136,8 +137,12 @@ def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[st
         entry["mean_ci"] = mean_interval(group)
         board.append(entry)
     shown = set(tasks)
-    return {"ranked_by": ranked_by(groups), "leaderboard": board,
-            "grid": grid(groups, tasks, [e for e in excluded if e.task in shown])}
+    excluded = [e for e in excluded if e.task in shown]
+    table = grid(groups, tasks, excluded)
+    columns = [(c["config"], c["model"]) for c in table["columns"]]
+    return {"ranked_by": ranked_by(groups), "leaderboard": board, "grid": table,
+            "checks": check_table([r for r in rows if r.task in shown],
+                                  errored_grades(excluded), columns)}
 
 
 def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:

@@ -115,6 +115,9 @@ def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, A
     row = loaded.rows_by_rel.get(run.rel)
     task_doc = _mapping(rec.get("task"))
     history = loaded.history.get(run.rel, [])
+    files = files_of(loaded, run, linker)
+    grades = [grade_json(loaded, g, linker, row.grade.id if row else None)
+              for g in reversed(history)]
     return {
         "format": FORMAT, "kind": "run", "eval": loaded.slug, "id": run.id, "rel": run.rel,
         "task": task, "task_slug": loaded.task_slugs.get(task, task), "config": config,
@@ -124,12 +127,26 @@ def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, A
         "record": {key: capped(rec.get(key)) for key in RECORD_KEYS},
         "output": read_text(loaded, run, "output.txt", OUTPUT_LIMIT),
         "stderr": read_text(loaded, run, "stderr.txt", STDERR_LIMIT),
-        "files": files_of(loaded, run, linker),
-        "grade_id": row.grade.id if row else None,
-        "grades": [grade_json(loaded, g, linker, row.grade.id if row else None)
-                   for g in reversed(history)],
-        "labels": labels_json(history),
+        "files": files, "grade_id": row.grade.id if row else None, "grades": grades,
+        "labels": labels_json(history), **steps_of(loaded, run, files, history, grades),
     }
+
+
+def steps_of(loaded: Loaded, run: Obj[RunRecord], files: list[dict[str, Any]],
+             history: list[Obj[GradeRecord]], grades: list[dict[str, Any]]) -> dict[str, Any]:
+    """The Run page's timelines (transcript, tool calls, judge calls of the Grade that
+    counts, or of the errored Grade that left the Run out) and its workspace.diff
+    (site/timeline.py)."""
+    from smevals.report.rows import ERRORED
+    from smevals.site.timeline import run_timelines, workspace_diff
+
+    item = loaded.excluded_by_rel.get(run.rel)
+    errored = item.grade.id if item and item.reason == ERRORED and item.grade else None
+    shown = next((g for g in grades if g["counts"] or g["id"] == errored), None)
+    grade = next((g for g in history if shown and g.id == shown["id"]), None)
+    return {"timelines": run_timelines(loaded, run, files, grade,
+                                       shown["files"] if shown else []),
+            "workspace_diff": workspace_diff(loaded, run)}
 
 
 def labels_json(history: list[Obj[GradeRecord]]) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ Routes (everything else is 404):
 ```
 /  /index.html  /app.js  /app.css                 the app
 /data/index.js  /data/stamp.js                    the Evals; their fingerprints (polled)
+/data/<eval>/explore.js                           one line per Run (the Eval page's filters)
 /data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
 /files/<eval>/runs/<run id>/<recorded path>       a file of a Run
 /files/<eval>/grades/<grade id>/<recorded path>   a file of a Grade
@@ -33,6 +34,7 @@ from urllib.parse import quote, unquote
 from smevals.site import artifacts, jsdata, svgsafe
 from smevals.site.build import asset
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
@@ -45,7 +47,9 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 FILE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox"
 ASSET_TYPES = {"index.html": "text/html; charset=utf-8",
-               "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"}
+               "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8",
+               "explore.js": "text/javascript; charset=utf-8",
+               "timeline.js": "text/javascript; charset=utf-8"}
 JS_TYPE = "text/javascript; charset=utf-8"
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -143,6 +147,8 @@ def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response
 def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | None:
     if not folder and name == "diff":
         return loaded.diff
+    if not folder and name == "explore":
+        return explore_page(loaded, eval_index(loaded)["grid"])
     if not folder and name == "pictures":
         return pictures_page(loaded, ServeLinker(loaded.slug)) if has_pictures(loaded) else None
     if not folder:

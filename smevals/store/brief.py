@@ -7,8 +7,9 @@ the same shape (so code reading it cannot tell, as long as it reads only these f
 - Run: model, status, sample, started, duration_seconds, failure, truncated; `task` and
   `config` reduced to their `name`; `inputs` to hash, task, config and runner.
 - Grade: grading_hash, graded, outcome, score, tags, metrics, judge; `run` reduced to rel and
-  task; `grader` to name and version; `checks` to the failed Checks, each with name,
-  checker, ok and notes.
+  task; `grader` to name and version; `checks` to every Check's name, checker, ok,
+  skipped, error and score, and the notes of the failed ones (per-Check figures and the
+  reason of a failure need no more).
 
 A field that is not a mapping where one is expected is kept as it is, so malformed records
 look the same in both views.
@@ -19,13 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-VERSION = 4        # bump when the fields change: cached brief records are then read again
+VERSION = 5        # bump when the fields change: cached brief records are then read again
 RUN_KEYS = ("model", "status", "sample", "started", "duration_seconds", "failure", "truncated")
 RUN_PARTS = (("task", ("name",)), ("config", ("name",)), ("inputs", ("hash", "task", "config",
                                                                         "runner")))
 GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics", "judge")
 GRADE_PARTS = (("run", ("rel", "task")), ("grader", ("name", "version")))
-CHECK_KEYS = ("name", "checker", "ok", "notes")
+CHECK_KEYS = ("name", "checker", "ok", "skipped", "error", "score")
+FAILED_KEYS = (*CHECK_KEYS, "notes")
 
 
 def brief(kind: str, record: dict[str, Any],
@@ -39,7 +41,7 @@ def brief(kind: str, record: dict[str, Any],
         if key in record:
             out[key] = _part(record[key], inner, take)
     if kind == "grade" and "checks" in record:
-        out["checks"] = _failed(record["checks"], take)
+        out["checks"] = _checks(record["checks"], take)
     return out
 
 
@@ -64,11 +66,11 @@ def _part(value: Any, keys: tuple[str, ...], take: Callable[[Any], Any]) -> Any:
     return {key: take(value[key]) for key in keys if key in value}
 
 
-def _failed(checks: Any, take: Callable[[Any], Any]) -> Any:
+def _checks(checks: Any, take: Callable[[Any], Any]) -> Any:
     if checks.__class__ is not list:
         return take(checks)
-    return [_part(c, CHECK_KEYS, take) for c in checks
-            if c.__class__ is not dict or c.get("ok") is False]
+    return [_part(c, FAILED_KEYS if c.__class__ is not dict or c.get("ok") is False
+                  else CHECK_KEYS, take) for c in checks]
 
 
 def share_strings(value: Any, memo: dict[str, str]) -> Any:

@@ -138,11 +138,14 @@ class CheckRecord(TypedDict):
 
 
 class CheckBrief(TypedDict):
-    """A failed Check in the brief view."""
+    """A Check in the brief view: its notes only when it failed."""
 
     checker: ReadOnly[str]
     name: ReadOnly[NotRequired[str]]
     ok: ReadOnly[NotRequired[bool]]
+    skipped: ReadOnly[NotRequired[bool]]
+    error: ReadOnly[NotRequired[bool]]
+    score: ReadOnly[NotRequired[float | None]]
     notes: ReadOnly[NotRequired[str]]
 
 
@@ -219,7 +222,7 @@ class GradeRecord(GradeFields):
 
 class GradeBrief(TypedDict):
     """The brief view of grade.json: `run` holds rel and task, `grader` name and version,
-    `checks` only the failed Checks."""
+    `checks` every Check without its details (notes only for the failed ones)."""
 
     grading_hash: ReadOnly[str]
     graded: ReadOnly[str]

@@ -215,7 +215,21 @@ def test_output_file(qa: Path) -> None:
 def test_a_suite_reports_each_eval(qa: Path) -> None:
     make_eval(qa.parent / "other", name="other")
     out = smevals("report", ".", cwd=qa.parent).out
-    assert out.startswith("# other\n") and "\n\n# qa\n" in out
+    # a Suite: first one summary line per Eval x config x model, then each Eval as before
+    assert out.startswith("""\
+# Summary: 2 Evals
+
+| Eval | config | model | runs | score | pass rate | 95% CI |
+|---|---|---|---|---|---|---|
+| other | - | - | 0 | - | no graded Runs | - |
+| qa | default | medium | 1 | 0.60 | 100% (1/1) | [0.21, 1.00] |
+| qa | alt | small | 1 | 0.60 | 100% (1/1) | [0.21, 1.00] |
+| qa | default | large | 4 | 0.75 ±0.16 | 75% (3/4) | [0.30, 0.95] |
+| qa | default | small | 10 | 0.55 ±0.12 | 60% (6/10) | [0.31, 0.83] |
+| qa | default | tiny | 1 | - | 0% (0/1) | [0.00, 0.79] |
+
+# other
+""") and "\n\n# qa\n" in out
     assert "# other\n\n- Grader: default" in out and "No graded Runs." in out
 
 

@@ -28,6 +28,7 @@ def build(*args: str, cwd: Path | None = None):
 def test_the_site_is_split_per_eval_and_page(sites: Sites) -> None:
     site = sites.site
     for name in [*ASSETS, "data/index.js", "data/qa/index.js", "data/qa/diff.js",
+                 "data/qa/explore.js",
                  "data/qa/tags/hat.js", "data/qa/tasks/beta.js", "data/hostile/index.js"]:
         assert (site / name).is_file(), name
     assert len(list((site / "data" / "qa" / "runs").glob("*.js"))) == 24
@@ -40,14 +41,16 @@ def test_the_site_is_split_per_eval_and_page(sites: Sites) -> None:
 def test_the_app_needs_no_network_and_no_html_parsing() -> None:
     html = asset("index.html").decode()
     refs = set(re.findall(r'(?:src|href)="([^"]*)"', html))
-    assert refs == {"app.css", "app.js", "data:,", "#/"}
-    for name in ("app.js", "app.css"):
+    assert refs == {"app.css", "app.js", "explore.js", "timeline.js", "data:,", "#/"}
+    scripts = [name for name in ASSETS if name.endswith(".js")]
+    for name in [*scripts, "app.css"]:
         text = asset(name).decode()
         assert set(re.findall(r"[a-z]+://[^\s\"')]+", text)) <= {"http://www.w3.org/2000/svg"}
-    script = asset("app.js").decode()
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
-                 "new Function", "setAttribute(\"on"):
-        assert sink not in script, sink
+    for name in scripts:
+        script = asset(name).decode()
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
+                     "new Function", "setAttribute(\"on", "DOMParser", "createContextualFragment"):
+            assert sink not in script, (name, sink)
 
 
 def test_hostile_files_are_copied_under_names_no_browser_runs(sites: Sites) -> None:

@@ -112,7 +112,17 @@ def test_the_leaderboard_is_the_reports(qa: Path) -> None:
     [expected] = json.loads(report.out)["evals"]
     doc = eval_index(loaded_of(qa))
     board = [{k: v for k, v in g.items() if k != "mean_ci"} for g in doc["leaderboard"]]
-    assert board == [{k: v for k, v in g.items() if k != "tasks"} for g in expected["leaderboard"]]
+    assert board == [{k: v for k, v in g.items() if k not in ("tasks", "checks")}
+                     for g in expected["leaderboard"]]
+    # the Checks table: per config x model, the report's figures for each Check
+    checks = {(g["config"], g["model"]): {c["check"]: c for c in g["checks"]}
+              for g in expected["leaderboard"]}
+    columns = [(c["config"], c["model"]) for c in doc["grid"]["columns"]]
+    shown = {(pair, row["check"]): {k: v for k, v in cell.items() if k != "text"}
+             for row in doc["checks"] for pair, cell in zip(columns, row["columns"], strict=True)
+             if cell is not None}
+    assert shown and shown == {(pair, name): figures for pair, by_name in checks.items()
+                               for name, figures in by_name.items()}
     summary = {k: v for k, v in doc["summary"].items() if k != "mean_ci"}
     assert summary == expected["summary"]
     assert [t["tag"] for t in doc["tags"]] == [t["tag"] for t in expected["tags"]]

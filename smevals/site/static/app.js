@@ -131,6 +131,13 @@
   const runHref = (ev, id) => `#/${enc(ev)}/run/${enc(id)}`;
   const taskHref = (ev, slug) => `#/${enc(ev)}/task/${enc(slug)}`;
 
+  /* The parts in their own files (explore.js, timeline.js), loaded before this one: each
+     registered a function in SMEVALS_PARTS that is given these helpers. */
+  const UI = { h, link, section, pre, json, folded, badge, chips, num, pct, plural, bytes,
+               scoreN, gradeScore, rateBucket, runHref, taskHref, enc, fileHref, load: (key) => load(key) };
+  const parts = {};
+  for (const [name, make] of Object.entries(window.SMEVALS_PARTS || {})) parts[name] = make(UI);
+
   // --- charts (SVG made with DOM calls) -----------------------------------------------
 
   /* A 0..1 bar with a whisker for the interval [lo, hi]. */
@@ -202,8 +209,16 @@
   // --- router -------------------------------------------------------------------------
 
   /* #/  #/<eval>  #/<eval>/tag/<tag>  #/<eval>/task/<task>  #/<eval>/run/<id>  #/<eval>/diff;
-   * `/pictures` after an Eval or a tag page shows the grid with thumbnails. */
+   * `/pictures` after an Eval or a tag page shows the grid with thumbnails; a query after
+   * `?` (an Eval page's filters and search, explore.js) is kept as `route.query`. */
   function parse(hash) {
+    const at = hash.indexOf("?");
+    const route = parsePath(at < 0 ? hash : hash.slice(0, at));
+    route.query = new URLSearchParams(at < 0 ? "" : hash.slice(at + 1));
+    return route;
+  }
+
+  function parsePath(hash) {
     const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
       try { return decodeURIComponent(p); } catch (e) { return "/"; }
     });
@@ -291,11 +306,15 @@
             tag ? { text: `tag: ${tag.tag}` } : null].filter(Boolean));
     document.title = `${data.name} · smevals`;
     const shown = tag || data;
-    return h("div", null, evalHeader(data), facets(data, tag),
+    const table = grid(data, shown.grid, thumbs && picturesByCell(thumbs, tag));
+    const explore = parts.explore ? parts.explore.evalPage(data, shown, route, tag, table) : null;
+    return h("div", null, evalHeader(data), facets(data, tag, route.query.toString()),
       tag ? tagSummary(tag) : null,
       section("Leaderboard", leaderboard(data, shown.leaderboard, shown.ranked_by)),
+      explore ? explore.checks : null,
       section("Tasks × models", data.pictures ? picturesToggle(data, tag, route.pictures) : null,
-        grid(data, shown.grid, thumbs && picturesByCell(thumbs, tag)), deletedTasks(data)),
+        explore ? explore.bar : null, table, deletedTasks(data)),
+      explore ? explore.runs : null,
       metricsTable(shown.leaderboard));
   }
 
@@ -317,13 +336,14 @@
       data.diff ? h("p", null, link(`#/${enc(data.slug)}/diff`, "Diff between revisions →", "button")) : null);
   }
 
-  function facets(data, tag) {
+  function facets(data, tag, query) {
     if (!data.tags.length) return null;
-    const all = link(`#/${enc(data.slug)}`, "all", `facet${tag ? "" : " on"}`);
+    const q = query ? `?${query}` : "";       // a tag keeps the filters and search in force
+    const all = link(`#/${enc(data.slug)}${q}`, "all", `facet${tag ? "" : " on"}`);
     return h("div", { class: "facets", role: "group", "aria-label": "Filter by tag" },
       h("span", { class: "muted" }, "Tags: "), all,
       data.tags.map((t) => h("a", { class: `facet${tag && tag.slug === t.slug ? " on" : ""}`,
-        href: `#/${enc(data.slug)}/tag/${enc(t.slug)}`, title: `${t.count} graded Runs (${pct(t.share)})` },
+        href: `#/${enc(data.slug)}/tag/${enc(t.slug)}${q}`, title: `${t.count} graded Runs (${pct(t.share)})` },
         t.tag, h("span", { class: "count" }, String(t.count)))));
   }
 
@@ -411,10 +431,10 @@
     const head = h("tr", null, h("th", { scope: "col", class: "corner" }, "Task"),
       g.columns.map((c) => h("th", { scope: "col" }, h("span", { class: "model" }, c.model),
         h("span", { class: "muted small" }, c.config))));
-    const rows = g.tasks.map((task, i) => h("tr", null,
+    const rows = g.tasks.map((task, i) => h("tr", { "data-task": task },
       h("th", { scope: "row" }, link(taskHref(data.slug, slugs[task] || task), task)),
-      g.cells[i].map((cell, j) => gridCell(data, task, slugs[task] || task, g.columns[j], cell,
-        pictures && pictures.get(`${task}\n${g.columns[j].config}\n${g.columns[j].model}`)))));
+      g.cells[i].map((cell, j) => setAttrs(gridCell(data, task, slugs[task] || task, g.columns[j], cell,
+        pictures && pictures.get(`${task}\n${g.columns[j].config}\n${g.columns[j].model}`)), { "data-col": j }))));
     return h("div", null,
       h("div", { class: "scroll" }, h("table", { class: pictures ? "grid pictures" : "grid" },
         h("thead", null, head), h("tbody", null, rows))),
@@ -457,14 +477,16 @@
     crumbs([{ text: "Evals", href: "#/" }, { text: data.name, href: `#/${enc(data.slug)}` }, { text: task.task }]);
     document.title = `${task.task} · ${data.name} · smevals`;
     const doc = task.doc || {};
+    const columns = task.columns.length ? h("div", { class: "columns" }, task.columns.map((c) => taskColumn(data, c)))
+                                        : h("p", { class: "muted" }, "No Runs of this task.");
     return h("div", null,
       h("h1", null, task.task),
       task.current ? null : h("p", { class: "note" }, "This task is no longer in the Eval; shown as its Runs recorded it."),
       section("Prompt", promptView(doc.prompt, doc.messages),
         folded("Task document", json(doc))),
       h("h2", null, "Runs by model"),
-      task.columns.length ? h("div", { class: "columns" }, task.columns.map((c) => taskColumn(data, c)))
-                          : h("p", { class: "muted" }, "No Runs of this task."));
+      parts.explore ? parts.explore.taskPage(data, task, route, columns) : null,
+      columns);
   }
 
   function promptView(prompt, messages) {
@@ -495,13 +517,13 @@
   }
 
   function runCard(data, r) {
-    return h("div", { class: "run" }, h("div", { class: "runhead" }, runSummary(r)), chips(r.tags),
+    return h("div", { class: "run", "data-run": r.id }, h("div", { class: "runhead" }, runSummary(r)), chips(r.tags),
       pre(r.output.text + (r.output.truncated ? "\n…" : ""), "text output"),
       link(runHref(data.slug, r.id), "Open Run →", "small"));
   }
 
   function runLine(data, r) {
-    return h("div", { class: "run line" }, h("div", { class: "runhead" }, runSummary(r),
+    return h("div", { class: "run line", "data-run": r.id }, h("div", { class: "runhead" }, runSummary(r),
       link(runHref(data.slug, r.id), "open →", "small push")), chips(r.tags));
   }
 
@@ -524,6 +546,7 @@
       truncatedNote(run.record.truncated),
       section("Prompt", promptView(run.prompt, run.messages)),
       section("Output", outputView(run.output, fileHref(run.files, "output.txt"))),
+      parts.timeline ? parts.timeline.runSections(run) : null,
       run.stderr && run.stderr.text ? section("Stderr", outputView(run.stderr, fileHref(run.files, "stderr.txt"))) : null,
       section("Artifacts", artifactsView(run, counted)),
       section("Checks", counted ? checksView(counted, false) : h("p", { class: "muted" }, "No Grade counts for this Run.")),
@@ -655,7 +678,8 @@
         ` · ${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
       leftOut(d),
       section("Models", diffGroups(d, doc.ci_level)),
-      section("Flips", diffFlips(data, d)),
+      section("Flips", diffFlips(data, d), d.flips.length ? h("p", { class: "small" },
+        link(`#/${enc(data.slug)}?f=flipped&list=1`, "Their Runs on the Eval page (filter: flipped) →")) : null),
       section("Added and removed", changes(d)));
   }
 
