@@ -204,9 +204,35 @@ class EvalChecks:
 
 
 def eval_checks(collected: Collected) -> EvalChecks:
+    """Each config x model's Checks once, then their sums (every Grade is read once)."""
     grades = counted_grades(collected)
-    overall = check_rows(g for pair in grades.values() for g in pair)
+    pairs = {pair: check_rows(records) for pair, records in grades.items()}
+    overall = merged(list(pairs.values()), sum(map(len, grades.values())))
     place = {row.check: i for i, row in enumerate(overall)}
-    pairs = {pair: sorted(check_rows(records), key=lambda r: place[r.check])
-             for pair, records in grades.items()}
-    return EvalChecks(overall, pairs)
+    return EvalChecks(overall, {pair: sorted(rows, key=lambda r: place[r.check])
+                                for pair, rows in pairs.items()})
+
+
+def merged(lists: list[list[CheckRow]], total: int) -> list[CheckRow]:
+    """The figures of disjoint sets of `total` Grades in all, added up; Checks in the order
+    they come. A Check is skipped wherever it gave neither a verdict nor an error (also in
+    a set that does not list it)."""
+    order: list[str] = []
+    sums: dict[str, tuple[int, int, int, list[float]]] = {}
+    for rows in lists:
+        previous = ""
+        for row in rows:
+            if row.check not in sums:
+                sums[row.check] = (0, 0, 0, [])
+                order.insert(order.index(previous) + 1 if previous else 0, row.check)
+            passed, failed, errors, scores = sums[row.check]
+            scores.extend(row.scores)
+            sums[row.check] = (passed + row.passed, failed + row.failed, errors + row.errors,
+                               scores)
+            previous = row.check
+    out = []
+    for name in order:
+        passed, failed, errors, scores = sums[name]
+        out.append(CheckRow(name, total, passed, failed, errors,
+                            total - passed - failed - errors, tuple(scores)))
+    return out

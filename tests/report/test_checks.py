@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from smevals.report.checks import check_rows
+from smevals.report.checks import check_rows, merged
 from tests.helpers import git, run_cli, write
 
 TASKS = "".join(json.dumps(task) + "\n" for task in [
@@ -319,3 +319,5 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
                     ("contains #2", 3, 0, 1, 0, 2, ()),
                     ("r", 3, 1, 0, 0, 2, ())]     # a boolean is not a score
     assert check_rows([]) == []
+    # the sums over two disjoint sets (a report's overall figures) are the figures of all
+    assert merged([check_rows(grades[:1]), check_rows(grades[1:])], 3) == check_rows(grades)
