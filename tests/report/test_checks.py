@@ -308,7 +308,8 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
         {"checks": [{"checker": "first", "ok": True, "score": 0.5},
                     {"checker": "contains", "ok": True},
                     {"checker": "extra", "ok": False, "error": True},
-                    {"checker": "regex", "name": "r", "skipped": True}, "not a check"]},
+                    {"checker": "regex", "name": "r", "skipped": True}, "not a check",
+                    {"checker": "", "ok": True}]},
         {"checks": "damaged"},
     ]
     rows = [(r.check, r.runs, r.passed, r.failed, r.errors, r.skipped, r.scores)
@@ -317,7 +318,8 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
                     ("contains", 3, 2, 0, 0, 1, ()),
                     ("extra", 3, 0, 0, 1, 2, ()),        # placed after the Check before it
                     ("contains #2", 3, 0, 1, 0, 2, ()),
-                    ("r", 3, 1, 0, 0, 2, ())]     # a boolean is not a score
+                    ("r", 3, 1, 0, 0, 2, ()),     # a boolean is not a score
+                    ("(no checker)", 3, 1, 0, 0, 2, ())]
     assert check_rows([]) == []
     # the sums over two disjoint sets (a report's overall figures) are the figures of all
     assert merged([check_rows(grades[:1]), check_rows(grades[1:])], 3) == check_rows(grades)
