@@ -323,3 +323,16 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
     assert check_rows([]) == []
     # the sums over two disjoint sets (a report's overall figures) are the figures of all
     assert merged([check_rows(grades[:1]), check_rows(grades[1:])], 3) == check_rows(grades)
+
+
+def test_a_check_renamed_by_a_new_grader_version_is_skipped_on_one_side(repo: Path,
+                                                                      tmp_path: Path) -> None:
+    copy = tmp_path / "suite"
+    shutil.copytree(repo, copy, symlinks=True)
+    grader = copy / "ev/graders/default.yaml"
+    grader.write_text(GRADER.replace("name: word", "name: keyword"))
+    assert run_cli("grade", str(copy / "ev")).code == 2      # the judge's errors again
+    res = run_cli("diff", "HEAD", "ev", cwd=copy)
+    assert res.code == 0, res.both
+    assert ("  - Checks changed: keyword skipped -> pass 0/1, word pass 1/1 -> skipped\n"
+            "  - Why: check 'keyword' failed in B") in res.out
