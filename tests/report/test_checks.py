@@ -290,7 +290,7 @@ def test_a_suite_diff_starts_with_its_summary_table(repo: Path) -> None:
 
 ## ev
 """ in text
-    summary = json.loads(_diff(repo, ".", "--format", "json")[1])["summary"]
+    summary = json.loads(_diff(repo, ".", "--format", "json")[1])["suite"]
     assert [(s["eval"], s["model"], s["regressions"], s["fixes"], s["pass_rate_b"])
             for s in summary] == [("ev", "good", 1, 0, 2 / 3), ("ev", "poor", 0, 0, 0.0),
                                   ("small", "good", 0, 0, 1.0)]
