@@ -14,7 +14,7 @@ Records are written straight to their folders (canonical JSON, real ids), far fa
 `Staging`, which fsyncs every file. Figures are printed, never asserted.
 
 Usage: python bench/report.py [--tasks 2000] [--models 5] [--repeats 10] [--no-diff]
-                              [--profile]
+                              [--checks 1] [--profile]
 """
 
 from __future__ import annotations
@@ -101,8 +101,17 @@ def write_runs(ev_dir: Path, models: int, repeats: int
     return out
 
 
+def extra_checks(count: int, i: int, passed: bool) -> list[dict[str, Any]]:
+    """`count` more Checks per Grade (named, one in two scoring), for --checks."""
+    return [{"checker": "regex", "name": f"extra-{k}", "ok": passed or k % 2 == 0,
+             **({"score": (i % 10) / 10} if k % 2 else {}),
+             **({} if passed or k % 2 == 0 else {"notes": "no match"})}
+            for k in range(1, count + 1)]
+
+
 def write_grades(
-    ev_dir: Path, runs: list[tuple[str, str, dict[str, Any]]], offset: int, flip_every: int = 0
+    ev_dir: Path, runs: list[tuple[str, str, dict[str, Any]]], offset: int, flip_every: int = 0,
+    checks: int = 1,
 ) -> None:
     ev = load_eval(ev_dir)
     version = grader_version(ev.graders["default"])
@@ -122,7 +131,8 @@ def write_grades(
             "score": 1.0 if passed else 0.25,
             "tags": ["long"] if i % 7 == 0 else [],
             "metrics": {"latency": i % 13},
-            "checks": [{"checker": "contains", "ok": passed}],
+            "checks": [{"checker": "contains", "ok": passed},
+                       *extra_checks(checks - 1, i, passed)],
         }
         folder = ev_dir / "results" / "grades" / "default" / task / "default" / model
         put(folder, "grade.json", grade, graded, {"grader.yaml": GRADER.encode()})
@@ -195,7 +205,7 @@ def bench_report(root: Path, opts: argparse.Namespace, env: dict[str, str]) -> l
     ev_dir = make_eval(root / "ev", opts.tasks, RUNNER, GRADER)
     start = time.perf_counter()
     runs = write_runs(ev_dir, opts.models, opts.repeats)
-    write_grades(ev_dir, runs, offset=len(runs) + 10)
+    write_grades(ev_dir, runs, offset=len(runs) + 10, checks=opts.checks)
     print(
         f"setup: {len(runs)} Runs and {len(runs)} Grades written in "
         f"{time.perf_counter() - start:.1f}s"
@@ -217,7 +227,7 @@ def bench_diff(root: Path, runs: list[Any], opts: argparse.Namespace, env: dict[
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "one")
     write(ev_dir / "graders" / "default.yaml", GRADER_V2)
-    write_grades(ev_dir, runs, offset=3 * len(runs), flip_every=10)
+    write_grades(ev_dir, runs, offset=3 * len(runs), flip_every=10, checks=opts.checks)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "two")
     print(f"setup: git history of two commits made in {time.perf_counter() - start:.1f}s")
@@ -238,6 +248,8 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--models", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--checks", type=int, default=1,
+                        help="Checks per Grade (the per-Check figures' cost)")
     parser.add_argument("--no-diff", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--keep", metavar="DIR", help="Build in DIR and keep it; when DIR "

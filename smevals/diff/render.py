@@ -271,7 +271,7 @@ def to_json(diffs: list[EvalDiff], a: SideInfo, b: SideInfo, alpha: float, mode:
     doc = {"format": JSON_FORMAT, "mode": mode, "a": vars(a), "b": vars(b), "alpha": alpha,
            "ci_level": 1 - alpha, "task_pass": task_pass, "evals": [eval_json(d) for d in diffs],
            "regression": regression, "damaged": damaged_json(),
-           "summary": summary_json(diffs, verdict)}
+           "suite": summary_json(diffs, verdict)}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 

@@ -1,8 +1,9 @@
 """Why a task flipped: which Checks changed their verdict between the sides, and the first
 failing Check (with its notes) on the failing side.
 
-Over the flip's counted Runs on each side, a Check **changed** when its share of passing
-Grades differs (`exact` passed 3 of 3 Grades in A and 0 of 3 in B); Checks are known by
+Over the flip's counted Runs on each side, a Check **changed** when its verdicts differ: its
+shares of pass, fail, error and skip (`exact` passed 3 of 3 Grades in A and 0 of 3 in B,
+or was not in A's Grades and failed in B's); Checks are known by
 their label (smevals.report.checks). The **reason** is read from the Run `shown` picks on
 the failing side (a Run that fails there): its first Check that failed or gave no
 verdict, in the grader's order, with the Check's notes.
@@ -21,7 +22,7 @@ NOTES_ROOM = 100    # characters of the notes in Markdown (JSON has them whole)
 
 @dataclass(frozen=True)
 class Move:
-    """A Check whose share of passing Grades changed between the sides."""
+    """A Check whose verdicts changed between the sides."""
 
     check: str
     a: CheckRow
@@ -29,8 +30,12 @@ class Move:
 
     @property
     def text(self) -> str:
-        """`exact pass 3/3 -> 0/3`."""
-        return f"{self.check} pass {self.a.passed}/{self.a.runs} -> {self.b.passed}/{self.b.runs}"
+        """`exact pass 3/3 -> 0/3`, or `answered skipped -> pass 1/1` where a side never
+        ran the Check (a grader version without it, or `if_task_has`)."""
+        a, b = self.a, self.b
+        if a.skipped == a.runs or b.skipped == b.runs:
+            return f"{self.check} {_side(a)} -> {_side(b)}"
+        return f"{self.check} pass {a.passed}/{a.runs} -> {b.passed}/{b.runs}"
 
 
 @dataclass(frozen=True)
@@ -50,8 +55,8 @@ class Reason:
 
 
 def moves(flip: Flip) -> list[Move]:
-    """The Checks whose share of passing Grades differs between A and B, in the grader's
-    order (B's, then those only A has)."""
+    """The Checks whose verdicts differ between A and B (their shares of pass, fail, error
+    and skip), in the grader's order (B's, then those only A has)."""
     side_a = {r.check: r for r in check_rows(row.grade.record for row in flip.a)}
     side_b = {r.check: r for r in check_rows(row.grade.record for row in flip.b)}
     empty_a, empty_b = _none(len(flip.a)), _none(len(flip.b))
@@ -59,9 +64,19 @@ def moves(flip: Flip) -> list[Move]:
     out = []
     for name in names:
         a, b = side_a.get(name, empty_a), side_b.get(name, empty_b)
-        if a.passed * b.runs != b.passed * a.runs:
+        if _shares(a, b.runs) != _shares(b, a.runs):
             out.append(Move(name, _named(a, name), _named(b, name)))
     return out
+
+
+def _shares(row: CheckRow, scale: int) -> tuple[int, ...]:
+    """The Check's counts of pass, fail, error and skip, times the other side's runs (so
+    two sides of different sizes compare by share)."""
+    return tuple(n * scale for n in (row.passed, row.failed, row.errors, row.skipped))
+
+
+def _side(row: CheckRow) -> str:
+    return "skipped" if row.skipped == row.runs else f"pass {row.passed}/{row.runs}"
 
 
 def _none(runs: int) -> CheckRow:

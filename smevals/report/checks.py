@@ -15,7 +15,7 @@ figures agree everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,10 +126,28 @@ class _Tally:
             self.scores.append(float(score))
 
 
+class _Order:
+    """Labels in the order they come, a new one placed right after the label before it in
+    its Grade (a linked list: constant time per label, however many a store holds)."""
+
+    def __init__(self) -> None:
+        self.next: dict[str, str] = {"": ""}         # "" is the head (and the end)
+
+    def add_after(self, previous: str, label: str) -> None:
+        self.next[label] = self.next[previous]
+        self.next[previous] = label
+
+    def __iter__(self) -> Iterator[str]:
+        label = self.next[""]
+        while label:
+            yield label
+            label = self.next[label]
+
+
 def check_rows(grades: Iterable[Mapping[str, Any]]) -> list[CheckRow]:
     """Every Check found in the Grade records `grades` (full records or the brief view), in
     the grader's order (as the Grades list them), with its figures over all of them."""
-    order: list[str] = []
+    order = _Order()
     tallies: dict[str, _Tally] = {}
     total = 0
     for record in grades:
@@ -139,7 +157,7 @@ def check_rows(grades: Iterable[Mapping[str, Any]]) -> list[CheckRow]:
             tally = tallies.get(label)
             if tally is None:
                 tally = tallies[label] = _Tally()
-                order.insert(order.index(previous) + 1 if previous else 0, label)
+                order.add_after(previous, label)
             tally.add(check)
             previous = label
     return [_row(label, tallies[label], total) for label in order]
@@ -160,7 +178,7 @@ def labelled(checks: Any) -> list[tuple[str, Mapping[str, Any]]]:
     for check in checks:
         if check.__class__ is not dict:
             continue
-        base = str(check.get("name") or check.get("checker"))
+        base = str(check.get("name") or check.get("checker") or "(no checker)")
         count = seen[base] = seen.get(base, 0) + 1
         out.append((base if count == 1 else f"{base} #{count}", check))
     return out
@@ -204,9 +222,35 @@ class EvalChecks:
 
 
 def eval_checks(collected: Collected) -> EvalChecks:
+    """Each config x model's Checks once, then their sums (every Grade is read once)."""
     grades = counted_grades(collected)
-    overall = check_rows(g for pair in grades.values() for g in pair)
+    pairs = {pair: check_rows(records) for pair, records in grades.items()}
+    overall = merged(list(pairs.values()), sum(map(len, grades.values())))
     place = {row.check: i for i, row in enumerate(overall)}
-    pairs = {pair: sorted(check_rows(records), key=lambda r: place[r.check])
-             for pair, records in grades.items()}
-    return EvalChecks(overall, pairs)
+    return EvalChecks(overall, {pair: sorted(rows, key=lambda r: place[r.check])
+                                for pair, rows in pairs.items()})
+
+
+def merged(lists: list[list[CheckRow]], total: int) -> list[CheckRow]:
+    """The figures of disjoint sets of `total` Grades in all, added up; Checks in the order
+    they come. A Check is skipped wherever it gave neither a verdict nor an error (also in
+    a set that does not list it)."""
+    order = _Order()
+    sums: dict[str, tuple[int, int, int, list[float]]] = {}
+    for rows in lists:
+        previous = ""
+        for row in rows:
+            if row.check not in sums:
+                sums[row.check] = (0, 0, 0, [])
+                order.add_after(previous, row.check)
+            passed, failed, errors, scores = sums[row.check]
+            scores.extend(row.scores)
+            sums[row.check] = (passed + row.passed, failed + row.failed, errors + row.errors,
+                               scores)
+            previous = row.check
+    out = []
+    for name in order:
+        passed, failed, errors, scores = sums[name]
+        out.append(CheckRow(name, total, passed, failed, errors,
+                            total - passed - failed - errors, tuple(scores)))
+    return out

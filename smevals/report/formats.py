@@ -12,6 +12,7 @@ import orjson
 
 from smevals import stats
 from smevals.grade.score import score_note, score_text
+from smevals.report.checks import CheckRow, check_rows
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Collected, Excluded, Row
@@ -47,9 +48,8 @@ def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
         "excluded_failed_runs": c.count(FAILED),
         "summary": summary_json(report),
         "ranked_by": ranked_by(groups),
-        "leaderboard": [{**group_json(g, rank, task_pass),
-                         "checks": [c.as_dict() for c in
-                                    report.checks.pairs.get((g.config, g.model), [])]}
+        "leaderboard": [group_json(g, rank, task_pass,
+                                   report.checks.pairs.get((g.config, g.model), []))
                         for rank, g in zip(ranks(groups), groups, strict=True)],
         "tags": [{"tag": tag, "count": n, "total": len(c.rows), "share": n / len(c.rows)}
                  for tag, n in tag_counts(c.rows)],
@@ -97,7 +97,12 @@ def _stats(group: Group) -> dict[str, Any]:
             "pass_rate": group.pass_rate if group.n else None, "pass_rate_ci": [low, high]}
 
 
-def group_json(group: Group, rank: int, task_pass: str = DEFAULT) -> dict[str, Any]:
+def group_json(group: Group, rank: int, task_pass: str = DEFAULT,
+               checks: list[CheckRow] | None = None) -> dict[str, Any]:
+    """A leaderboard entry; `checks`: its per-Check figures (EvalReport.checks.pairs, which
+    count the errored Grades too), by default over the group's rows."""
+    if checks is None:
+        checks = check_rows(row.grade.record for row in group.rows)
     return {
         "rank": rank, "config": group.config, "model": group.model, "runs": group.n,
         "passed": group.passed, "failed": group.failed, **_stats(group),
@@ -108,6 +113,7 @@ def group_json(group: Group, rank: int, task_pass: str = DEFAULT) -> dict[str, A
         "tasks": [{"task": t.task, "runs": t.n, "passed": t.passed,
                    "task_passed": task_passes(t.rows, task_pass), **_stats(t)}
                   for t in by_task(group)],
+        "checks": [c.as_dict() for c in checks],
     }
 
 

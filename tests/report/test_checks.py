@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from smevals.report.checks import check_rows
+from smevals.report.checks import check_rows, merged
 from tests.helpers import git, run_cli, write
 
 TASKS = "".join(json.dumps(task) + "\n" for task in [
@@ -290,7 +290,7 @@ def test_a_suite_diff_starts_with_its_summary_table(repo: Path) -> None:
 
 ## ev
 """ in text
-    summary = json.loads(_diff(repo, ".", "--format", "json")[1])["summary"]
+    summary = json.loads(_diff(repo, ".", "--format", "json")[1])["suite"]
     assert [(s["eval"], s["model"], s["regressions"], s["fixes"], s["pass_rate_b"])
             for s in summary] == [("ev", "good", 1, 0, 2 / 3), ("ev", "poor", 0, 0, 0.0),
                                   ("small", "good", 0, 0, 1.0)]
@@ -308,7 +308,8 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
         {"checks": [{"checker": "first", "ok": True, "score": 0.5},
                     {"checker": "contains", "ok": True},
                     {"checker": "extra", "ok": False, "error": True},
-                    {"checker": "regex", "name": "r", "skipped": True}, "not a check"]},
+                    {"checker": "regex", "name": "r", "skipped": True}, "not a check",
+                    {"checker": "", "ok": True}]},
         {"checks": "damaged"},
     ]
     rows = [(r.check, r.runs, r.passed, r.failed, r.errors, r.skipped, r.scores)
@@ -317,5 +318,21 @@ def test_check_rows_labels_repeated_checks_and_keeps_the_graders_order() -> None
                     ("contains", 3, 2, 0, 0, 1, ()),
                     ("extra", 3, 0, 0, 1, 2, ()),        # placed after the Check before it
                     ("contains #2", 3, 0, 1, 0, 2, ()),
-                    ("r", 3, 1, 0, 0, 2, ())]     # a boolean is not a score
+                    ("r", 3, 1, 0, 0, 2, ()),     # a boolean is not a score
+                    ("(no checker)", 3, 1, 0, 0, 2, ())]
     assert check_rows([]) == []
+    # the sums over two disjoint sets (a report's overall figures) are the figures of all
+    assert merged([check_rows(grades[:1]), check_rows(grades[1:])], 3) == check_rows(grades)
+
+
+def test_a_check_renamed_by_a_new_grader_version_is_skipped_on_one_side(repo: Path,
+                                                                      tmp_path: Path) -> None:
+    copy = tmp_path / "suite"
+    shutil.copytree(repo, copy, symlinks=True)
+    grader = copy / "ev/graders/default.yaml"
+    grader.write_text(GRADER.replace("name: word", "name: keyword"))
+    assert run_cli("grade", str(copy / "ev")).code == 2      # the judge's errors again
+    res = run_cli("diff", "HEAD", "ev", cwd=copy)
+    assert res.code == 0, res.both
+    assert ("  - Checks changed: keyword skipped -> pass 0/1, word pass 1/1 -> skipped\n"
+            "  - Why: check 'keyword' failed in B") in res.out
