@@ -1,0 +1,174 @@
+"""The History page of one Eval, and the diff page of each of its commits.
+
+`data/<eval>/history.js` is the Eval's history as `smevals log --format json` gives it (the
+commits that changed its results or the Eval, newest first, with one row per config x
+model), each commit marked with whether a diff page exists for it. That diff page,
+`data/<eval>/diffs/<sha>.js`, is the data of `smevals diff <first parent> <sha> --format
+json` for the Eval, shaped as the `--diff A B` page is. `build --history N` writes them all;
+`serve` makes them on request and reads the history again when the repository's HEAD moves
+(`LiveHistory`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from smevals.diff import pairs
+from smevals.errors import SmevalsError
+from smevals.report import taskpass
+from smevals.sides.read import SideSpec
+from smevals.site.data import FORMAT
+from smevals.site.historyread import HistoryDoc, load_history
+from smevals.store import gitcat
+from smevals.store.base import SourceError
+
+DEFAULT_COMMITS = 20        # `serve`'s History page, in a git repository
+MAX_COMMITS = 1000
+DIFF_CACHE = 64             # diff pages `serve` keeps (a commit's diff never changes)
+SHA = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class HistorySpec:
+    """What the History page reads: the last `n` commits, Grades of `grader`."""
+
+    n: int
+    grader: str = "default"
+    store: str | None = None
+    task_pass: str = taskpass.DEFAULT
+
+
+def check_count(n: int) -> None:
+    if not 1 <= n <= MAX_COMMITS:
+        raise SmevalsError(f"--history {n}: give a number of commits from 1 to {MAX_COMMITS}")
+
+
+def repo_head(folder: Path) -> str:
+    """The commit HEAD names in the repository holding `folder` (exit 2 when there is none:
+    not a repository, or no commit yet)."""
+    try:
+        repo, _prefix = gitcat.repo_and_prefix(folder.absolute(), folder)
+        out = gitcat.git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}",
+                         what=f"{folder}: the repository has no commit yet", detail=False)
+    except SourceError as exc:
+        raise SmevalsError(f"--history: {exc}") from None
+    return out.decode().strip()
+
+
+def eval_history(folder: Path, spec: HistorySpec) -> HistoryDoc:
+    """The history of the Eval in `folder` (`smevals log --format json` of it)."""
+    return load_history([folder], spec.n, spec.grader, spec.store)
+
+
+def history_page(slug: str, name: str, doc: HistoryDoc, diffable: Collection[str]) -> \
+        dict[str, Any]:
+    """`data/<eval>/history.js`: the history, each commit saying whether it has a diff page."""
+    return {"format": FORMAT, "kind": "history", "eval": slug, "name": name,
+            "generated": doc.get("generated"), "range": doc.get("range"),
+            "commits_read": doc.get("commits_read"), "shallow": doc.get("shallow"),
+            "commits": [{**c, "diff": c.get("sha") in diffable} for c in doc.get("commits", [])]}
+
+
+def diff_page(slug: str, doc: Mapping[str, Any], entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A diff page's data: one Eval's entry of `smevals diff --format json`."""
+    return {"format": FORMAT, "kind": "diff", "eval": slug, "a": doc.get("a"), "b": doc.get("b"),
+            "alpha": doc.get("alpha"), "ci_level": doc.get("ci_level"), "diff": entry}
+
+
+def commit_diff(slug: str, folder: Path, spec: HistorySpec,
+                commit: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The diff page of `commit` against its first parent; None for a root commit, or a
+    parent this (shallow) clone does not have."""
+    parents = commit.get("parents") or []
+    sha = str(commit.get("sha", ""))
+    if not parents or not is_sha(sha) or not is_sha(str(parents[0])):
+        return None
+    revs = [str(parents[0]), sha]
+    opts = pairs.DiffOptions((*revs, str(folder)), SideSpec(spec.grader, None, spec.store),
+                             fmt="json", task_pass=spec.task_pass)
+    try:
+        result = pairs.diff(opts, [str(folder)], revs)
+    except SmevalsError:
+        return None
+    doc = orjson.loads(result.text)
+    entries = doc.get("evals") or []
+    if len(entries) != 1:
+        return None
+    for side, rev in zip(("a", "b"), revs, strict=True):
+        if isinstance(doc.get(side), dict):
+            doc[side]["label"] = rev[:7]
+    return diff_page(slug, doc, entries[0])
+
+
+def is_sha(text: str) -> bool:
+    return len(text) == 40 and set(text) <= SHA
+
+
+def commit_diffs(slug: str, folder: Path, spec: HistorySpec,
+                 doc: HistoryDoc) -> dict[str, dict[str, Any]]:
+    """Every listed commit's diff page, by commit."""
+    out = {}
+    for commit in doc.get("commits", []):
+        page = commit_diff(slug, folder, spec, commit)
+        if page is not None:
+            out[str(commit["sha"])] = page
+    return out
+
+
+class LiveHistory:
+    """`serve`'s History page of one Eval: read again when HEAD moves; diff pages made on
+    request for the commits listed, and kept (a commit's diff never changes)."""
+
+    def __init__(self, folder: Path, spec: HistorySpec,
+                 read: Callable[[Path, HistorySpec], HistoryDoc] = eval_history):
+        self.folder = folder
+        self.spec = spec
+        self.read = read
+        self.lock = threading.Lock()
+        self.head = self.head_now()
+        self.doc: HistoryDoc | None = None
+        self.read_at: str | None = None
+        self.diffs: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+
+    def head_now(self) -> str | None:
+        try:
+            return repo_head(self.folder)
+        except SmevalsError:
+            return None
+
+    def check(self) -> str | None:
+        """The current HEAD (looked at now); the history is read again on next use when it moved."""
+        self.head = self.head_now()
+        return self.head
+
+    def current(self) -> HistoryDoc:
+        with self.lock:
+            if self.doc is None or self.read_at != self.head:
+                self.doc = self.read(self.folder, self.spec)
+                self.read_at = self.head
+            return self.doc
+
+    def page(self, slug: str, name: str) -> dict[str, Any]:
+        doc = self.current()
+        diffable = {str(c["sha"]) for c in doc.get("commits", []) if c.get("parents")}
+        return history_page(slug, name, doc, diffable)
+
+    def diff(self, slug: str, sha: str) -> dict[str, Any] | None:
+        """The diff page of a listed commit (None for any other name)."""
+        commit = next((c for c in self.current().get("commits", []) if c.get("sha") == sha),
+                      None)
+        if commit is None:
+            return None
+        with self.lock:
+            if sha not in self.diffs:
+                self.diffs[sha] = commit_diff(slug, self.folder, self.spec, commit)
+                while len(self.diffs) > DIFF_CACHE:
+                    self.diffs.popitem(last=False)
+            return self.diffs[sha]
