@@ -233,8 +233,9 @@ def to_csv(doc: HistoryDoc) -> str:
 
 
 def _csv_row(row: RowDoc) -> list[object]:
-    mean_ci = row["mean_ci"] or ["", ""]
-    pass_ci = row["pass_rate_ci"] or ["", ""]
+    blank: list[object] = ["", ""]
+    mean_ci: list[object] = list(row["mean_ci"] or []) or blank
+    pass_ci: list[object] = list(row["pass_rate_ci"] or []) or blank
     return [row["eval"], row["config"], row["model"], row["runs"], row["graded"],
             row["passed"], row["failed"], row["scored"], _num(row["mean"]),
             _num(row["stderr"]), *mean_ci, _num(row["pass_rate"]), *pass_ci,
