@@ -1,0 +1,123 @@
+"""`load_history`: the figures of each Eval at every commit that changed it or its results
+(`commits.py`), read straight out of git as `report --rev` reads one commit
+(`smevals.sides`), each commit once (`memo.py`), each record once per process however many
+commits hold it (the blob-id reuse of store/gitindex.py)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from smevals.errors import SmevalsError
+from smevals.history.commits import Commit, walk
+from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc, RowDoc
+from smevals.history.marks import Marker
+from smevals.history.memo import Memo
+from smevals.history.point import Point, load_point, plain
+from smevals.report.document import generated_at
+from smevals.sides.read import SideSpec, keep
+from smevals.spec.discover import find_evals
+from smevals.spec.load import display_path
+from smevals.store.base import SourceError
+from smevals.store.gitcat import repo_and_prefix
+from smevals.store.index import gc_paused
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    paths: tuple[str, ...]
+    side: SideSpec = SideSpec()
+    n: int | None = None                # at most this many commits (git log -n)
+    since: str | None = None            # only commits after this revision
+    first_parent: bool = False
+
+
+def load_history(opts: HistoryOptions) -> HistoryDoc:
+    """The history of every Eval under `opts.paths` (found in the working tree, as `report
+    --rev` finds them) along HEAD; exit 2 for a bad revision or a folder outside git."""
+    if opts.n is not None and opts.n < 1:
+        raise SmevalsError(f"-n: {opts.n} is not a positive number of commits")
+    if opts.side.rev:
+        raise SmevalsError("log reads every commit of the range; it takes no --rev")
+    folders = [Path(f) for f in find_evals(list(opts.paths))]
+    repo, prefixes = _repository(folders, opts.side.store)
+    history = walk(repo, prefixes, opts.n, opts.since, opts.first_parent)
+    with gc_paused():
+        points = _points(folders, history.commits, opts.side)
+    keep(points)
+    return {"format": FORMAT, "generated": generated_at(),
+            "range": {"n": opts.n, "since": opts.since, "first_parent": opts.first_parent},
+            "commits_read": history.read, "shallow": history.shallow,
+            "evals": _evals(folders, points), "commits": _commits(folders, history.commits,
+                                                                  points)}
+
+
+def _repository(folders: list[Path], store: str | None) -> tuple[Path, list[str]]:
+    """The repository holding every Eval, and the paths in it whose changes list a commit:
+    the Eval folders (with their default stores), and the stores given by --store."""
+    where = list(folders)
+    if store:
+        where.append(Path(store))
+    repos, prefixes = set(), []
+    for path in where:
+        try:
+            repo, prefix = repo_and_prefix(path.absolute(), path)
+        except SourceError as exc:
+            raise SmevalsError(f"{exc}, so log cannot read its history") from None
+        repos.add(repo)
+        prefixes.append(prefix)
+    if len(repos) > 1:
+        raise SmevalsError("log reads one git repository; these Evals are in "
+                           + ", ".join(sorted(map(str, repos))))
+    return repos.pop(), sorted(set(prefixes))
+
+
+Points = dict[tuple[str, Path], Point]
+
+
+def _points(folders: list[Path], commits: list[Commit], spec: SideSpec) -> Points:
+    memo = Memo(folders, spec)
+    out: Points = {}
+    with tempfile.TemporaryDirectory(prefix="smevals-log-") as tmp:
+        for commit in commits:
+            for folder in folders:
+                point = memo.get(commit.sha, folder)
+                if point is None:
+                    point = plain(load_point(folder, commit.sha, spec, Path(tmp)))
+                    memo.put(commit.sha, folder, point)
+                out[(commit.sha, folder)] = point
+    memo.save()
+    return out
+
+
+def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
+    names = {folder: folder.name for folder in folders}
+    for (_sha, folder), point in reversed(list(points.items())):   # oldest first
+        if point["present"]:
+            names[folder] = point["name"]
+    return [{"eval": names[f], "path": display_path(f)} for f in folders]
+
+
+def _commits(folders: list[Path], commits: list[Commit], points: Points) -> list[CommitDoc]:
+    marker = Marker()
+    docs: list[CommitDoc] = []
+    for commit in reversed(commits):                        # oldest first, for the marks
+        rows: list[RowDoc] = []
+        damage, notes = 0, []
+        for folder in folders:
+            point = points[(commit.sha, folder)]
+            damage += point["damage"]
+            notes += [f"{display_path(folder)}: {note}" for note in point["notes"]]
+            for row, identity in zip(point["rows"], point["identities"], strict=True):
+                row = copy.copy(row)
+                marker.mark((os.fspath(folder), row["config"], row["model"]), row, identity)
+                rows.append(row)
+        docs.append({"sha": commit.sha, "short": commit.sha[:7], "subject": commit.subject,
+                     "date": commit.date, "author": commit.author,
+                     "parents": list(commit.parents), "damage": damage, "rows": rows,
+                     "notes": notes})
+    docs.reverse()
+    return docs
