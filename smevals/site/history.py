@@ -22,10 +22,11 @@ import orjson
 
 from smevals.diff import pairs
 from smevals.errors import SmevalsError
+from smevals.history.doc import HistoryDoc
+from smevals.history.load import HistoryOptions, load_history
 from smevals.report import taskpass
 from smevals.sides.read import SideSpec
 from smevals.site.data import FORMAT
-from smevals.site.historyread import HistoryDoc, load_history
 from smevals.store import gitcat
 from smevals.store.base import SourceError
 
@@ -63,8 +64,9 @@ def repo_head(folder: Path) -> str:
 
 
 def eval_history(folder: Path, spec: HistorySpec) -> HistoryDoc:
-    """The history of the Eval in `folder` (`smevals log --format json` of it)."""
-    return load_history([folder], spec.n, spec.grader, spec.store)
+    """The history of the Eval in `folder` (`smevals log -n N --format json` of it)."""
+    side = SideSpec(spec.grader, None, spec.store)
+    return load_history(HistoryOptions((str(folder),), side, n=spec.n))
 
 
 def history_page(slug: str, name: str, doc: HistoryDoc, diffable: Collection[str]) -> \

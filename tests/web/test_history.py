@@ -178,7 +178,10 @@ def check_chart(w: Watched, built: Built) -> None:
     marks = page.locator("svg.historychart .mark-grader")
     assert marks.count() == 1
     assert marks.get_attribute("data-sha") == built.hist.shas[GRADER_EDITED]
-    assert page.locator("svg.historychart .mark-runner, svg.historychart .mark-tasks").count() == 0
+    tasks = page.locator("svg.historychart .mark-tasks")      # state 3 adds a task
+    assert [tasks.nth(i).get_attribute("data-sha") for i in range(tasks.count())] == \
+        [built.hist.sha("state 3: new runs")]
+    assert page.locator("svg.historychart .mark-runner").count() == 0
 
     point = page.locator(f'svg.historychart .point[data-config="default"][data-model="large"]'
                          f'[data-sha="{built.hist.shas[GRADER_EDITED]}"]')
@@ -189,12 +192,14 @@ def check_chart(w: Watched, built: Built) -> None:
     assert lines[0] == SUBJECTS[GRADER_EDITED]
     assert lines[1].startswith(f"{built.hist.shas[GRADER_EDITED][:7]} · 2026-01-02 03:00:00 UTC")
     assert lines[2].startswith("large (default): 50% [15%, 85%] · 4 Runs · grader ")
-    assert "grader version changed" in lines[3]
+    assert lines[3].startswith("grader version ") and "(graders/default.yaml changed)" in lines[3]
     # the table under the chart: one row per commit and pair (one for a commit without any)
     for i, sha in enumerate(built.hist.shas):
-        rows = page.locator(f'table.historytable tbody tr[data-sha="{sha}"]')
+        rows = page.locator(f'table.historytable tbody tr.pair[data-sha="{sha}"]')
         if i == DAMAGED:
-            assert "damaged: 1 object (left out)" in rows.first.inner_text()
+            head = page.locator(f'table.historytable tr.commitrow[data-sha="{sha}"]')
+            assert "left out of the chart: 1 damaged object" in head.inner_text()
+            assert rows.locator("td.bad").all_inner_texts() == ["damaged: 1 object (left out)"]
         else:
             wanted = len(leaderboard(built, sha)) if i < len(SUBJECTS) - 1 else 1
             assert rows.count() == wanted, sha

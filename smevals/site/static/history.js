@@ -23,7 +23,7 @@
     "pass-rate": { field: "pass_rate", ci: "pass_rate_ci", label: "Pass rate" },
   };
   const MARKS = { grader: ["G", "grader version changed"], runner: ["R", "runner changed"],
-                  tasks: ["T", "Tasks changed"] };
+                  tasks: ["T", "Tasks changed"], config: ["C", "config changed"] };
 
   const key = (row) => `${row.config}\n${row.model}`;
   const isDamaged = (commit, row) => (commit.damage || 0) > 0 || (row !== null && (row.damage || 0) > 0);
@@ -246,21 +246,27 @@
   function showTip(app, tip, wrap, el, one, p, metric) {
     const { h } = app;
     const r = p.row, c = p.commit;
-    const changes = (r.marks || []).map((m) => (m === "new" ? "first appears here" : (MARKS[m] || [m, m])[1]));
     tip.replaceChildren(...[
       h("strong", { class: "subject" }, c.subject),
       h("div", { class: "meta" }, `${c.short} · ${app.when(c.date)}` + (c.author ? ` · ${c.author}` : "")),
       h("div", { class: "figures" }, `${one.model} (${one.config}): ${figure(app, metric, value(r, metric))}` +
         ciText(app, metric, r[METRICS[metric].ci]) + ` · ${app.plural(r.runs, "Run")} · grader ${r.grader_version || "–"}`),
-      changes.length ? h("div", { class: "changes" }, changes.join(" · ")) : null,
+      changesOf(r).map((text) => h("div", { class: "changes" }, text)),
       h("div", { class: "hint" }, c.diff ? "Click: diff against its parent" : "No diff: no parent commit to compare with"),
-    ].filter(Boolean));
+    ].flat().filter(Boolean));
     tip.hidden = false;
     highlight(el.ownerSVGElement, one.key);
     const box = wrap.getBoundingClientRect(), at = el.getBoundingClientRect();
     const leftPx = Math.min(Math.max(0, at.left - box.left + 12), Math.max(0, box.width - tip.offsetWidth));
     tip.style.left = `${leftPx}px`;
     tip.style.top = `${Math.max(0, at.top - box.top - tip.offsetHeight - 8)}px`;
+  }
+
+  /* What changed for this config × model since its previous listed commit, as `diff` says
+     it (the words of its marks when the history has no such sentences). */
+  function changesOf(r) {
+    if (Array.isArray(r.changes) && r.changes.length) return r.changes.map(String);
+    return (r.marks || []).map((m) => (m === "new" ? "first appears here" : (MARKS[m] || [m, m])[1]));
   }
 
   /* Dim every other config × model while one point is hovered or focused. */
@@ -282,7 +288,7 @@
   function markLegend(app) {
     return app.h("p", { class: "muted small" }, "Bands: 95% intervals (score: mean ± 1.96 standard errors; " +
       "pass rate: Wilson). Dashed lines mark a commit where, for some config × model, the grader version " +
-      "changed (G), the runner changed (R) or the Tasks changed (T). A point opens the diff of its commit " +
+      "changed (G), the runner changed (R), the Tasks changed (T) or the config changed (C). A point opens the diff of its commit " +
       "against its parent.");
   }
 
@@ -308,37 +314,43 @@
   function table(app, slug, commits, series) {
     const { h } = app;
     const order = new Map(series.map((x) => [x.key, x.index]));
-    const titles = ["Commit", "Date", "Subject", "Model", "Config", "Runs", "Score (mean) [95% CI]",
-                    "Pass rate [95% CI]", "Grader version", "Changes"];
+    const titles = ["Model", "Config", "Runs", "Score (mean) [95% CI]", "Pass rate [95% CI]",
+                    "Grader version", "Changes"];
     const rows = [];
     for (const c of commits) {
+      rows.push(commitRow(app, slug, c, titles.length));
       const mine = c.rows.slice().sort((a, b) => order.get(key(a)) - order.get(key(b)));
-      if (!mine.length) rows.push(tableRow(app, slug, c, null));
-      for (const r of mine) rows.push(tableRow(app, slug, c, r));
+      if (!mine.length) {
+        rows.push(h("tr", { class: "pair", "data-sha": c.sha },
+          h("td", { colspan: titles.length, class: "muted" }, "No results at this commit.")));
+      }
+      for (const r of mine) rows.push(pairRow(app, c, r));
     }
     return h("div", { class: "scroll" }, h("table", { class: "board historytable" },
-      h("caption", { class: "muted small" }, "Newest first; one row per commit and config × model."),
+      h("caption", { class: "muted small" }, "Newest first: each commit, then one row per config × model."),
       h("thead", null, h("tr", null, titles.map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", null, rows)));
   }
 
-  function tableRow(app, slug, c, r) {
+  function commitRow(app, slug, c, width) {
     const { h } = app;
-    const cells = [h("td", { class: "nowrap" }, commitLink(app, slug, c)), h("td", { class: "nowrap" }, app.when(c.date)),
-                   h("td", null, c.subject)];
-    if (r === null) {
-      const none = c.damage ? `damaged: ${app.plural(c.damage, "object")} (left out)` : "no results";
-      return h("tr", { "data-sha": c.sha }, cells, h("td", { colspan: 7, class: "muted" }, none));
-    }
-    const damaged = isDamaged(c, r);
+    return h("tr", { class: "commitrow", "data-sha": c.sha },
+      h("th", { colspan: width, scope: "colgroup" }, commitLink(app, slug, c),
+        h("span", { class: "muted small" }, ` ${app.when(c.date)}` + (c.author ? ` · ${c.author}` : "")),
+        " ", h("span", { class: "subject" }, c.subject),
+        c.damage ? h("span", { class: "bad small" }, ` — left out of the chart: ${app.plural(c.damage, "damaged object")}`) : null,
+        (c.notes || []).map((n) => h("div", { class: "muted small" }, String(n)))));
+  }
+
+  function pairRow(app, c, r) {
+    const { h } = app;
     const score = shown(r.mean) ? `${app.num(r.mean)}${ciText(app, "score", r.mean_ci)}` : "–";
     const rate = shown(r.pass_rate) ? `${app.pct(r.pass_rate)}${ciText(app, "pass-rate", r.pass_rate_ci)} (${r.passed}/${r.graded})` : "–";
-    const changes = (r.marks || []).map((m) => (m === "new" ? "new" : (MARKS[m] || [m, m])[1]));
-    return h("tr", { "data-sha": c.sha, class: damaged ? "damaged" : null }, cells,
+    return h("tr", { class: `pair${r.damage ? " damaged" : ""}`, "data-sha": c.sha },
       h("td", null, r.model), h("td", { class: "muted" }, r.config), h("td", { class: "num" }, String(r.runs)),
-      damaged ? h("td", { colspan: 2, class: "bad" }, `damaged: ${app.plural(r.damage || c.damage, "object")} (left out)`)
-              : [h("td", { class: "num score" }, score), h("td", { class: "num rate" }, rate)],
-      h("td", null, h("code", null, r.grader_version || "–")), h("td", { class: "changes" }, changes.join(", ")));
+      r.damage ? h("td", { colspan: 2, class: "bad" }, `damaged: ${app.plural(r.damage, "object")} (left out)`)
+               : [h("td", { class: "num score" }, score), h("td", { class: "num rate" }, rate)],
+      h("td", null, h("code", null, r.grader_version || "–")), h("td", { class: "changes small" }, changesOf(r).join("; ")));
   }
 
   window.SMEVALS_HISTORY = { page };
