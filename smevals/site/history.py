@@ -11,6 +11,7 @@ json` for the Eval, shaped as the `--diff A B` page is. `build --history N` writ
 
 from __future__ import annotations
 
+import subprocess
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
@@ -109,6 +110,22 @@ def commit_diff(slug: str, folder: Path, spec: HistorySpec,
     return diff_page(slug, doc, entries[0])
 
 
+def present(folder: Path, shas: set[str]) -> set[str]:
+    """The commits among `shas` that the repository holding `folder` has."""
+    ordered = sorted(s for s in shas if is_sha(s))
+    if not ordered:
+        return set()
+    try:
+        repo, _prefix = gitcat.repo_and_prefix(folder.absolute(), folder)
+        proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
+                              input="".join(f"{s}\n" for s in ordered).encode(),
+                              capture_output=True, check=False)
+    except (SourceError, OSError):
+        return set()
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    return {s for s, line in zip(ordered, lines, strict=False) if f"{s} commit " in line}
+
+
 def is_sha(text: str) -> bool:
     return len(text) == 40 and set(text) <= SHA
 
@@ -159,8 +176,12 @@ class LiveHistory:
 
     def page(self, slug: str, name: str) -> dict[str, Any]:
         doc = self.current()
-        diffable = {str(c["sha"]) for c in doc.get("commits", []) if c.get("parents")}
-        return history_page(slug, name, doc, diffable)
+        with_parent = {str(c["sha"]): str(c["parents"][0]) for c in doc.get("commits", [])
+                       if c.get("parents")}
+        if doc.get("shallow"):          # the oldest commits' parents may not be in the clone
+            held = present(self.folder, set(with_parent.values()))
+            with_parent = {sha: p for sha, p in with_parent.items() if p in held}
+        return history_page(slug, name, doc, set(with_parent))
 
     def diff(self, slug: str, sha: str) -> dict[str, Any] | None:
         """The diff page of a listed commit (None for any other name)."""

@@ -6,6 +6,7 @@ against its parent, with the figures of `smevals diff`."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,14 @@ import pytest
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.build import asset
+from tests.helpers import git as git_plain
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import commit
 from tests.web.conftest import EPOCH, Watched, start
 from tests.web.historyrepo import DAMAGED, GRADER_EDITED, SUBJECTS, HistoryRepo, make_history
 from tests.web.pages import fetch, wait_until
+
+HOSTILE = "<img src=x onerror=window.PWNED=1>"
 
 
 @dataclass
@@ -145,7 +149,7 @@ def test_history_outside_a_git_repository_exits_2(tmp_path: Path) -> None:
 def test_the_history_script_needs_no_network_and_no_html_parsing() -> None:
     for name in ("history.js", "history.css"):
         text = asset(name).decode()
-        assert set(__import__("re").findall(r"[a-z]+://[^\s\"')]+", text)) == set(), name
+        assert set(re.findall(r"[a-z]+://[^\s\"')]+", text)) == set(), name
     script = asset("history.js").decode()
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
                  "new Function", "setAttribute(\"on", "setAttribute(\"style"):
@@ -238,6 +242,11 @@ def test_the_static_history_page(built: Built, open_page) -> None:
     assert w.page.locator(".histtoggle a.on").inner_text() == "Pass rate"
     check_chart(w, built)
     w.shot("history-page")
+    # the keyboard reaches the points: a focused point shows its figures too
+    w.page.locator("body").click(position={"x": 1, "y": 1})
+    w.page.locator("svg.historychart a.point").first.focus()
+    wait_until(w.page, "!document.querySelector('.histtip').hidden")
+    assert w.page.locator(".histtip .subject").inner_text() == "state 1"
     check_diff(w, built)
     w.page.locator(".histtoggle a", has_text="Score (mean)").click()
     wait_until(w.page, "location.hash === '#/qa/history/score'")
@@ -263,11 +272,67 @@ def test_serve_makes_the_history_on_request_and_follows_head(tmp_path: Path,
         # a new commit appears without a reload
         hist.builder.run("huge-gamma", "gamma", "huge")
         hist.builder.grade("huge-gamma", "pass", 1.0)
-        commit(hist.repo, "state 6: huge passes gamma")
+        commit(hist.repo, f"state 6: huge passes gamma {HOSTILE}")
         wait_until(w.page, "document.querySelector('table.historytable') && document"
                            ".querySelector('table.historytable').innerText.includes('state 6')")
         assert len(points(w.page, "default", "huge")) == 3
+        newest = w.page.locator("table.historytable tr.commitrow .subject").first
+        assert newest.inner_text() == f"state 6: huge passes gamma {HOSTILE}"   # text, not HTML
+        w.page.locator("svg.historychart .point").last.hover()
+        wait_until(w.page, "!document.querySelector('.histtip').hidden")
+        assert HOSTILE in w.page.locator(".histtip .subject").inner_text()
         w.clean()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- serve, without a browser ------------------------------------------------------------
+
+
+def served_doc(server: Any, rel: str) -> tuple[int, Any]:
+    status, _headers, body = fetch(server, f"/data/qa/{rel}")
+    return status, jsdata.decode(body)[1] if status == 200 else None
+
+
+def test_a_shallow_clone_says_how_many_commits_it_read(built: Built, tmp_path: Path) -> None:
+    """Three commits in the clone: the oldest has no diff page (its parent is not there),
+    in the static build and in `serve`."""
+    clone = tmp_path / "clone"
+    git_plain(tmp_path, "clone", "-q", "--depth", "3", built.hist.repo.as_uri(), str(clone))
+    res = run_cli("build", "--history", "10", "-o", "site", "qa", cwd=clone, env=built.env)
+    assert res.code == 0, res.both
+    doc = jsdata.decode((clone / "site" / "data" / "qa" / "history.js").read_bytes())[1]
+    assert (doc["shallow"], doc["commits_read"]) == (True, 3)
+    assert [c["subject"] for c in doc["commits"]] == SUBJECTS[:3]
+    assert [c["diff"] for c in doc["commits"]] == [True, True, False]
+    server = start(make_server(SiteOptions((str(clone / "qa"),)), "127.0.0.1", 0))
+    try:
+        status, live = served_doc(server, "history.js")
+        assert status == 200
+        assert [c["diff"] for c in live["commits"]] == [True, True, False]
+        assert served_doc(server, f"diffs/{built.hist.shas[1]}.js")[0] == 200
+        assert served_doc(server, f"diffs/{built.hist.shas[2]}.js")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+    server = start(make_server(SiteOptions((str(clone / "qa"),), history=0), "127.0.0.1", 0))
+    try:                                                # --history 0: no History page
+        assert served_doc(server, "index.js")[1]["history"] is False
+        assert served_doc(server, "history.js")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_has_no_history_page_outside_git_unless_asked(tmp_path: Path) -> None:
+    make_eval(tmp_path / "ev", name="qa")
+    assert run_cli("run", "ev", "-g", cwd=tmp_path).code == 0
+    server = start(make_server(SiteOptions((str(tmp_path / "ev"),)), "127.0.0.1", 0))
+    try:
+        assert served_doc(server, "index.js")[1]["history"] is False
+        assert served_doc(server, "history.js")[0] == 404
+        assert served_doc(server, f"diffs/{'a' * 40}.js")[0] == 404
     finally:
         server.shutdown()
         server.server_close()
