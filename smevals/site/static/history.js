@@ -34,8 +34,10 @@
     return metric === "score" ? app.num(v) : app.pct(v);
   }
 
+  /* An interval, clipped to 0..1 as the Eval page's whiskers are. */
   function ciText(app, metric, ci) {
-    return ci ? ` [${figure(app, metric, ci[0])}, ${figure(app, metric, ci[1])}]` : "";
+    const clip = (v) => Math.max(0, Math.min(1, Number(v)));
+    return ci ? ` [${figure(app, metric, clip(ci[0]))}, ${figure(app, metric, clip(ci[1]))}]` : "";
   }
 
   function ensureStyle() {
@@ -259,7 +261,8 @@
     const box = wrap.getBoundingClientRect(), at = el.getBoundingClientRect();
     const leftPx = Math.min(Math.max(0, at.left - box.left + 12), Math.max(0, box.width - tip.offsetWidth));
     tip.style.left = `${leftPx}px`;
-    tip.style.top = `${Math.max(0, at.top - box.top - tip.offsetHeight - 8)}px`;
+    const above = at.top - box.top - tip.offsetHeight - 8;
+    tip.style.top = `${above >= 0 ? above : at.bottom - box.top + 8}px`;
   }
 
   /* What changed for this config × model since its previous listed commit, as `diff` says
