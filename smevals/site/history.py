@@ -23,9 +23,11 @@ import orjson
 
 from smevals.diff import pairs
 from smevals.errors import SmevalsError
+from smevals.history.doc import FORMAT as HISTORY_FORMAT
 from smevals.history.doc import HistoryDoc
 from smevals.history.load import HistoryOptions, load_history
 from smevals.report import taskpass
+from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec
 from smevals.site.data import FORMAT
 from smevals.store import gitcat
@@ -68,6 +70,13 @@ def eval_history(folder: Path, spec: HistorySpec) -> HistoryDoc:
     """The history of the Eval in `folder` (`smevals log -n N --format json` of it)."""
     side = SideSpec(spec.grader, None, spec.store)
     return load_history(HistoryOptions((str(folder),), side, n=spec.n))
+
+
+def empty(spec: HistorySpec) -> HistoryDoc:
+    """A history of no commit."""
+    return {"format": HISTORY_FORMAT, "generated": generated_at(),
+            "range": {"n": spec.n, "since": None, "first_parent": False},
+            "commits_read": 0, "shallow": False, "evals": [], "commits": []}
 
 
 def history_page(slug: str, name: str, doc: HistoryDoc, diffable: Collection[str]) -> \
@@ -154,6 +163,7 @@ class LiveHistory:
         self.head = self.head_now()
         self.doc: HistoryDoc | None = None
         self.read_at: str | None = None
+        self.error: str | None = None
         self.diffs: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
 
     def head_now(self) -> str | None:
@@ -168,10 +178,17 @@ class LiveHistory:
         return self.head
 
     def current(self) -> HistoryDoc:
+        """The history at HEAD; when it cannot be read (HEAD names no commit, say), the
+        last good reading, or none, with `error` saying why."""
         with self.lock:
             if self.doc is None or self.read_at != self.head:
-                self.doc = self.read(self.folder, self.spec)
                 self.read_at = self.head
+                try:
+                    if self.head is None:
+                        raise SmevalsError(f"{self.folder}: HEAD names no commit")
+                    self.doc, self.error = self.read(self.folder, self.spec), None
+                except SmevalsError as exc:
+                    self.doc, self.error = self.doc or empty(self.spec), str(exc)
             return self.doc
 
     def page(self, slug: str, name: str) -> dict[str, Any]:
@@ -181,7 +198,7 @@ class LiveHistory:
         if doc.get("shallow"):          # the oldest commits' parents may not be in the clone
             held = present(self.folder, set(with_parent.values()))
             with_parent = {sha: p for sha, p in with_parent.items() if p in held}
-        return history_page(slug, name, doc, set(with_parent))
+        return {**history_page(slug, name, doc, set(with_parent)), "error": self.error}
 
     def diff(self, slug: str, sha: str) -> dict[str, Any] | None:
         """The diff page of a listed commit (None for any other name)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -333,6 +334,30 @@ def test_serve_has_no_history_page_outside_git_unless_asked(tmp_path: Path) -> N
         assert served_doc(server, "index.js")[1]["history"] is False
         assert served_doc(server, "history.js")[0] == 404
         assert served_doc(server, f"diffs/{'a' * 40}.js")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_serve_says_why_it_cannot_read_the_history(built: Built, tmp_path: Path) -> None:
+    """HEAD moved to a branch without commits: the page keeps the last good reading and
+    says why; back on a branch, the history is read again."""
+    clone = tmp_path / "clone"
+    git_plain(tmp_path, "clone", "-q", built.hist.repo.as_uri(), str(clone))
+    server = start(make_server(SiteOptions((str(clone / "qa"),)), "127.0.0.1", 0,
+                               check_every=0.01))
+    try:
+        status, doc = served_doc(server, "history.js")
+        assert (status, doc["error"], len(doc["commits"])) == (200, None, len(SUBJECTS))
+        git_plain(clone, "checkout", "-q", "--orphan", "fresh")
+        time.sleep(0.05)
+        status, doc = served_doc(server, "history.js")
+        assert (status, doc["error"]) == (200, f"{clone / 'qa'}: HEAD names no commit")
+        assert [c["subject"] for c in doc["commits"]] == SUBJECTS
+        git_plain(clone, "checkout", "-q", "main")
+        time.sleep(0.05)
+        status, doc = served_doc(server, "history.js")
+        assert (status, doc["error"], len(doc["commits"])) == (200, None, len(SUBJECTS))
     finally:
         server.shutdown()
         server.server_close()

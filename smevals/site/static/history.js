@@ -76,7 +76,9 @@
                 { text: "history" }]);
     document.title = `history · ${data.name} · smevals`;
     const series = seriesOf(doc.commits);
-    const head = [h("h1", null, `${data.name}: history`), summary(app, doc)];
+    const head = [h("h1", null, `${data.name}: history`),
+      doc.error ? h("p", { class: "note bad histerror" }, `Could not read the history: ${doc.error}`) : null,
+      summary(app, doc)];
     if (!doc.commits.length) return h("div", { class: "historypage" }, head);
     return h("div", { class: "historypage" }, head,
       app.section(`${METRICS[metric].label} over commits`, toggle(app, data.slug, metric),
