@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.history.authoring import Authoring
 from smevals.history.commits import Commit, walk
 from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc, RowDoc
 from smevals.history.marks import Marker
@@ -80,13 +81,14 @@ Points = dict[tuple[str, Path], Point]
 
 def _points(folders: list[Path], commits: list[Commit], spec: SideSpec) -> Points:
     memo = Memo(folders, spec)
+    authoring = Authoring()
     out: Points = {}
     with tempfile.TemporaryDirectory(prefix="smevals-log-") as tmp:
-        for commit in commits:
+        for commit in reversed(commits):                    # oldest first
             for folder in folders:
                 point = memo.get(commit.sha, folder)
                 if point is None:
-                    point = plain(load_point(folder, commit.sha, spec, Path(tmp)))
+                    point = plain(load_point(folder, commit.sha, spec, Path(tmp), authoring))
                     memo.put(commit.sha, folder, point)
                 out[(commit.sha, folder)] = point
     memo.save()
@@ -95,7 +97,7 @@ def _points(folders: list[Path], commits: list[Commit], spec: SideSpec) -> Point
 
 def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
     names = {folder: folder.name for folder in folders}
-    for (_sha, folder), point in reversed(list(points.items())):   # oldest first
+    for (_sha, folder), point in points.items():            # oldest first: the newest wins
         if point["present"]:
             names[folder] = point["name"]
     return [{"eval": names[f], "path": display_path(f)} for f in folders]
