@@ -145,10 +145,29 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
     lines += [f"  note: {note}" for note in commit["notes"]]
     if not commit["rows"]:
         lines.append("  no graded Runs that count")
+    shared = shared_changes(commit)
+    for name, changes in shared.items():
+        where = f"{name}: " if len(doc["evals"]) > 1 else ""
+        lines += [f"  changed: {where}{change}" for change in changes]
     for row in commit["rows"]:
         lines.append(f"  {_pair(row, doc)}: {row_text(row)}")
-        lines += [f"    changed: {change}" for change in row["changes"] if row["marks"] != [NEW]]
+        lines += [f"    changed: {change}" for change in row["changes"]
+                  if row["marks"] != [NEW] and change not in shared.get(row["eval"], [])]
     return lines
+
+
+def shared_changes(commit: CommitDoc) -> dict[str, list[str]]:
+    """Per Eval, the changes every one of its rows at the commit has (said once), when more
+    than one row has changes (a row that is new has none)."""
+    out: dict[str, list[str]] = {}
+    for name in dict.fromkeys(r["eval"] for r in commit["rows"]):
+        rows = [r for r in commit["rows"] if r["eval"] == name and r["marks"] != [NEW]]
+        if len(rows) < 2:
+            continue
+        common = [c for c in rows[0]["changes"] if all(c in r["changes"] for r in rows)]
+        if common:
+            out[name] = common
+    return out
 
 
 def row_text(row: RowDoc) -> str:
