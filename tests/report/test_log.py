@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import make_eval
-from tests.report.builder import git
+from tests.report.builder import git, history
 from tests.report.conftest import smevals
 from tests.report.logrepo import DAMAGED, GRADER_CHANGED, MERGED, RUNNER_CHANGED, history30
 
@@ -168,3 +168,43 @@ def test_damage_is_shown_in_text(repo30) -> None:
     assert block.splitlines()[0] == ("  damaged: 1 object(s) left out, nothing in them counted "
                                      "(see `smevals verify`)")
     assert "  default x small: " in block and "damaged object(s): figures left out" in block
+
+
+def test_a_suite_starts_with_one_summary_line_per_eval_config_and_model(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "suite").mkdir(parents=True)
+    history(repo / "suite")                      # suite/qa: four commits, git at suite/
+    make_eval(repo / "suite" / "echo", name="echo")
+    assert smevals("run", "suite/echo", cwd=repo).code == 0
+    assert smevals("grade", "suite/echo", cwd=repo).code == 0
+    git(repo / "suite", "add", "-A")
+    git(repo / "suite", "commit", "-q", "-m", "echo results")
+    res = smevals("log", "suite", "--format", "markdown", cwd=repo)
+    assert (res.code, res.err) == (0, "")
+    summary = res.out.split("## Summary\n\n")[1].split("\n\n## Commits")[0]
+    short = git(repo / "suite", "rev-parse", "--short=7", "HEAD").strip()
+    assert summary.splitlines()[2:] == [
+        "| eval | config | model | commit | runs | score | pass rate | grader |",
+        "|---|---|---|---|---:|---|---|---|",
+        f"| echo | default | m1 | {short} | 2 | - | 100% (2/2) | {echo_version(repo)} |",
+        "| qa | alt | small | 465ffbb | 1 | 0.60 | 100% (1/1) | bf3e479d7187 |",
+        "| qa | default | huge | 465ffbb | 1 | 1.00 | 100% (1/1) | bf3e479d7187 |",
+        "| qa | default | large | 465ffbb | 6 | 0.63 ±0.15 | 67% (4/6) | bf3e479d7187 |",
+        "| qa | default | medium | 465ffbb | 1 | 0.60 | 100% (1/1) | bf3e479d7187 |",
+        "| qa | default | small | 465ffbb | 10 | 0.70 ±0.08 | 90% (9/10) | bf3e479d7187 |",
+        "| qa | default | tiny | 465ffbb | 1 | - | 0% (0/1) | bf3e479d7187 |"]
+    doc = json.loads(smevals("log", "suite", "--format", "json", cwd=repo).out)
+    assert doc["evals"] == [{"eval": "echo", "path": "suite/echo"},
+                            {"eval": "qa", "path": "suite/qa"}]
+    text = smevals("log", "suite", cwd=repo).out
+    assert "  echo: default x m1    █  pass 100% (2/2), score -\n" in text
+    assert "  qa: default x large   ·▇▅▆  pass 67% (4/6), score 0.63 ±0.15\n" in text
+    newest = text.split("\n\n")[2].splitlines()
+    assert newest[0].endswith("  echo results  (t)") and newest[1:] == [
+        f"  echo: default x m1: score -, pass 100% (2/2) [0.34, 1.00], 2 Runs, grader "
+        f"{echo_version(repo)}, new"]
+
+
+def echo_version(repo: Path) -> str:
+    res = smevals("report", "suite/echo", "--format", "json", cwd=repo)
+    return str(json.loads(res.out)["evals"][0]["grader_version"])
