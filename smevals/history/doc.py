@@ -50,8 +50,9 @@ class CommitDoc(TypedDict):
     date: str                       # author date, ISO-8601 UTC
     author: str
     parents: list[str]
+    evals: list[str]                # the Evals that changed here (their rows follow)
     damage: int                     # damaged objects in the Evals' stores at this commit
-    rows: list[RowDoc]              # by Eval (in `evals` order), config, model
+    rows: list[RowDoc]              # by Eval (in HistoryDoc `evals` order), config, model
     notes: list[str]                # e.g. an Eval invalid at this commit
 
 

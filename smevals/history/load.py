@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.history.commits import Commit, walk
+from smevals.history.authoring import Authoring
+from smevals.history.commits import Commit, tree_ids, walk
 from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc, RowDoc
 from smevals.history.marks import Marker
 from smevals.history.memo import Memo
@@ -43,10 +44,12 @@ def load_history(opts: HistoryOptions) -> HistoryDoc:
     if opts.side.rev:
         raise SmevalsError("log reads every commit of the range; it takes no --rev")
     folders = [Path(f) for f in find_evals(list(opts.paths))]
-    repo, prefixes = _repository(folders, opts.side.store)
-    history = walk(repo, prefixes, opts.n, opts.since, opts.first_parent)
+    repo, paths = _repository(folders, opts.side.store)
+    history = walk(repo, sorted({p for ps in paths.values() for p in ps}), opts.n, opts.since,
+                   opts.first_parent)
+    changed = _changed(repo, paths, history.commits)
     with gc_paused():
-        points = _points(folders, history.commits, opts.side)
+        points = _points(changed, opts.side, folders)
     keep(points)
     return {"format": FORMAT, "generated": generated_at(),
             "range": {"n": opts.n, "since": opts.since, "first_parent": opts.first_parent},
@@ -55,47 +58,66 @@ def load_history(opts: HistoryOptions) -> HistoryDoc:
                                                                   points)}
 
 
-def _repository(folders: list[Path], store: str | None) -> tuple[Path, list[str]]:
-    """The repository holding every Eval, and the paths in it whose changes list a commit:
-    the Eval folders (with their default stores), and the stores given by --store."""
-    where = list(folders)
-    if store:
-        where.append(Path(store))
-    repos, prefixes = set(), []
-    for path in where:
-        try:
-            repo, prefix = repo_and_prefix(path.absolute(), path)
-        except SourceError as exc:
-            raise SmevalsError(f"{exc}, so log cannot read its history") from None
-        repos.add(repo)
-        prefixes.append(prefix)
+def _repository(folders: list[Path], store: str | None) -> tuple[Path, dict[Path, list[str]]]:
+    """The repository holding every Eval, and per Eval the paths in it whose changes list
+    a commit: its folder (with its default store), and the stores given by --store."""
+    repos: set[Path] = set()
+    paths: dict[Path, list[str]] = {}
+    for folder in folders:
+        paths[folder] = []
+        for path in [folder] + ([Path(store)] if store else []):
+            try:
+                repo, prefix = repo_and_prefix(path.absolute(), path)
+            except SourceError as exc:
+                raise SmevalsError(f"{exc}, so log cannot read its history") from None
+            repos.add(repo)
+            paths[folder].append(prefix)
     if len(repos) > 1:
         raise SmevalsError("log reads one git repository; these Evals are in "
                            + ", ".join(sorted(map(str, repos))))
-    return repos.pop(), sorted(set(prefixes))
+    return repos.pop(), paths
+
+
+def _changed(repo: Path, paths: dict[Path, list[str]],
+             commits: list[Commit]) -> list[tuple[str, Path]]:
+    """(commit, Eval folder), oldest first, where the Eval's paths differ from the previous
+    listed commit (by git tree id): at the others its figures cannot have changed."""
+    pairs = [(c.sha, folder) for c in reversed(commits) for folder in paths]
+    if any("\n" in p for ps in paths.values() for p in ps):
+        return pairs                    # a path git's batch input cannot take: read them all
+    wanted = [(sha, p) for sha, folder in pairs for p in paths[folder]]
+    ids = iter(tree_ids(repo, wanted))
+    last: dict[Path, list[str]] = {}
+    out = []
+    for sha, folder in pairs:
+        key = [next(ids) for _p in paths[folder]]
+        if last.get(folder) != key:
+            out.append((sha, folder))
+        last[folder] = key
+    return out
 
 
 Points = dict[tuple[str, Path], Point]
 
 
-def _points(folders: list[Path], commits: list[Commit], spec: SideSpec) -> Points:
+def _points(changed: list[tuple[str, Path]], spec: SideSpec, folders: list[Path]) -> Points:
     memo = Memo(folders, spec)
+    authoring = Authoring()
     out: Points = {}
     with tempfile.TemporaryDirectory(prefix="smevals-log-") as tmp:
-        for commit in commits:
-            for folder in folders:
-                point = memo.get(commit.sha, folder)
-                if point is None:
-                    point = plain(load_point(folder, commit.sha, spec, Path(tmp)))
-                    memo.put(commit.sha, folder, point)
-                out[(commit.sha, folder)] = point
+        for sha, folder in changed:                         # oldest first
+            point = memo.get(sha, folder)
+            if point is None:
+                point = plain(load_point(folder, sha, spec, Path(tmp), authoring))
+                memo.put(sha, folder, point)
+            out[(sha, folder)] = point
     memo.save()
     return out
 
 
 def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
     names = {folder: folder.name for folder in folders}
-    for (_sha, folder), point in reversed(list(points.items())):   # oldest first
+    for (_sha, folder), point in points.items():            # oldest first: the newest wins
         if point["present"]:
             names[folder] = point["name"]
     return [{"eval": names[f], "path": display_path(f)} for f in folders]
@@ -106,9 +128,13 @@ def _commits(folders: list[Path], commits: list[Commit], points: Points) -> list
     docs: list[CommitDoc] = []
     for commit in reversed(commits):                        # oldest first, for the marks
         rows: list[RowDoc] = []
-        damage, notes = 0, []
+        damage, notes, read = 0, [], []
         for folder in folders:
-            point = points[(commit.sha, folder)]
+            point = points.get((commit.sha, folder))
+            if point is None:
+                continue
+            if point["present"]:
+                read.append(point["name"])
             damage += point["damage"]
             notes += [f"{display_path(folder)}: {note}" for note in point["notes"]]
             for row, identity in zip(point["rows"], point["identities"], strict=True):
@@ -117,7 +143,7 @@ def _commits(folders: list[Path], commits: list[Commit], points: Points) -> list
                 rows.append(row)
         docs.append({"sha": commit.sha, "short": commit.sha[:7], "subject": commit.subject,
                      "date": commit.date, "author": commit.author,
-                     "parents": list(commit.parents), "damage": damage, "rows": rows,
-                     "notes": notes})
+                     "parents": list(commit.parents), "evals": read, "damage": damage,
+                     "rows": rows, "notes": notes})
     docs.reverse()
     return docs

@@ -13,11 +13,12 @@ from typing import Any, TypedDict
 
 from smevals import stats
 from smevals.errors import SmevalsError
+from smevals.history.authoring import Authoring
 from smevals.history.doc import RowDoc
 from smevals.report.summary import Group
 from smevals.run.plan import Runner, digest_of_config, inputs_of
 from smevals.run.stale import Staleness
-from smevals.sides.read import NoStore, Side, SideSpec, open_side, report_side
+from smevals.sides.read import NoStore, Side, SideSpec, report_side
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
 
@@ -42,10 +43,11 @@ class Point(TypedDict):
     notes: list[str]
 
 
-def load_point(folder: Path, sha: str, spec: SideSpec, tmp: Path) -> Point:
+def load_point(folder: Path, sha: str, spec: SideSpec, tmp: Path,
+               authoring: Authoring) -> Point:
     """The Eval in `folder` as committed at `sha`, with its store there."""
     try:
-        opened = open_side(folder, sha, spec.store, tmp)
+        opened = authoring.open(folder, sha, spec.store, tmp)
     except NoStore:
         return empty(True, folder.name)
     except SmevalsError as exc:
@@ -121,14 +123,31 @@ def _identity(ev: Eval, staleness: Staleness, group: Group, version: str,
     inputs: dict[str, str] = {"task": "", "config": "", "runner": ""}
     if config is not None:
         runner = staleness.runner(group.config) or NO_RUNNER
-        tasks = hashlib.sha256()
-        for task in sorted(ev.tasks, key=lambda t: t.name):
-            part = inputs_of(task, config, runner, group.model)["task"]
-            tasks.update(f"{task.name}\0{part}\0".encode("utf-8", "surrogatepass"))
-        inputs = {"task": tasks.hexdigest(),
+        inputs = {"task": tasks_digest(ev),
                   "config": digest_of_config(config, group.model), "runner": runner.digest}
     return {"grader_version": version, "files": dict(files), "inputs": inputs,
             "tasks": sorted(t.name for t in ev.tasks)}
+
+
+_HASHED: dict[int, tuple[Eval, str]] = {}    # by id(): Evals reused across commits
+
+
+def tasks_digest(ev: Eval) -> str:
+    """One hash of every Task's name and inputs hash (`run.plan.inputs_of`'s "task" part:
+    the Task without its answer keys)."""
+    seen = _HASHED.get(id(ev))
+    if seen is not None and seen[0] is ev:
+        return seen[1]
+    config = next(iter(ev.configs.values()), None)
+    digest = hashlib.sha256()
+    if config is not None:
+        for task in sorted(ev.tasks, key=lambda t: t.name):
+            part = inputs_of(task, config, NO_RUNNER, "", config_digest="-")["task"]
+            digest.update(f"{task.name}\0{part}\0".encode("utf-8", "surrogatepass"))
+    if len(_HASHED) > 64:
+        _HASHED.clear()
+    _HASHED[id(ev)] = (ev, digest.hexdigest())
+    return _HASHED[id(ev)][1]
 
 
 def plain(value: Any) -> Any:

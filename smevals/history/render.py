@@ -98,9 +98,11 @@ def _ci(interval: list[float] | None) -> str:
 
 
 def sparkline(doc: HistoryDoc, key: Key) -> str:
-    """The pair's pass rate at each listed commit, oldest first."""
+    """The pair's pass rate at each listed commit where its Eval changed, oldest first."""
     marks = []
     for commit in reversed(doc["commits"]):
+        if key[0] not in commit["evals"]:
+            continue
         row = next((r for r in commit["rows"] if _key(r) == key), None)
         rate = row["pass_rate"] if row else None
         marks.append(GAP if rate is None else BLOCKS[min(7, int(rate * 8))])
@@ -121,8 +123,8 @@ def to_text(doc: HistoryDoc) -> str:
         lines.append(note)
     rows = latest(doc)
     if rows:
-        lines += ["", "Pass rate at each listed commit, oldest first (· no figures), and at "
-                  "the newest commit with figures:"]
+        lines += ["", "Pass rate at each listed commit that changed the Eval, oldest first "
+                  "(· no figures), and at the newest:"]
         width = max(len(_pair(r, doc)) for r in rows)
         lines += [f"  {_pair(r, doc):<{width}}  {sparkline(doc, _key(r))}  pass {pass_text(r)}, "
                   f"score {score_text(r)}" for r in rows]
@@ -144,11 +146,31 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
                      "counted (see `smevals verify`)")
     lines += [f"  note: {note}" for note in commit["notes"]]
     if not commit["rows"]:
-        lines.append("  no graded Runs that count")
+        lines.append("  no graded Runs that count" if commit["evals"] else
+                     "  no Eval here changed since the previous listed commit")
+    shared = shared_changes(commit)
+    for name, changes in shared.items():
+        where = f"{name}: " if len(doc["evals"]) > 1 else ""
+        lines += [f"  changed: {where}{change}" for change in changes]
     for row in commit["rows"]:
         lines.append(f"  {_pair(row, doc)}: {row_text(row)}")
-        lines += [f"    changed: {change}" for change in row["changes"] if row["marks"] != [NEW]]
+        lines += [f"    changed: {change}" for change in row["changes"]
+                  if row["marks"] != [NEW] and change not in shared.get(row["eval"], [])]
     return lines
+
+
+def shared_changes(commit: CommitDoc) -> dict[str, list[str]]:
+    """Per Eval, the changes every one of its rows at the commit has (said once), when more
+    than one row has changes (a row that is new has none)."""
+    out: dict[str, list[str]] = {}
+    for name in dict.fromkeys(r["eval"] for r in commit["rows"]):
+        rows = [r for r in commit["rows"] if r["eval"] == name and r["marks"] != [NEW]]
+        if len(rows) < 2:
+            continue
+        common = [c for c in rows[0]["changes"] if all(c in r["changes"] for r in rows)]
+        if common:
+            out[name] = common
+    return out
 
 
 def row_text(row: RowDoc) -> str:
@@ -200,7 +222,8 @@ def _markdown_rows(commit: CommitDoc) -> list[str]:
     if commit["damage"]:
         head = head[:-1] + f" (damaged: {commit['damage']}) |"
     if not commit["rows"]:
-        return [head + " | | | | | | | | | no graded Runs that count |"]
+        said = "no graded Runs that count" if commit["evals"] else "no Eval changed"
+        return [head + f" | | | | | | | | | {said} |"]
     out = []
     for row in commit["rows"]:
         changes = "damaged: figures left out" if row["damage"] else changes_text(row)
