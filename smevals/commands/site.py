@@ -75,6 +75,8 @@ def load_all(opts: SiteOptions) -> list[Loaded]:
 def build_command(opts: SiteOptions, out: str, diff: tuple[str, str] | None = None) -> list[str]:
     """Write the site; the lines to print."""
     with gc_paused():
+        if opts.history is not None:
+            check_history(opts, opts.history)
         evals = load_all(opts)
         if diff is not None:
             attach_diff(evals, opts, diff)
@@ -83,16 +85,21 @@ def build_command(opts: SiteOptions, out: str, diff: tuple[str, str] | None = No
         return build_site(evals, Path(out), generated_at())
 
 
-def attach_history(evals: list[Loaded], opts: SiteOptions, n: int) -> None:
-    """Each Eval's History page over the last `n` commits, and the diff page of each listed
-    commit against its parent."""
+def check_history(opts: SiteOptions, n: int) -> None:
+    """Exit 2 before anything is read for a bad --history: a count out of range, with --rev,
+    or an Eval outside a git repository."""
     check_count(n)
     if opts.rev:
         raise SmevalsError("--history reads the commits up to HEAD; it cannot go with --rev")
+    for folder in find_evals(list(opts.paths)):
+        repo_head(folder)
+
+
+def attach_history(evals: list[Loaded], opts: SiteOptions, n: int) -> None:
+    """Each Eval's History page over the last `n` commits, and the diff page of each listed
+    commit against its parent."""
     folders = find_evals(list(opts.paths))
     spec = HistorySpec(n, opts.grader, opts.store, opts.task_pass)
-    for folder in folders:
-        repo_head(folder)
     for loaded, folder in zip(evals, folders, strict=True):
         doc = eval_history(folder, spec)
         loaded.diffs = commit_diffs(loaded.slug, folder, spec, doc)
