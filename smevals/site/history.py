@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ DEFAULT_COMMITS = 20        # `serve`'s History page, in a git repository
 MAX_COMMITS = 1000
 DIFF_CACHE = 64             # diff pages `serve` keeps (a commit's diff never changes)
 SHA = frozenset("0123456789abcdef")
+SHARED_SECONDS = 0.25       # the Evals of a Suite ask git for HEAD once per look
+_HEADS: dict[Path, tuple[float, str | None]] = {}
 
 
 @dataclass(frozen=True)
@@ -54,16 +57,38 @@ def check_count(n: int) -> None:
         raise SmevalsError(f"--history {n}: give a number of commits from 1 to {MAX_COMMITS}")
 
 
+def repo_of(folder: Path) -> Path:
+    """The top of the git repository holding `folder` (exit 2 when it is in none)."""
+    try:
+        return gitcat.repo_and_prefix(folder.absolute(), folder)[0]
+    except SourceError as exc:
+        raise SmevalsError(f"--history: {exc}") from None
+
+
+def head_of(repo: Path, reuse: float = 0.0) -> str | None:
+    """The commit HEAD names in `repo` (None: none yet), or the answer given less than
+    `reuse` seconds ago (the Evals of a Suite share one repository)."""
+    now = time.monotonic()
+    seen = _HEADS.get(repo)
+    if seen is not None and now - seen[0] < reuse:
+        return seen[1]
+    try:
+        out = gitcat.git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}",
+                         what="HEAD", detail=False)
+        head: str | None = out.decode().strip()
+    except SourceError:
+        head = None
+    _HEADS[repo] = (now, head)
+    return head
+
+
 def repo_head(folder: Path) -> str:
     """The commit HEAD names in the repository holding `folder` (exit 2 when there is none:
     not a repository, or no commit yet)."""
-    try:
-        repo, _prefix = gitcat.repo_and_prefix(folder.absolute(), folder)
-        out = gitcat.git(repo, "rev-parse", "--verify", "--quiet", "HEAD^{commit}",
-                         what=f"{folder}: the repository has no commit yet", detail=False)
-    except SourceError as exc:
-        raise SmevalsError(f"--history: {exc}") from None
-    return out.decode().strip()
+    head = head_of(repo_of(folder))
+    if head is None:
+        raise SmevalsError(f"--history: {folder}: the repository has no commit yet")
+    return head
 
 
 def eval_history(folder: Path, spec: HistorySpec) -> HistoryDoc:
@@ -154,12 +179,14 @@ class LiveHistory:
     """`serve`'s History page of one Eval: read again when HEAD moves; diff pages made on
     request for the commits listed, and kept (a commit's diff never changes)."""
 
-    def __init__(self, folder: Path, spec: HistorySpec,
-                 read: Callable[[Path, HistorySpec], HistoryDoc] = eval_history):
+    def __init__(self, folder: Path, spec: HistorySpec):
         self.folder = folder
         self.spec = spec
-        self.read = read
         self.lock = threading.Lock()
+        try:
+            self.repo: Path | None = repo_of(folder)
+        except SmevalsError:
+            self.repo = None
         self.head = self.head_now()
         self.doc: HistoryDoc | None = None
         self.read_at: str | None = None
@@ -167,10 +194,7 @@ class LiveHistory:
         self.diffs: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
 
     def head_now(self) -> str | None:
-        try:
-            return repo_head(self.folder)
-        except SmevalsError:
-            return None
+        return None if self.repo is None else head_of(self.repo, SHARED_SECONDS)
 
     def check(self) -> str | None:
         """The current HEAD (looked at now); the history is read again on next use when it moved."""
@@ -186,7 +210,7 @@ class LiveHistory:
                 try:
                     if self.head is None:
                         raise SmevalsError(f"{self.folder}: HEAD names no commit")
-                    self.doc, self.error = self.read(self.folder, self.spec), None
+                    self.doc, self.error = eval_history(self.folder, self.spec), None
                 except SmevalsError as exc:
                     self.doc, self.error = self.doc or empty(self.spec), str(exc)
             return self.doc

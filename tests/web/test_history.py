@@ -17,6 +17,7 @@ import pytest
 from smevals.commands.site import SiteOptions, make_server
 from smevals.site import jsdata
 from smevals.site.build import asset
+from smevals.site.history import SHARED_SECONDS
 from tests.helpers import git as git_plain
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import commit
@@ -350,12 +351,12 @@ def test_serve_says_why_it_cannot_read_the_history(built: Built, tmp_path: Path)
         status, doc = served_doc(server, "history.js")
         assert (status, doc["error"], len(doc["commits"])) == (200, None, len(SUBJECTS))
         git_plain(clone, "checkout", "-q", "--orphan", "fresh")
-        time.sleep(0.05)
+        time.sleep(SHARED_SECONDS + 0.05)          # HEAD is looked at again
         status, doc = served_doc(server, "history.js")
         assert (status, doc["error"]) == (200, f"{clone / 'qa'}: HEAD names no commit")
         assert [c["subject"] for c in doc["commits"]] == SUBJECTS
         git_plain(clone, "checkout", "-q", "main")
-        time.sleep(0.05)
+        time.sleep(SHARED_SECONDS + 0.05)          # HEAD is looked at again
         status, doc = served_doc(server, "history.js")
         assert (status, doc["error"], len(doc["commits"])) == (200, None, len(SUBJECTS))
     finally:
