@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -31,15 +32,23 @@ from bench.log import build  # noqa: E402
 from bench.report import clocked  # noqa: E402
 
 
-def get(port: int, path: str) -> float:
-    start = time.perf_counter()
+def get(port: int, path: str) -> str:
+    """Wall time of one request, and the CPU time of this process and its git children
+    (the server runs in it)."""
+    start, cpu = time.perf_counter(), cpu_seconds()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
     conn.request("GET", path)
     response = conn.getresponse()
     body = response.read()
     conn.close()
     assert response.status == 200, (path, response.status, body[:200])
-    return time.perf_counter() - start
+    return (f"{time.perf_counter() - start:.2f}s wall, {cpu_seconds() - cpu:.2f}s CPU "
+            f"(load {os.getloadavg()[0]:.1f})")
+
+
+def cpu_seconds() -> float:
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
 
 
 def served(root: Path, base: Path, n: int) -> None:
@@ -58,7 +67,7 @@ def served(root: Path, base: Path, n: int) -> None:
                             ("serve: history.js, again", "/data/bench/history.js"),
                             ("serve: diffs/<HEAD>.js, first request", diff),
                             ("serve: diffs/<HEAD>.js, again", diff)):
-            print(f"{label}: {get(port, path):.2f}s")
+            print(f"{label}: {get(port, path)}")
     finally:
         server.shutdown()
         server.server_close()
