@@ -1,19 +1,24 @@
 """A git history of the qa Eval for the History page: tests/report/builder.py's four commits
 (the Eval alone; state 1; the grader edited and every Run regraded; new Runs), then a commit
 whose results are damaged (a Grade record edited by hand), then one that repairs it and adds
-a Run of "huge"."""
+a Run of "huge", then one that edits the runner (every Run made before is stale) and
+runs one Task again with it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.report.builder import Builder, commit, git, history
+from smevals.spec.load import load_eval
+from tests.report.builder import RUNNER, Builder, commit, git, history, write
 
-SUBJECTS = ["state 5: repaired; huge tries beta", "state 4: a Grade edited by hand",
+SUBJECTS = ["state 6: runner edited, small runs alpha again",
+            "state 5: repaired; huge tries beta", "state 4: a Grade edited by hand",
             "state 3: new runs", "state 2: grader edited, regraded", "state 1", "eval only"]
-DAMAGED = 1             # the index in SUBJECTS (newest first) of the damaged commit
-GRADER_EDITED = 3       # the commit where the grader version changed
+RUNNER_EDITED = 0       # the index in SUBJECTS (newest first) of the commit that edits the runner
+DAMAGED = 2             # the damaged commit
+TASK_ADDED = 3
+GRADER_EDITED = 4       # the commit where the grader version changed
 
 
 @dataclass
@@ -44,10 +49,15 @@ def make_history(repo: Path) -> HistoryRepo:
     repo.mkdir(parents=True, exist_ok=True)
     b = history(repo)
     record, before = damage(repo / "qa")
-    commit(repo, SUBJECTS[1])
+    commit(repo, SUBJECTS[2])
     record.write_bytes(before)
     b.run("huge-beta", "beta", "huge")
     b.grade("huge-beta", "fail", 0.0)
+    commit(repo, SUBJECTS[1])
+    write(repo / "qa" / "configs" / "run.sh", RUNNER + "# the second runner\n", 0o755)
+    b.ev = load_eval(repo / "qa")
+    b.run("small-alpha-again", "alpha", "small")
+    b.grade("small-alpha-again", "pass", 0.9)
     commit(repo, SUBJECTS[0])
     shas = git(repo, "log", "--format=%H").split()
     assert len(shas) == len(SUBJECTS)

@@ -22,7 +22,15 @@ from tests.helpers import git as git_plain
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import commit
 from tests.web.conftest import EPOCH, Watched, start
-from tests.web.historyrepo import DAMAGED, GRADER_EDITED, SUBJECTS, HistoryRepo, make_history
+from tests.web.historyrepo import (
+    DAMAGED,
+    GRADER_EDITED,
+    RUNNER_EDITED,
+    SUBJECTS,
+    TASK_ADDED,
+    HistoryRepo,
+    make_history,
+)
 from tests.web.pages import fetch, wait_until
 
 HOSTILE = "<img src=x onerror=window.PWNED=1>"
@@ -63,15 +71,16 @@ def leaderboard(built: Built, sha: str) -> dict[tuple[str, str], dict[str, Any]]
     return {(g["config"], g["model"]): g for g in ev["leaderboard"]}
 
 
-def expected_points(built: Built) -> dict[tuple[str, str], list[str]]:
-    """(config, model) -> the commits, oldest first, with a pass rate of it (`report --rev`);
+def expected_points(built: Built, figure: str = "pass_rate") -> dict[tuple[str, str], list[str]]:
+    """(config, model) -> the commits, oldest first, with a `figure` of it (`report --rev`);
     the damaged commit is left out and the first one has no results."""
     out: dict[tuple[str, str], list[str]] = {}
     for i, sha in reversed(list(enumerate(built.hist.shas[:-1]))):
         if i == DAMAGED:
             continue
-        for pair in leaderboard(built, sha):
-            out.setdefault(pair, []).append(sha)
+        for pair, entry in leaderboard(built, sha).items():
+            if entry[figure] is not None:
+                out.setdefault(pair, []).append(sha)
     return out
 
 
@@ -82,9 +91,9 @@ def test_build_writes_the_history_and_a_diff_page_per_commit(built: Built) -> No
     doc = built.data("history.js")
     assert [c["subject"] for c in doc["commits"]] == SUBJECTS
     assert [c["sha"] for c in doc["commits"]] == built.hist.shas
-    assert [c["damage"] for c in doc["commits"]] == [0, 1, 0, 0, 0, 0]
+    assert [c["damage"] for c in doc["commits"]] == [0, 0, 1, 0, 0, 0, 0]
     # every commit but the first has a diff page
-    assert [c["diff"] for c in doc["commits"]] == [True] * 5 + [False]
+    assert [c["diff"] for c in doc["commits"]] == [True] * 6 + [False]
     diffs = sorted(p.stem for p in (built.site / "data" / "qa" / "diffs").glob("*.js"))
     assert diffs == sorted(built.hist.shas[:-1])
     assert built.data("index.js")["history"] is True
@@ -198,10 +207,10 @@ def check_chart(w: Watched, built: Built) -> None:
     marks = page.locator("svg.historychart .mark-grader")
     assert marks.count() == 1
     assert marks.get_attribute("data-sha") == built.hist.shas[GRADER_EDITED]
-    tasks = page.locator("svg.historychart .mark-tasks")      # state 3 adds a task
-    assert [tasks.nth(i).get_attribute("data-sha") for i in range(tasks.count())] == \
-        [built.hist.sha("state 3: new runs")]
-    assert page.locator("svg.historychart .mark-runner").count() == 0
+    for mark, index in (("tasks", TASK_ADDED), ("runner", RUNNER_EDITED)):
+        found = page.locator(f"svg.historychart .mark-{mark}")
+        assert [found.nth(i).get_attribute("data-sha") for i in range(found.count())] == \
+            [built.hist.shas[index]], mark
 
     point = page.locator(f'svg.historychart .point[data-config="default"][data-model="large"]'
                          f'[data-sha="{built.hist.shas[GRADER_EDITED]}"]')
@@ -254,8 +263,10 @@ def test_the_static_history_page(built: Built, open_page) -> None:
     w.page.goto(built.index + "#/qa")
     w.page.get_by_role("link", name="History →").click()
     w.page.wait_for_selector("svg.historychart")
-    # tiny has no score: like the leaderboard, the page starts on the pass rate
-    assert w.page.locator(".histtoggle a.on").inner_text() == "Pass rate"
+    # the figure the leaderboard ranks by: every counted Grade has a score now
+    assert w.page.locator(".histtoggle a.on").inner_text() == "Score (mean)"
+    w.page.locator(".histtoggle a", has_text="Pass rate").click()
+    wait_until(w.page, "location.hash === '#/qa/history/pass-rate'")
     check_chart(w, built)
     w.shot("history-page")
     # the keyboard reaches the points: a focused point shows its figures too
@@ -268,7 +279,8 @@ def test_the_static_history_page(built: Built, open_page) -> None:
     wait_until(w.page, "location.hash === '#/qa/history/score'")
     w.page.wait_for_selector("svg.historychart .point")
     assert points(w.page, "default", "tiny") == []          # no score: no point
-    assert len(points(w.page, "default", "small")) == 4
+    for (config, model), shas in expected_points(built, "mean").items():
+        assert points(w.page, config, model) == shas, (config, model)
     w.clean()
 
 
@@ -288,13 +300,14 @@ def test_serve_makes_the_history_on_request_and_follows_head(tmp_path: Path,
         # a new commit appears without a reload
         hist.builder.run("huge-gamma", "gamma", "huge")
         hist.builder.grade("huge-gamma", "pass", 1.0)
-        commit(hist.repo, f"state 6: huge passes gamma {HOSTILE}")
+        commit(hist.repo, f"state 7: huge passes gamma {HOSTILE}")
         wait_until(w.page, "document.querySelector('table.historytable') && document"
-                           ".querySelector('table.historytable').innerText.includes('state 6')")
+                           ".querySelector('table.historytable').innerText.includes('state 7')")
         assert len(points(w.page, "default", "huge")) == 3
         newest = w.page.locator("table.historytable tr.commitrow .subject").first
-        assert newest.inner_text() == f"state 6: huge passes gamma {HOSTILE}"   # text, not HTML
-        w.page.locator("svg.historychart .point").last.hover()
+        assert newest.inner_text() == f"state 7: huge passes gamma {HOSTILE}"   # text, not HTML
+        head = git_plain(hist.repo, "rev-parse", "HEAD").strip()
+        w.page.locator(f'svg.historychart .point[data-sha="{head}"]').first.hover()
         wait_until(w.page, "!document.querySelector('.histtip').hidden")
         assert HOSTILE in w.page.locator(".histtip .subject").inner_text()
         w.clean()
