@@ -40,10 +40,10 @@ def headline(doc: HistoryDoc) -> str:
     listed = len(doc["commits"])
     if not listed:
         return (f"No commit in the range changed {evals} or its results "
-                f"({_commits(doc['commits_read'])} read).")
+                f"({_commits(doc['commits_read'])} in the range).")
     with_rows = sum(1 for c in doc["commits"] if c["rows"])
     text = (f"{_commits(listed)} changed {evals} or its results "
-            f"({_commits(doc['commits_read'])} read), newest first")
+            f"(of {_commits(doc['commits_read'])} in the range), newest first")
     if not with_rows:
         text += "; none of them has graded Runs that count"
     return text + "."

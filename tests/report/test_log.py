@@ -116,7 +116,7 @@ def test_an_empty_range_says_so_and_exits_0(repo30) -> None:
     repo, _subjects = repo30
     res = smevals("log", "qa", "--since", "HEAD", cwd=repo)
     assert (res.code, res.out, res.err) == (
-        0, "No commit in the range changed qa or its results (0 commits read).\n", "")
+        0, "No commit in the range changed qa or its results (0 commits in the range).\n", "")
     doc = log_json(repo, "qa", "--since", "HEAD")
     assert (doc["commits"], doc["commits_read"]) == ([], 0)
 
