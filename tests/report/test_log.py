@@ -208,3 +208,28 @@ def test_a_suite_starts_with_one_summary_line_per_eval_config_and_model(tmp_path
 def echo_version(repo: Path) -> str:
     res = smevals("report", "suite/echo", "--format", "json", cwd=repo)
     return str(json.loads(res.out)["evals"][0]["grader_version"])
+
+
+def test_an_invalid_eval_is_noted_and_a_hostile_subject_is_shown_plainly(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_eval(repo / "ev", name="ev")
+    git(repo, "init", "-q", "-b", "main")
+    assert smevals("run", "ev", "-g", cwd=repo).code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "results")
+    (repo / "ev" / "eval.yaml").write_text("name: [unclosed\n")
+    message = tmp_path / "message"
+    message.write_bytes(b"broken \x1b[31mred\xff eval\n\nbody\n")
+    git(repo, "commit", "-q", "-a", "-F", str(message))
+    res = smevals("log", "ev", "--format", "json", cwd=repo)
+    assert (res.code, res.err) == (0, "")
+    newest, oldest = json.loads(res.out)["commits"]
+    assert newest["subject"].startswith("broken  [31mred")        # ESC shown as a space
+    assert newest["subject"].isprintable()
+    assert newest["rows"] == [] and len(newest["notes"]) == 1
+    assert newest["notes"][0].startswith("ev: ") and "invalid Eval at that revision" in \
+        newest["notes"][0]
+    assert [(r["config"], r["model"], r["runs"], r["pass_rate"]) for r in oldest["rows"]] == \
+        [("default", "m1", 2, 1.0)]
+    text = smevals("log", "ev", cwd=repo).out
+    assert "  note: ev: " in text and "\x1b" not in text
