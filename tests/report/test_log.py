@@ -197,8 +197,9 @@ def test_a_suite_starts_with_one_summary_line_per_eval_config_and_model(tmp_path
     assert doc["evals"] == [{"eval": "echo", "path": "suite/echo"},
                             {"eval": "qa", "path": "suite/qa"}]
     text = smevals("log", "suite", cwd=repo).out
-    assert "  echo: default x m1    █  pass 100% (2/2), score -\n" in text
-    assert "  qa: default x large   ·▇▅▆  pass 67% (4/6), score 0.63 ±0.15\n" in text
+    assert f"  echo: default x m1    █  pass 100% (2/2), score -, 2 Runs at {short}\n" in text
+    assert "  qa: default x large   ·▇▅▆  pass 67% (4/6), score 0.63 ±0.15, 6 Runs at 465ffbb\n" \
+        in text
     newest = text.split("\n\n")[2].splitlines()
     assert newest[0].endswith("  echo results  (t)") and newest[1:] == [
         f"  echo: default x m1: score -, pass 100% (2/2) [0.34, 1.00], 2 Runs, grader "
