@@ -63,6 +63,18 @@ def test_every_commit_has_the_figures_report_gives_and_the_right_marks(repo30) -
     marked = {mark: sorted({c["subject"] for c in doc["commits"] for r in c["rows"]
                             if mark in r["marks"]}) for mark in ("grader", "runner")}
     assert marked == {"grader": list(GRADER_CHANGED), "runner": list(RUNNER_CHANGED)}
+    commits = {c["subject"]: c for c in doc["commits"]}
+    deleted = commits["task gamma deleted"]["rows"]
+    assert {(r["model"], tuple(r["marks"]), tuple(r["changes"])) for r in deleted} == \
+        {(m, ("tasks",), ("tasks deleted: gamma",)) for m in ("large", "small")}
+    assert [r["marks"] for r in commits["answer key of delta changed"]["rows"]] == [[], []]
+    assert [r["marks"] for r in commits["a model added: large"]["rows"]] == [["new"], []]
+    runner = commits[RUNNER_CHANGED[0]]["rows"]
+    assert [r["changes"] for r in runner] == [["runner changed"]] * 2
+    old = commit_version(repo, commits["delta graded with the new key"]["sha"])
+    new = commit_version(repo, commits[GRADER_CHANGED[0]]["sha"])
+    assert commits[GRADER_CHANGED[0]]["rows"][0]["changes"] == \
+        [f"grader version {old} -> {new} (graders/default.yaml changed)"]
 
 
 def commit_version(repo: Path, sha: str) -> str:
