@@ -5,6 +5,7 @@ shallow clone and the bad input."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +247,19 @@ def test_an_invalid_eval_is_noted_and_a_hostile_subject_is_shown_plainly(tmp_pat
         [("default", "m1", 2, 1.0)]
     text = smevals("log", "ev", cwd=repo).out
     assert "  note: ev: " in text and "\x1b" not in text
+
+
+def test_a_repository_without_commits_exits_2(tmp_path: Path) -> None:
+    make_eval(tmp_path / "ev")
+    git(tmp_path, "init", "-q", "-b", "main")
+    res = smevals("log", "ev", cwd=tmp_path)
+    assert res.code == 2 and res.out == ""
+    assert res.err == (f"Error: {tmp_path.resolve()} has no commits yet: commit the Eval and "
+                       "its results first (git add, git commit)\n")
+
+
+def test_a_second_log_reads_the_cache_and_says_the_same(repo: Path) -> None:
+    first = smevals("log", "qa", "--format", "json", cwd=repo)
+    second = smevals("log", "qa", "--format", "json", cwd=repo)
+    assert (first.code, second.code) == (0, 0) and first.out == second.out
+    assert len(list(Path(os.environ["SMEVALS_CACHE_DIR"]).glob("log-*.marshal"))) == 1
