@@ -28,6 +28,7 @@ SMOKE = {
     "judge_cluster.py": ["2", "0.01"],
     "judge_dedupe.py": ["2", "1", "0.01"],
     "judgecache.py": ["10"],
+    "log.py": ["--smoke"],
     "memory.py": ["--smoke"],
     "original.py": ["--original", "/nonexistent/smevals", "--tasks", "2", "--models", "1",
                     "--repeats", "1", "--times", "1"],

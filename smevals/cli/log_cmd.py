@@ -13,7 +13,8 @@ from smevals.cli.options import side_options, write_output
 @side_options
 @click.option("-n", "--max-count", "n", type=click.IntRange(min=1), metavar="N",
               help="List at most N commits (the newest).")
-@click.option("--since", metavar="REV", help="Only commits after REV (git log REV..HEAD).")
+@click.option("--since", "since_rev", metavar="REV",
+              help="Only commits after the revision REV (git log REV..HEAD).")
 @click.option("--first-parent", is_flag=True,
               help="Follow only the first parent of merge commits.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv", "markdown"]),
@@ -22,7 +23,7 @@ from smevals.cli.options import side_options, write_output
               help="Write the history to this file instead of standard output.")
 def log_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
             models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
-            store: str | None, n: int | None, since: str | None, first_parent: bool,
+            store: str | None, n: int | None, since_rev: str | None, first_parent: bool,
             fmt: str, output: str | None) -> None:
     """List, newest first, every commit of HEAD that changed the Evals (or Suites) or their
     results, and per config x model the figures `report --rev COMMIT` gives there: mean
@@ -42,5 +43,5 @@ def log_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
 
     spec = SideSpec(grader, None, store, filters=Filters(tasks, models, configs),
                     include_stale=include_stale)
-    opts = HistoryOptions(paths or (".",), spec, n, since, first_parent)
+    opts = HistoryOptions(paths or (".",), spec, n, since_rev, first_parent)
     write_output(log_command(opts, fmt), output)

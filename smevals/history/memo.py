@@ -16,6 +16,7 @@ from smevals.store import cache
 from smevals.version import __version__
 
 FORMAT = 1
+POINT_KEYS = frozenset(Point.__annotations__)
 LIMIT = 20_000              # Points kept per file (the oldest read go first)
 
 
@@ -34,7 +35,11 @@ class Memo:
 
     def get(self, sha: str, folder: Path) -> Point | None:
         found = self.points.get(f"{sha}\0{folder}")
-        return cast(Point, found) if isinstance(found, dict) else None
+        if isinstance(found, dict) and found.keys() == POINT_KEYS \
+                and isinstance(found["rows"], list) and isinstance(found["identities"], list) \
+                and len(found["rows"]) == len(found["identities"]):
+            return cast(Point, found)
+        return None                     # not there, or not what this version writes
 
     def put(self, sha: str, folder: Path, point: Point) -> None:
         self.points[f"{sha}\0{folder}"] = point

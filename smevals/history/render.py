@@ -40,10 +40,10 @@ def headline(doc: HistoryDoc) -> str:
     listed = len(doc["commits"])
     if not listed:
         return (f"No commit in the range changed {evals} or its results "
-                f"({_commits(doc['commits_read'])} read).")
+                f"({_commits(doc['commits_read'])} in the range).")
     with_rows = sum(1 for c in doc["commits"] if c["rows"])
     text = (f"{_commits(listed)} changed {evals} or its results "
-            f"({_commits(doc['commits_read'])} read), newest first")
+            f"(of {_commits(doc['commits_read'])} in the range), newest first")
     if not with_rows:
         text += "; none of them has graded Runs that count"
     return text + "."
@@ -60,12 +60,13 @@ def shallow_note(doc: HistoryDoc) -> str | None:
             "before them is not in this clone (git fetch --unshallow).")
 
 
-def latest(doc: HistoryDoc) -> list[RowDoc]:
-    """Each Eval x config x model's row at the newest listed commit that has it."""
-    seen: dict[Key, RowDoc] = {}
+def latest(doc: HistoryDoc) -> list[tuple[RowDoc, CommitDoc]]:
+    """Each Eval x config x model's row at the newest listed commit that has it, with
+    that commit."""
+    seen: dict[Key, tuple[RowDoc, CommitDoc]] = {}
     for commit in doc["commits"]:
         for row in commit["rows"]:
-            seen.setdefault(_key(row), row)
+            seen.setdefault(_key(row), (row, commit))
     return [seen[k] for k in sorted(seen, key=lambda k: (_eval_order(doc, k[0]), k[1], k[2]))]
 
 
@@ -125,9 +126,9 @@ def to_text(doc: HistoryDoc) -> str:
     if rows:
         lines += ["", "Pass rate at each listed commit that changed the Eval, oldest first "
                   "(· no figures), and at the newest:"]
-        width = max(len(_pair(r, doc)) for r in rows)
+        width = max(len(_pair(r, doc)) for r, _c in rows)
         lines += [f"  {_pair(r, doc):<{width}}  {sparkline(doc, _key(r))}  pass {pass_text(r)}, "
-                  f"score {score_text(r)}" for r in rows]
+                  f"score {score_text(r)}, {_runs(r)} at {c['short']}" for r, c in rows]
     for commit in doc["commits"]:
         lines += ["", *commit_lines(commit, doc)]
     return "\n".join(lines) + "\n"
@@ -173,8 +174,12 @@ def shared_changes(commit: CommitDoc) -> dict[str, list[str]]:
     return out
 
 
+def _runs(row: RowDoc) -> str:
+    return f"{row['runs']} Run" + ("" if row["runs"] == 1 else "s")
+
+
 def row_text(row: RowDoc) -> str:
-    runs = f"{row['runs']} Run" + ("" if row["runs"] == 1 else "s")
+    runs = _runs(row)
     if row["damage"]:
         return (f"{runs}, {row['damage']} damaged object(s): figures left out, grader "
                 f"{row['grader_version']}")
@@ -199,7 +204,7 @@ def to_markdown(doc: HistoryDoc) -> str:
                   "commit that has it.", "",
                   "| eval | config | model | commit | runs | score | pass rate | grader |",
                   "|---|---|---|---|---:|---|---|---|"]
-        lines += [_summary_line(doc, r) for r in rows]
+        lines += [_summary_line(r, c) for r, c in rows]
     if doc["commits"]:
         lines += ["", "## Commits", "",
                   "| commit | date | subject | eval | config | model | runs | score | 95% CI "
@@ -210,8 +215,7 @@ def to_markdown(doc: HistoryDoc) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _summary_line(doc: HistoryDoc, row: RowDoc) -> str:
-    commit = next(c for c in doc["commits"] if row in c["rows"])
+def _summary_line(row: RowDoc, commit: CommitDoc) -> str:
     return (f"| {_md(row['eval'])} | {_md(row['config'])} | {_md(row['model'])} | "
             f"{commit['short']} | {row['runs']} | {score_text(row)} | {pass_text(row)} | "
             f"{row['grader_version']} |")

@@ -5,6 +5,7 @@ shallow clone and the bad input."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,18 @@ def test_every_commit_has_the_figures_report_gives_and_the_right_marks(repo30) -
     marked = {mark: sorted({c["subject"] for c in doc["commits"] for r in c["rows"]
                             if mark in r["marks"]}) for mark in ("grader", "runner")}
     assert marked == {"grader": list(GRADER_CHANGED), "runner": list(RUNNER_CHANGED)}
+    commits = {c["subject"]: c for c in doc["commits"]}
+    deleted = commits["task gamma deleted"]["rows"]
+    assert {(r["model"], tuple(r["marks"]), tuple(r["changes"])) for r in deleted} == \
+        {(m, ("tasks",), ("tasks deleted: gamma",)) for m in ("large", "small")}
+    assert [r["marks"] for r in commits["answer key of delta changed"]["rows"]] == [[], []]
+    assert [r["marks"] for r in commits["a model added: large"]["rows"]] == [["new"], []]
+    runner = commits[RUNNER_CHANGED[0]]["rows"]
+    assert [r["changes"] for r in runner] == [["runner changed"]] * 2
+    old = commit_version(repo, commits["delta graded with the new key"]["sha"])
+    new = commit_version(repo, commits[GRADER_CHANGED[0]]["sha"])
+    assert commits[GRADER_CHANGED[0]]["rows"][0]["changes"] == \
+        [f"grader version {old} -> {new} (graders/default.yaml changed)"]
 
 
 def commit_version(repo: Path, sha: str) -> str:
@@ -116,7 +129,7 @@ def test_an_empty_range_says_so_and_exits_0(repo30) -> None:
     repo, _subjects = repo30
     res = smevals("log", "qa", "--since", "HEAD", cwd=repo)
     assert (res.code, res.out, res.err) == (
-        0, "No commit in the range changed qa or its results (0 commits read).\n", "")
+        0, "No commit in the range changed qa or its results (0 commits in the range).\n", "")
     doc = log_json(repo, "qa", "--since", "HEAD")
     assert (doc["commits"], doc["commits_read"]) == ([], 0)
 
@@ -197,8 +210,9 @@ def test_a_suite_starts_with_one_summary_line_per_eval_config_and_model(tmp_path
     assert doc["evals"] == [{"eval": "echo", "path": "suite/echo"},
                             {"eval": "qa", "path": "suite/qa"}]
     text = smevals("log", "suite", cwd=repo).out
-    assert "  echo: default x m1    █  pass 100% (2/2), score -\n" in text
-    assert "  qa: default x large   ·▇▅▆  pass 67% (4/6), score 0.63 ±0.15\n" in text
+    assert f"  echo: default x m1    █  pass 100% (2/2), score -, 2 Runs at {short}\n" in text
+    assert "  qa: default x large   ·▇▅▆  pass 67% (4/6), score 0.63 ±0.15, 6 Runs at 465ffbb\n" \
+        in text
     newest = text.split("\n\n")[2].splitlines()
     assert newest[0].endswith("  echo results  (t)") and newest[1:] == [
         f"  echo: default x m1: score -, pass 100% (2/2) [0.34, 1.00], 2 Runs, grader "
@@ -208,3 +222,44 @@ def test_a_suite_starts_with_one_summary_line_per_eval_config_and_model(tmp_path
 def echo_version(repo: Path) -> str:
     res = smevals("report", "suite/echo", "--format", "json", cwd=repo)
     return str(json.loads(res.out)["evals"][0]["grader_version"])
+
+
+def test_an_invalid_eval_is_noted_and_a_hostile_subject_is_shown_plainly(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_eval(repo / "ev", name="ev")
+    git(repo, "init", "-q", "-b", "main")
+    assert smevals("run", "ev", "-g", cwd=repo).code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "results")
+    (repo / "ev" / "eval.yaml").write_text("name: [unclosed\n")
+    message = tmp_path / "message"
+    message.write_bytes(b"broken \x1b[31mred\xff eval\n\nbody\n")
+    git(repo, "commit", "-q", "-a", "-F", str(message))
+    res = smevals("log", "ev", "--format", "json", cwd=repo)
+    assert (res.code, res.err) == (0, "")
+    newest, oldest = json.loads(res.out)["commits"]
+    assert newest["subject"].startswith("broken  [31mred")        # ESC shown as a space
+    assert newest["subject"].isprintable()
+    assert newest["rows"] == [] and len(newest["notes"]) == 1
+    assert newest["notes"][0].startswith("ev: ") and "invalid Eval at that revision" in \
+        newest["notes"][0]
+    assert [(r["config"], r["model"], r["runs"], r["pass_rate"]) for r in oldest["rows"]] == \
+        [("default", "m1", 2, 1.0)]
+    text = smevals("log", "ev", cwd=repo).out
+    assert "  note: ev: " in text and "\x1b" not in text
+
+
+def test_a_repository_without_commits_exits_2(tmp_path: Path) -> None:
+    make_eval(tmp_path / "ev")
+    git(tmp_path, "init", "-q", "-b", "main")
+    res = smevals("log", "ev", cwd=tmp_path)
+    assert res.code == 2 and res.out == ""
+    assert res.err == (f"Error: {tmp_path.resolve()} has no commits yet: commit the Eval and "
+                       "its results first (git add, git commit)\n")
+
+
+def test_a_second_log_reads_the_cache_and_says_the_same(repo: Path) -> None:
+    first = smevals("log", "qa", "--format", "json", cwd=repo)
+    second = smevals("log", "qa", "--format", "json", cwd=repo)
+    assert (first.code, second.code) == (0, 0) and first.out == second.out
+    assert len(list(Path(os.environ["SMEVALS_CACHE_DIR"]).glob("log-*.marshal"))) == 1
