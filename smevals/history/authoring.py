@@ -5,8 +5,9 @@ reading its store.
 
 "The same" is decided by git object ids: the entries of the Eval folder at the commit (each
 sub-folder by its tree id, each file by its blob id), its store folder left out. An Eval
-whose runner or checker programs (or replay files) lie outside its folder is read afresh at
-every commit: their ids are not in that listing."""
+whose runner or checker programs (or replay files), or any file its grader version covers,
+lie outside its folder is read afresh at every commit: their ids are not in that
+listing."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.grade.version import version_files
 from smevals.sides.read import Opened, open_side, programs_of, store_at
 from smevals.spec.committed import Revision, repo_path, resolve
 from smevals.spec.model import Eval
 from smevals.store.base import SourceError
 from smevals.store.gitcat import git
 from smevals.store.read import store_root
+
+BUILTINS = "smevals built-ins"         # version_files' name for smevals' own checkers
 
 
 @dataclass
@@ -61,16 +65,20 @@ def _listing(revision: Revision, folder: Path, store: str | None) -> bytes | Non
 
 
 def self_contained(ev: Eval) -> bool:
-    """Whether every program path the Eval names lies inside its folder (a bare name on
-    PATH is not versioned, so it is the same at every commit)."""
+    """Whether every program path the Eval names, and every file its graders' versions
+    cover (modules a checker imports, `depends:` files, templates), lies inside its folder
+    (a bare name on PATH is not versioned, so it is the same at every commit)."""
     top = os.path.realpath(ev.path)
+
+    def inside(path: Path) -> bool:
+        where = os.path.realpath(path)
+        return os.path.commonpath([top, where]) == top
+
     for base, spec in programs_of(ev):
         spec = spec.strip()
         if "/" not in spec and "\\" not in spec:
             continue
-        if os.path.isabs(spec):
+        if os.path.isabs(spec) or not inside(base / spec):
             return False
-        where = os.path.realpath(base / spec)
-        if os.path.commonpath([top, where]) != top:
-            return False
-    return True
+    return all(name == BUILTINS or ((ev.path / name).is_file() and inside(ev.path / name))
+               for grader in ev.graders.values() for name in version_files(grader))

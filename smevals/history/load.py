@@ -51,11 +51,11 @@ def load_history(opts: HistoryOptions) -> HistoryDoc:
     with gc_paused():
         points = _points(changed, opts.side, folders)
     keep(points)
+    evals = _evals(folders, points)
     return {"format": FORMAT, "generated": generated_at(),
             "range": {"n": opts.n, "since": opts.since, "first_parent": opts.first_parent},
             "commits_read": history.read, "shallow": history.shallow,
-            "evals": _evals(folders, points), "commits": _commits(folders, history.commits,
-                                                                  points)}
+            "evals": evals, "commits": _commits(folders, evals, history.commits, points)}
 
 
 def _repository(folders: list[Path], store: str | None) -> tuple[Path, dict[Path, list[str]]]:
@@ -116,14 +116,18 @@ def _points(changed: list[tuple[str, Path]], spec: SideSpec, folders: list[Path]
 
 
 def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
+    """Each Eval's name as its newest commit with figures has it (the name its rows carry;
+    a commit without a store names it by its folder), else its folder's name."""
     names = {folder: folder.name for folder in folders}
     for (_sha, folder), point in points.items():            # oldest first: the newest wins
-        if point["present"]:
-            names[folder] = point["name"]
+        if point["rows"]:
+            names[folder] = point["rows"][0]["eval"]
     return [{"eval": names[f], "path": display_path(f)} for f in folders]
 
 
-def _commits(folders: list[Path], commits: list[Commit], points: Points) -> list[CommitDoc]:
+def _commits(folders: list[Path], evals: list[EvalRef], commits: list[Commit],
+             points: Points) -> list[CommitDoc]:
+    names = {folder: ref["eval"] for folder, ref in zip(folders, evals, strict=True)}
     marker = Marker()
     docs: list[CommitDoc] = []
     for commit in reversed(commits):                        # oldest first, for the marks
@@ -134,7 +138,7 @@ def _commits(folders: list[Path], commits: list[Commit], points: Points) -> list
             if point is None:
                 continue
             if point["present"]:
-                read.append(point["name"])
+                read.append(names[folder])
             damage += point["damage"]
             notes += [f"{display_path(folder)}: {note}" for note in point["notes"]]
             for row, identity in zip(point["rows"], point["identities"], strict=True):
