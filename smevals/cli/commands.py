@@ -9,6 +9,7 @@ from smevals.cli import (  # noqa: F401
     grade_cmd,
     import_cmd,
     init_cmd,
+    log_cmd,
     merge_cmd,
     report_cmd,
     run_cmd,

@@ -17,10 +17,13 @@ from smevals.cli.options import task_pass_option
 @click.option("--rev", metavar="REV", help="Show the store as committed at this git revision.")
 @click.option("--diff", nargs=2, metavar="A B",
               help="Add a diff page per Eval: the data of `smevals diff A B`.")
+@click.option("--history", metavar="N", type=int,
+              help="Add a History page per Eval: its last N commits (in a git repository).")
 @task_pass_option
 @store_option
 def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
-              diff: tuple[str, str] | None, task_pass: str, store: str | None) -> None:
+              diff: tuple[str, str] | None, history: int | None, task_pass: str,
+              store: str | None) -> None:
     """Write a self-contained static web report of each Eval (or Suite).
 
     \b
@@ -30,7 +33,8 @@ def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
     """
     from smevals.commands.site import SiteOptions, build_command
 
-    for line in build_command(SiteOptions(paths, grader, store, rev, task_pass), out, diff):
+    opts = SiteOptions(paths, grader, store, rev, task_pass, history)
+    for line in build_command(opts, out, diff):
         click.echo(line)
 
 
@@ -43,12 +47,14 @@ def build_cmd(paths: tuple[str, ...], out: str, grader: str, rev: str | None,
               help="Address to listen on. Model output is untrusted: keep it local.")
 @click.option("-g", "--grader", metavar="GRADER", default="default", show_default=True,
               help="Grader whose Grades count.")
+@click.option("--history", metavar="N", type=int,
+              help="Commits on the History page (default 20 in a git repository; 0: none).")
 @store_option
 def serve_cmd(paths: tuple[str, ...], port: int, host: str, grader: str,
-              store: str | None) -> None:
+              history: int | None, store: str | None) -> None:
     """Serve the web report of each Eval (or Suite), live: Runs and Grades that land while
     it is open appear without a restart. Ctrl-C stops it."""
     from smevals.commands.site import SiteOptions, serve_command
 
-    serve_command(SiteOptions(paths, grader, store), host, port,
+    serve_command(SiteOptions(paths, grader, store, history=history), host, port,
                   lambda line: click.echo(line, err=False))

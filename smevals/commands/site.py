@@ -16,7 +16,18 @@ from smevals.errors import SmevalsError
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec, load_side
 from smevals.site.build import build_site
-from smevals.site.data import FORMAT, Loaded
+from smevals.site.data import Loaded
+from smevals.site.history import (
+    DEFAULT_COMMITS,
+    HistorySpec,
+    LiveHistory,
+    check_count,
+    commit_diffs,
+    diff_page,
+    eval_history,
+    history_page,
+    repo_head,
+)
 from smevals.site.live import MIN_INTERVAL, Live
 from smevals.site.serve import LOOPBACK_NAMES, POLL_SECONDS, SiteServer
 from smevals.spec.discover import find_evals
@@ -31,6 +42,7 @@ class SiteOptions:
     store: str | None = None
     rev: str | None = None
     task_pass: str = "majority"     # the diff page's rule of a task's verdict (--task-pass)
+    history: int | None = None      # commits of the History page (None: build none, serve 20)
 
 
 def load_one(folder: Path, opts: SiteOptions, tmp: Path) -> Loaded:
@@ -63,10 +75,35 @@ def load_all(opts: SiteOptions) -> list[Loaded]:
 def build_command(opts: SiteOptions, out: str, diff: tuple[str, str] | None = None) -> list[str]:
     """Write the site; the lines to print."""
     with gc_paused():
+        if opts.history is not None:
+            check_history(opts, opts.history)
         evals = load_all(opts)
         if diff is not None:
             attach_diff(evals, opts, diff)
+        if opts.history is not None:
+            attach_history(evals, opts, opts.history)
         return build_site(evals, Path(out), generated_at())
+
+
+def check_history(opts: SiteOptions, n: int) -> None:
+    """Exit 2 before anything is read for a bad --history: a count out of range, with --rev,
+    or an Eval outside a git repository."""
+    check_count(n)
+    if opts.rev:
+        raise SmevalsError("--history reads the commits up to HEAD; it cannot go with --rev")
+    for folder in find_evals(list(opts.paths)):
+        repo_head(folder)
+
+
+def attach_history(evals: list[Loaded], opts: SiteOptions, n: int) -> None:
+    """Each Eval's History page over the last `n` commits, and the diff page of each listed
+    commit against its parent."""
+    folders = find_evals(list(opts.paths))
+    spec = HistorySpec(n, opts.grader, opts.store, opts.task_pass)
+    for loaded, folder in zip(evals, folders, strict=True):
+        doc = eval_history(folder, spec)
+        loaded.diffs = commit_diffs(loaded.slug, folder, spec, doc)
+        loaded.history_doc = history_page(loaded.slug, loaded.ev.name, doc, set(loaded.diffs))
 
 
 def attach_diff(evals: list[Loaded], opts: SiteOptions, revs: tuple[str, str]) -> None:
@@ -83,9 +120,7 @@ def attach_diff(evals: list[Loaded], opts: SiteOptions, revs: tuple[str, str]) -
     for loaded in evals:
         entry = by_name.get(loaded.ev.name)
         if entry is not None:
-            loaded.diff = {"format": FORMAT, "kind": "diff", "eval": loaded.slug,
-                           "a": doc.get("a"), "b": doc.get("b"), "alpha": doc.get("alpha"),
-                           "ci_level": doc.get("ci_level"), "diff": entry}
+            loaded.diff = diff_page(loaded.slug, doc, entry)
 
 
 def make_server(opts: SiteOptions, host: str, port: int, poll_seconds: float = POLL_SECONDS,
@@ -96,12 +131,32 @@ def make_server(opts: SiteOptions, host: str, port: int, poll_seconds: float = P
     # serve reads the working tree only (no --rev), so no temporary files are made
     tmp = Path(tempfile.gettempdir())
     live = Live([(folder, partial(load_one, folder, opts, tmp)) for folder in folders],
-                check_every)
+                check_every, live_history(opts, folders))
     check_slugs(live.evals(), folders)
     try:
         return SiteServer(live, host, port, poll_seconds)
     except OSError as exc:
         raise SmevalsError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def live_history(opts: SiteOptions,
+                 folders: list[Path]) -> Callable[[Path], LiveHistory | None] | None:
+    """The History pages of `serve`: by default the last 20 commits, for the Evals in a git
+    repository; `--history N` asks for N (exit 2 outside a repository), 0 for none."""
+    if opts.history == 0:
+        return None
+    n = DEFAULT_COMMITS if opts.history is None else opts.history
+    check_count(n)
+    if opts.history is not None:
+        for folder in folders:
+            repo_head(folder)
+    spec = HistorySpec(n, opts.grader, opts.store, opts.task_pass)
+
+    def make(folder: Path) -> LiveHistory | None:
+        history = LiveHistory(folder, spec)
+        return history if history.head is not None else None
+
+    return make
 
 
 def serve_command(opts: SiteOptions, host: str, port: int,

@@ -98,7 +98,7 @@ def open_side(folder: Path, rev: str | None, store_opt: str | None, tmp: Path) -
     revision = resolve(folder, rev) if rev else None
     ev = _eval(folder, store_opt, revision, tmp)
     root = store_root(folder, ev.name, store_opt)
-    return Opened(folder, ev, _store(root, revision), revision)
+    return Opened(folder, ev, store_at(root, revision), revision)
 
 
 def load_side(folder: Path, spec: SideSpec, tmp: Path) -> Side:
@@ -162,7 +162,9 @@ def programs_of(ev: Eval) -> list[tuple[Path, str]]:
     return wanted
 
 
-def _store(root: Path, revision: Revision | None) -> Store:
+def store_at(root: Path, revision: Revision | None) -> Store:
+    """The store at `root`: in the working tree, or as committed at `revision` (NoStore
+    when there is none there)."""
     if revision is None:
         return Store(root)
     try:

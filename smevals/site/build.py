@@ -9,6 +9,8 @@
 <out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
 <out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
 <out>/data/<eval>/diff.js                      with --diff A B
+<out>/data/<eval>/history.js                   with --history N: the History page
+<out>/data/<eval>/diffs/<sha>.js               with --history N: each commit vs its parent
 <out>/data/<eval>/pictures.js                  the grid's thumbnails (when there are pictures)
 <out>/files/<eval>/<sha256>/<name>           the objects' files, once per content
 ```
@@ -35,8 +37,8 @@ from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
 from smevals.store.read import Obj
 
-ASSETS = ("index.html", "app.js", "app.css",
-          "explore.js", "timeline.js")
+ASSETS = ("index.html", "app.js", "app.css", "explore.js", "timeline.js", "history.js",
+          "history.css")
 CHUNK = 1 << 20
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -156,6 +158,10 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
             count += 1
     if loaded.diff is not None:
         _write(folder, f"{slug}/diff", "diff.js", loaded.diff)
+    if loaded.history_doc is not None:
+        _write(folder, f"{slug}/history", "history.js", loaded.history_doc)
+    for sha, doc in loaded.diffs.items():
+        _write(folder, f"{slug}/diffs/{sha}", f"diffs/{sha}.js", doc)
     if has_pictures(loaded):
         _write(folder, f"{slug}/pictures", "pictures.js", pictures_page(loaded, linker))
     return count

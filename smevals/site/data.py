@@ -8,7 +8,7 @@ JSON entries. The site only arranges them for the pages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, cast
 
@@ -39,6 +39,8 @@ class Loaded:
     report: EvalReport
     generated: str
     diff: dict[str, Any] | None = None      # `smevals diff --format json` of this Eval
+    history_doc: dict[str, Any] | None = None   # its History page (build --history)
+    diffs: dict[str, dict[str, Any]] = field(default_factory=dict)   # a diff page per commit
 
     @property
     def runs(self) -> list[Obj[RunRecord]]:
@@ -194,7 +196,7 @@ def eval_index(loaded: Loaded) -> dict[str, Any]:
                    "runs": len(loaded.runs_by_task.get(t, [])), "current": t in current}
                   for t in loaded.task_names],
         "tags": tag_facets(c.rows), "diff": loaded.diff is not None,
-        "pictures": has_pictures(loaded),
+        "pictures": has_pictures(loaded), "history": loaded.history_doc is not None,
         **view(c.rows, loaded.current_tasks, c.excluded),
     }
 

@@ -6,6 +6,9 @@ keeps anyway) is taken at most once a second. When it changes, the Eval is read 
 through the index cache, so a Run or Grade that lands appears without a restart. When
 reading fails (say, a YAML file is half-written), the last good reading is kept and the
 error is shown on the page.
+
+With a History page (`serve --history N`), the commit HEAD names is part of the
+fingerprint: a commit (or a checkout, a reset) makes the pages read the history again.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from smevals.errors import SmevalsError
 from smevals.site.data import Loaded
+from smevals.site.history import LiveHistory
 from smevals.store import index
 from smevals.store.layout import KINDS
 
@@ -60,15 +64,20 @@ def _stamps(path: Path) -> list[str]:
 
 
 class LiveEval:
-    def __init__(self, folder: Path, load: Loader):
+    def __init__(self, folder: Path, load: Loader, history: LiveHistory | None = None):
         self.folder = folder
         self.load = load
+        self.history = history
         self.loaded = load()
-        self.stamp = fingerprint(folder, self.loaded.store.root)
+        self.stamp = self._stamp()
         self.error: str | None = None
 
-    def refresh(self) -> None:
+    def _stamp(self) -> str:
         stamp = fingerprint(self.folder, self.loaded.store.root)
+        return stamp if self.history is None else f"{stamp}-{(self.history.check() or '')[:12]}"
+
+    def refresh(self) -> None:
+        stamp = self._stamp()
         if stamp == self.stamp:
             return
         try:
@@ -77,16 +86,18 @@ class LiveEval:
             self.error = str(exc)
         else:
             self.error = None
-        self.stamp = fingerprint(self.folder, self.loaded.store.root)
+        self.stamp = self._stamp()
 
 
 class Live:
     """Every Eval of the server; `lock` guards reading them and making pages from them."""
 
-    def __init__(self, sources: list[tuple[Path, Loader]], interval: float = MIN_INTERVAL):
+    def __init__(self, sources: list[tuple[Path, Loader]], interval: float = MIN_INTERVAL,
+                 history: Callable[[Path], LiveHistory | None] | None = None):
         self.lock = threading.RLock()
         self.interval = interval
-        self.entries = [LiveEval(folder, load) for folder, load in sources]
+        self.entries = [LiveEval(folder, load, history(folder) if history else None)
+                        for folder, load in sources]
         self._checked = time.monotonic()
         seen: dict[str, Path] = {}
         for entry in self.entries:
@@ -110,6 +121,9 @@ class Live:
 
     def get(self, slug: str) -> Loaded | None:
         return next((e.loaded for e in self.entries if e.loaded.slug == slug), None)
+
+    def history(self, slug: str) -> LiveHistory | None:
+        return next((e.history for e in self.entries if e.loaded.slug == slug), None)
 
     def stamps(self) -> dict[str, dict[str, str | None]]:
         return {e.loaded.slug: {"stamp": e.stamp, "error": e.error} for e in self.entries}

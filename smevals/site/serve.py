@@ -7,6 +7,7 @@ Routes (everything else is 404):
 /data/index.js  /data/stamp.js                    the Evals; their fingerprints (polled)
 /data/<eval>/explore.js                           one line per Run (the Eval page's filters)
 /data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
+/data/<eval>/history.js  diffs/<sha>.js          the History page; a commit vs its parent
 /files/<eval>/runs/<run id>/<recorded path>       a file of a Run
 /files/<eval>/grades/<grade id>/<recorded path>   a file of a Grade
 /pictures/<eval>/runs|grades/<id>/<recorded path> the sanitised copy of an SVG file
@@ -36,6 +37,7 @@ from smevals.site.build import asset
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
 from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
+from smevals.site.history import LiveHistory
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
 from smevals.store.layout import slug as slug_of
@@ -49,7 +51,9 @@ FILE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbo
 ASSET_TYPES = {"index.html": "text/html; charset=utf-8",
                "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8",
                "explore.js": "text/javascript; charset=utf-8",
-               "timeline.js": "text/javascript; charset=utf-8"}
+               "timeline.js": "text/javascript; charset=utf-8",
+               "history.js": "text/javascript; charset=utf-8",
+               "history.css": "text/css; charset=utf-8"}
 JS_TYPE = "text/javascript; charset=utf-8"
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -140,11 +144,15 @@ def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response
     loaded = live.get(parts[0])
     if loaded is None or not parts[-1].endswith(".js"):
         return NOT_FOUND
-    doc = eval_data(loaded, parts[1:-1], parts[-1][:-3])
+    doc = eval_data(loaded, parts[1:-1], parts[-1][:-3], live.history(parts[0]))
     return NOT_FOUND if doc is None else _js("/".join([*parts[:-1], parts[-1][:-3]]), doc)
 
 
-def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | None:
+def eval_data(loaded: Loaded, folder: list[str], name: str,
+              history: LiveHistory | None = None) -> dict[str, Any] | None:
+    if folder == ["diffs"] or (history is not None and not folder
+                               and name in ("history", "index")):
+        return history_data(loaded, folder, name, history)
     if not folder and name == "diff":
         return loaded.diff
     if not folder and name == "explore":
@@ -163,6 +171,18 @@ def eval_data(loaded: Loaded, folder: list[str], name: str) -> dict[str, Any] | 
         run = loaded.runs_by_id.get(name)
         return run_page(loaded, run, ServeLinker(loaded.slug)) if run is not None else None
     return None
+
+
+def history_data(loaded: Loaded, folder: list[str], name: str,
+                 history: LiveHistory | None) -> dict[str, Any] | None:
+    """The History page, a commit's diff page, or the Eval page saying there is a History."""
+    if history is None:
+        return None
+    if folder == ["diffs"]:
+        return history.diff(loaded.slug, name)
+    if name == "history":
+        return history.page(loaded.slug, loaded.ev.name)
+    return {**eval_index(loaded), "history": True}
 
 
 def _lookup(loaded: Loaded, kind: str, oid: str, path: str) -> tuple[AnyObj, FileEntry] | None:

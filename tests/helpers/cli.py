@@ -42,6 +42,7 @@ CACHES = (
     ("smevals.checkers.options", "_VALIDATORS"),
     ("smevals.scale.worker", "_EVALS"),
     ("smevals.spec.workspace", "_CACHE"),
+    ("smevals.history.point", "_HASHED"),
 )
 
 

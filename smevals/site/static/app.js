@@ -233,6 +233,8 @@
     if (what === "task" && arg) return { page: "task", ev, task: arg };
     if (what === "run" && arg) return { page: "run", ev, run: arg };
     if (what === "diff" && parts.length === 2) return { page: "diff", ev };
+    if (what === "diff" && /^[0-9a-f]{40}$/.test(arg || "") && parts.length === 3) return { page: "diff", ev, sha: arg };
+    if (what === "history" && parts.length <= 3) return { page: "history", ev, metric: arg };
     return { page: "missing" };
   }
 
@@ -333,7 +335,8 @@
         ` · generated ${when(data.generated)}`),
       h("dl", { class: "stats" }, stats.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, String(v))))),
       data.notes.length ? h("div", { class: "note" }, data.notes.map((n) => h("p", null, n))) : null,
-      data.diff ? h("p", null, link(`#/${enc(data.slug)}/diff`, "Diff between revisions →", "button")) : null);
+      data.diff ? h("p", null, link(`#/${enc(data.slug)}/diff`, "Diff between revisions →", "button")) : null,
+      data.history ? h("p", null, link(`#/${enc(data.slug)}/history`, "History →", "button")) : null);
   }
 
   function facets(data, tag, query) {
@@ -666,9 +669,12 @@
   // --- Diff page ----------------------------------------------------------------------
 
   async function diffPage(route) {
-    const [data, doc] = await Promise.all([load(`${route.ev}/index`), load(`${route.ev}/diff`)]);
+    const key = route.sha ? `${route.ev}/diffs/${route.sha}` : `${route.ev}/diff`;
+    const [data, doc] = await Promise.all([load(`${route.ev}/index`), load(key)]);
     const d = doc.diff;
-    crumbs([{ text: "Evals", href: "#/" }, { text: data.name, href: `#/${enc(data.slug)}` }, { text: "diff" }]);
+    crumbs([{ text: "Evals", href: "#/" }, { text: data.name, href: `#/${enc(data.slug)}` },
+            route.sha ? { text: "history", href: `#/${enc(data.slug)}/history` } : null,
+            { text: route.sha ? `diff ${route.sha.slice(0, 7)}` : "diff" }].filter(Boolean));
     document.title = `diff · ${data.name} · smevals`;
     return h("div", null,
       h("h1", null, `${data.name}: `, h("code", null, doc.a.label), " → ", h("code", null, doc.b.label)),
@@ -764,8 +770,24 @@
     return h("div", { class: "twocol" }, list("Added in B", d.added), list("Removed in B", d.removed));
   }
 
+  /* The History page lives in history.js, loaded on first use (docs/web-report.md). */
+  async function historyPage(route) {
+    if (!window.SMEVALS_HISTORY) await script("history.js");
+    return window.SMEVALS_HISTORY.page(route, { h, s, link, section, crumbs, load, enc, num, pct, when, plural, Missing });
+  }
+
+  function script(src) {
+    return new Promise((resolve, reject) => {
+      const el = document.createElement("script");
+      el.src = src;
+      el.onload = resolve;
+      el.onerror = () => reject(new Error(`cannot load ${src}`));
+      document.head.appendChild(el);
+    });
+  }
+
   const PAGES = { home: homePage, eval: evalPage, task: taskPage, run: runPage, diff: diffPage,
-                  missing: () => Promise.reject(new Missing(location.hash)) };
+                  history: historyPage, missing: () => Promise.reject(new Missing(location.hash)) };
 
   // --- live updates (smevals serve) ---------------------------------------------------
 

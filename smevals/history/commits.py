@@ -1,0 +1,133 @@
+"""Which commits a history lists, read from git as `git log -- PATHS` walks them.
+
+`git rev-list` with the Eval folders (and stores) as paths: newest first, merges followed
+as `git log` follows them (a merge that took one side's files unchanged is simplified
+away), `--first-parent` optional. Each commit's author, date and subject come from the
+commit object itself (`git cat-file --batch`), parsed here, so no byte a commit holds can
+be taken for a separator."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from smevals.errors import SmevalsError
+from smevals.store.base import SourceError
+from smevals.store.gitcat import cat_many, git
+
+MAX_TEXT = 200              # characters of an author or subject kept
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    date: str                   # ISO-8601 UTC
+    subject: str
+
+
+@dataclass(frozen=True)
+class Walk:
+    """The commits of a range that changed `paths`, and what the clone holds of it."""
+
+    commits: list[Commit]       # newest first
+    read: int                   # commits in the range (path or not) this clone holds
+    shallow: bool
+
+
+def walk(repo: Path, paths: list[str], n: int | None, since: str | None,
+         first_parent: bool) -> Walk:
+    """The commits of HEAD (after `since`) that changed `paths` (relative to `repo`)."""
+    tip = _commit(repo, "HEAD", "HEAD")
+    limits = [tip] + ([f"^{_commit(repo, since, '--since')}"] if since else [])
+    walk_opts = ["--first-parent"] if first_parent else []
+    count = ["--max-count", str(n)] if n is not None else []
+    specs = [f":(literal){p}" if p else ":/" for p in paths]
+    listed = _git(repo, "rev-list", *walk_opts, *count, *limits, "--", *specs).split()
+    read = int(_git(repo, "rev-list", "--count", *walk_opts, *limits).strip() or 0)
+    shallow = _git(repo, "rev-parse", "--is-shallow-repository").strip() == "true"
+    return Walk(_described(repo, listed), read, shallow)
+
+
+def _commit(repo: Path, rev: str, option: str) -> str:
+    """The commit `rev` names, or exit 2 naming the option."""
+    try:
+        out = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                  f"{rev}^{{commit}}", what=f"{option}: unknown revision '{rev}'")
+    except SourceError as exc:
+        if option == "HEAD":
+            raise SmevalsError(f"{repo} has no commits yet: commit the Eval and its results "
+                               "first (git add, git commit)") from None
+        raise SmevalsError(str(exc)) from None
+    return out.decode().strip()
+
+
+def _git(repo: Path, *args: str) -> str:
+    try:
+        return git(repo, *args, what=f"git {args[0]}").decode("ascii", "replace")
+    except SourceError as exc:
+        raise SmevalsError(str(exc)) from None
+
+
+def _described(repo: Path, shas: list[str]) -> list[Commit]:
+    contents = cat_many(repo, shas) if shas else []
+    out = []
+    for sha, data in zip(shas, contents, strict=True):
+        if not isinstance(data, bytes):
+            raise SmevalsError(f"git commit {sha} cannot be read")
+        out.append(parse_commit(sha, data))
+    return out
+
+
+def parse_commit(sha: str, data: bytes) -> Commit:
+    """A commit object's parents, author, author date and subject (its first line)."""
+    head, _, message = data.partition(b"\n\n")
+    parents: list[str] = []
+    author, date = "", ""
+    for line in head.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[7:].decode("ascii", "replace"))
+        elif line.startswith(b"author ") and not author:
+            author, date = _ident(line[7:])
+    subject = message.split(b"\n", 1)[0]
+    return Commit(sha, tuple(parents), author, date, _text(subject))
+
+
+def _ident(value: bytes) -> tuple[str, str]:
+    """(name, ISO date) of `Name <email> 1700000000 +0100`."""
+    name, _, rest = value.partition(b" <")
+    fields = rest.rpartition(b"> ")[2].split()
+    try:
+        moment = datetime.fromtimestamp(int(fields[0]), UTC)
+        date = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (IndexError, ValueError, OverflowError, OSError):
+        date = ""
+    return _text(name), date
+
+
+def _text(raw: bytes) -> str:
+    """Shown text: valid UTF-8 (else replaced), no control characters, bounded."""
+    text = raw.decode("utf-8", "replace")
+    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return text[:MAX_TEXT]
+
+
+def tree_ids(repo: Path, wanted: list[tuple[str, str]]) -> list[str]:
+    """The git id of each (commit, path) (the commit's root tree for the path ""), or ""
+    where the commit has no such path: one `git cat-file --batch-check` for them all."""
+    if not wanted:
+        return []
+    lines = "".join(f"{sha}:{path}\n" if path else f"{sha}^{{tree}}\n" for sha, path in wanted)
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
+                              input=lines.encode("utf-8", "surrogateescape"),
+                              capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SmevalsError(f"git cat-file cannot read the commits: {exc}") from None
+    out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(out) != len(wanted):
+        raise SmevalsError("git cat-file gave an answer per path that does not add up")
+    return [line.split(" ", 1)[0] if not line.endswith(" missing") else "" for line in out]

@@ -1,0 +1,59 @@
+"""What changed for a config x model since the previous (older) listed commit that had it,
+said as `diff` says it: the grader version with the files that changed it
+(`diff.compare.changed_files`), and the reasons a Run goes stale (`run.plan.differences`:
+task edited, config changed, runner changed)."""
+
+from __future__ import annotations
+
+from smevals.diff.compare import changed_files
+from smevals.history.doc import CONFIG, GRADER, NEW, RUNNER, TASKS, RowDoc
+from smevals.history.point import Identity
+from smevals.report.document import CURRENT, EvalReport
+from smevals.report.rows import Collected
+from smevals.run.plan import differences
+
+BY_REASON = {"task edited": TASKS, "config changed": CONFIG, "runner changed": RUNNER}
+
+Pair = tuple[str, str, str]         # (eval path, config, model)
+
+
+class Marker:
+    """Fed the commits oldest first; marks each row against its pair's previous one."""
+
+    def __init__(self) -> None:
+        self.last: dict[Pair, Identity] = {}
+
+    def mark(self, key: Pair, row: RowDoc, now: Identity) -> None:
+        before = self.last.get(key)
+        self.last[key] = now
+        if before is None:
+            row["marks"], row["changes"] = [NEW], ["first listed commit with these Runs"]
+            return
+        marks, changes = [], []
+        if before["grader_version"] != now["grader_version"]:
+            marks.append(GRADER)
+            changes.append(_grader_text(before, now))
+        for reason in differences(before["inputs"], now["inputs"]):
+            marks.append(BY_REASON[reason])
+            changes.append(_tasks_text(before, now) if reason == "task edited" else reason)
+        row["marks"], row["changes"] = marks, changes
+
+
+def _grader_text(before: Identity, now: Identity) -> str:
+    files = changed_files(_report(before), _report(now))
+    text = f"grader version {before['grader_version']} -> {now['grader_version']}"
+    return text + (f" ({', '.join(files)} changed)" if files else "")
+
+
+def _report(identity: Identity) -> EvalReport:
+    """The parts of an EvalReport `changed_files` reads."""
+    return EvalReport(name="", path="", store="", grader="",
+                      version=identity["grader_version"], choice=CURRENT,
+                      collected=Collected(), files=dict(identity["files"]))
+
+
+def _tasks_text(before: Identity, now: Identity) -> str:
+    old, new = set(before["tasks"]), set(now["tasks"])
+    parts = [f"{what}: {', '.join(sorted(names))}" for what, names
+             in (("tasks added", new - old), ("tasks deleted", old - new)) if names]
+    return "; ".join(parts) or "task edited"

@@ -1,0 +1,54 @@
+"""Points already read, kept between commands in the cache folder (store/cache.py): one
+file per set of Evals and reading options, a Point per (commit, Eval folder). A commit
+never changes, so a Point read once is read again only when the file is deleted, the
+options differ, or smevals is another version. Deleting the file only costs time."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, cast
+
+from smevals.history.point import Point
+from smevals.sides.read import SideSpec
+from smevals.store import cache
+from smevals.version import __version__
+
+FORMAT = 1
+POINT_KEYS = frozenset(Point.__annotations__)
+LIMIT = 20_000              # Points kept per file (the oldest read go first)
+
+
+class Memo:
+    def __init__(self, folders: list[Path], spec: SideSpec):
+        parts = [str(FORMAT), __version__, repr(spec),
+                 *(os.path.realpath(f) for f in folders)]
+        digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape"))
+        self.path = str(cache.cache_dir() / f"log-{digest.hexdigest()[:20]}.marshal")
+        self.points: dict[str, Any] = self._load() if cache.enabled() else {}
+        self.changed = False
+
+    def _load(self) -> dict[str, Any]:
+        data = cache.read_marshal(self.path)
+        return data if isinstance(data, dict) else {}
+
+    def get(self, sha: str, folder: Path) -> Point | None:
+        found = self.points.get(f"{sha}\0{folder}")
+        if isinstance(found, dict) and found.keys() == POINT_KEYS \
+                and isinstance(found["rows"], list) and isinstance(found["identities"], list) \
+                and len(found["rows"]) == len(found["identities"]):
+            return cast(Point, found)
+        return None                     # not there, or not what this version writes
+
+    def put(self, sha: str, folder: Path, point: Point) -> None:
+        self.points[f"{sha}\0{folder}"] = point
+        self.changed = True
+
+    def save(self) -> None:
+        if not (self.changed and cache.enabled()):
+            return
+        keys = list(self.points)
+        for key in keys[:max(0, len(keys) - LIMIT)]:
+            del self.points[key]
+        cache.write_marshal(self.path, self.points)
