@@ -107,7 +107,7 @@ class GitSource:
             return [], [], []
         key = (str(self.repo), self.prefix, kind)
         known = _FOLDERS.get(key, {})
-        tops = _sub_folders(self.repo, tree)
+        tops = _sub_folders(self.repo, tree, LEVELS[kind])
         todo = [top for top in tops if top not in known]
         if started is None and known and len(todo) <= MAX_PATHS:
             specs = [f":(literal){name}" for name, _id in todo]
@@ -188,24 +188,35 @@ MAX_PATHS = 200             # sub-folders listed by name at most; beyond, the wh
 _FOLDERS: dict[tuple[str, str, str], dict[tuple[str, str], Listed]] = {}
 
 
-def _sub_folders(repo: Path, tree: str) -> list[tuple[str, str]]:
-    """(name, tree id) of each folder directly inside the kind's folder `tree`."""
+LEVELS = {"run": 1, "grade": 2}     # runs/<task>, grades/<grader>/<task>: what changes
+
+
+def _sub_folders(repo: Path, tree: str, levels: int) -> list[tuple[str, str]]:
+    """(path, tree id) of each folder `levels` deep inside the kind's folder `tree`."""
     out = git(repo, "ls-tree", "-z", tree, what="cannot list the store")
     found = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _tab, name = item.partition("\t")
-        if meta[7:11] == "tree":
+        if meta[7:11] != "tree":
+            continue
+        if levels == 1:
             found.append((name, meta[12:]))
+        else:
+            found += [(f"{name}/{sub}", oid) for sub, oid in _sub_folders(repo, meta[12:],
+                                                                          levels - 1)]
     return found
 
 
 def _by_folder(out: bytes, kind: str) -> dict[str, Listed]:
-    """A listing of `git ls-tree -r -l -z` of a kind's folder, parsed per sub-folder."""
+    """A listing of `git ls-tree -r -l -z` of a kind's folder, parsed per sub-folder (at
+    the depth of LEVELS)."""
+    levels = LEVELS[kind]
     groups: dict[str, list[str]] = {}
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         tab = item.find("\t")
         if tab >= 0:
-            groups.setdefault(item[tab + 1:].split("/", 1)[0], []).append(item)
+            parts = item[tab + 1:].split("/", levels)
+            groups.setdefault("/".join(parts[:levels]), []).append(item)
     return {name: _parse_listing(items, kind) for name, items in groups.items()}
 
 
