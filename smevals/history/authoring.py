@@ -37,6 +37,8 @@ class Authoring:
         """As `sides.read.open_side(folder, sha, store, tmp)`, the Eval reused when it can."""
         revision = resolve(folder, sha)
         key = _listing(revision, folder, store)
+        if key is not None and not _has_eval(key):
+            raise Absent(f"{folder}: no Eval at revision {revision.label()}")
         known = self.known.get(folder)
         if key is not None and known is not None and known[0] == key:
             ev = known[1]
@@ -46,6 +48,19 @@ class Authoring:
         if key is not None and self_contained(opened.ev):
             self.known[folder] = (key, opened.ev)
         return opened
+
+
+class Absent(SmevalsError):
+    """The Eval's folder, or its eval.yaml, is not in the commit."""
+
+
+def _has_eval(listing: bytes) -> bool:
+    """Whether the entries hold eval.yaml as a file (not a link: extracting skips one)."""
+    for entry in listing.split(b"\0"):
+        meta, _tab, path = entry.partition(b"\t")
+        if path.rsplit(b"/", 1)[-1] == b"eval.yaml" and meta[:6] in (b"100644", b"100755"):
+            return True
+    return False
 
 
 def _listing(revision: Revision, folder: Path, store: str | None) -> bytes | None:
@@ -61,7 +76,7 @@ def _listing(revision: Revision, folder: Path, store: str | None) -> bytes | Non
     skip = None if store else f"{prefix}/results" if prefix else "results"
     entries = [e for e in out.split(b"\0")
                if e and e.partition(b"\t")[2].decode("utf-8", "surrogateescape") != skip]
-    return b"\0".join(entries) if entries else None
+    return b"\0".join(entries)
 
 
 def self_contained(ev: Eval) -> bool:

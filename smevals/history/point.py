@@ -13,7 +13,7 @@ from typing import Any, TypedDict
 
 from smevals import stats
 from smevals.errors import SmevalsError
-from smevals.history.authoring import Authoring
+from smevals.history.authoring import Absent, Authoring
 from smevals.history.doc import RowDoc
 from smevals.report.summary import Group
 from smevals.run.plan import Runner, digest_of_config, inputs_of
@@ -50,11 +50,10 @@ def load_point(folder: Path, sha: str, spec: SideSpec, tmp: Path,
         opened = authoring.open(folder, sha, spec.store, tmp)
     except NoStore:
         return empty(True, folder.name)
+    except Absent:
+        return empty(False, folder.name)
     except SmevalsError as exc:
-        text = str(exc)
-        if "no Eval at revision" in text or "no eval.yaml at revision" in text:
-            return empty(False, folder.name)
-        return {**empty(True, folder.name), "notes": [text]}
+        return {**empty(True, folder.name), "notes": [str(exc)]}
     try:
         side = report_side(opened, spec)
     except SmevalsError as exc:

@@ -36,13 +36,16 @@ def render(doc: HistoryDoc, fmt: str) -> str:
 
 
 def headline(doc: HistoryDoc) -> str:
-    evals = ", ".join(e["eval"] for e in doc["evals"])
+    names = [e["eval"] for e in doc["evals"]]
+    evals = names[0] + " or its results" if len(names) == 1 else \
+        (", ".join(names) if len(names) <= 3 else f"any of the {len(names)} Evals") + \
+        " or their results"
     listed = len(doc["commits"])
     if not listed:
-        return (f"No commit in the range changed {evals} or its results "
+        return (f"No commit in the range changed {evals} "
                 f"({_commits(doc['commits_read'])} in the range).")
     with_rows = sum(1 for c in doc["commits"] if c["rows"])
-    text = (f"{_commits(listed)} changed {evals} or its results "
+    text = (f"{_commits(listed)} changed {evals} "
             f"(of {_commits(doc['commits_read'])} in the range), newest first")
     if not with_rows:
         text += "; none of them has graded Runs that count"

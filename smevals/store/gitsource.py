@@ -89,19 +89,37 @@ class GitSource:
         return self._kind_trees
 
     def start_listing(self, kind: str) -> None:
-        """Start `git ls-tree -r` of the kind's folder now, for `record_blobs` to collect."""
+        """Start `git ls-tree -r` of the kind's folder now, for `record_blobs` to collect
+        (not when a revision listed before lets it list only what changed)."""
         tree = self.kind_trees().get(kind)
-        if tree is not None and kind not in self._listings:
+        if tree is not None and kind not in self._listings \
+                and (str(self.repo), self.prefix, kind) not in _FOLDERS:
             self._listings[kind] = ls_tree_start(self.repo, "-l", tree)
 
     def record_blobs(self, kind: str) -> tuple[list[str], list[str], list[Found]]:
         """Every object folder of `kind` (sorted), the blob id of its record ("" when it
-        has none) and its other files, from one `git ls-tree -r -l` of the kind's folder."""
-        self.start_listing(kind)
+        has none) and its other files, from `git ls-tree -r -l` of the kind's folder: of
+        all of it the first time, then (in this process) of only the sub-folders whose
+        tree id is not the one listed at the revision read before."""
+        tree = self.kind_trees().get(kind)
         started = self._listings.pop(kind, None)
-        if started is None:
+        if tree is None:
             return [], [], []
-        return _record_blobs(ls_tree_result(started), kind)
+        key = (str(self.repo), self.prefix, kind)
+        known = _FOLDERS.get(key, {})
+        tops = _sub_folders(self.repo, tree, LEVELS[kind])
+        todo = [top for top in tops if top not in known]
+        if started is None and known and len(todo) <= MAX_PATHS:
+            specs = [f":(literal){name}" for name, _id in todo]
+            out = ls_tree_result(ls_tree_start(self.repo, "-l", tree, "--", *specs)) \
+                if todo else b""
+        else:
+            out = ls_tree_result(started or ls_tree_start(self.repo, "-l", tree))
+        fresh = _by_folder(out, kind)
+        parts = {top: known[top] if top in known else fresh.get(top[0], ([], [], []))
+                 for top in tops}
+        _FOLDERS[key] = parts
+        return _merged(list(parts.values()))
 
     def objects(self, kind: str) -> list[str]:
         return sorted(self.tree().objects[kind])
@@ -163,14 +181,65 @@ class GitSource:
 Found = dict[str, tuple[bool, int]]     # path inside an object: (is a symlink, size)
 
 
-def _record_blobs(out: bytes, kind: str) -> tuple[list[str], list[str], list[Found]]:
-    """Object folders, record blob ids and other files from `git ls-tree -r -l -z` of a
-    kind's folder, whose entries read "<mode> blob <id> <size>\t<path inside the folder>"."""
+Listed = tuple[list[str], list[str], list[Found]]     # rels, record blob ids, other files
+MAX_PATHS = 200             # sub-folders listed by name at most; beyond, the whole folder
+# (repository, store folder in it, kind) -> {(sub-folder name, tree id): its objects}, as
+# last listed (a sub-folder's objects follow from its name and tree id alone)
+_FOLDERS: dict[tuple[str, str, str], dict[tuple[str, str], Listed]] = {}
+
+
+LEVELS = {"run": 1, "grade": 2}     # runs/<task>, grades/<grader>/<task>: what changes
+
+
+def _sub_folders(repo: Path, tree: str, levels: int) -> list[tuple[str, str]]:
+    """(path, tree id) of each folder `levels` deep inside the kind's folder `tree`."""
+    out = git(repo, "ls-tree", "-z", tree, what="cannot list the store")
+    found = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _tab, name = item.partition("\t")
+        if meta[7:11] != "tree":
+            continue
+        if levels == 1:
+            found.append((name, meta[12:]))
+        else:
+            found += [(f"{name}/{sub}", oid) for sub, oid in _sub_folders(repo, meta[12:],
+                                                                          levels - 1)]
+    return found
+
+
+def _by_folder(out: bytes, kind: str) -> dict[str, Listed]:
+    """A listing of `git ls-tree -r -l -z` of a kind's folder, parsed per sub-folder (at
+    the depth of LEVELS)."""
+    levels = LEVELS[kind]
+    groups: dict[str, list[str]] = {}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        tab = item.find("\t")
+        if tab >= 0:
+            parts = item[tab + 1:].split("/", levels)
+            groups.setdefault("/".join(parts[:levels]), []).append(item)
+    return {name: _parse_listing(items, kind) for name, items in groups.items()}
+
+
+def _merged(parts: list[Listed]) -> Listed:
+    rels: list[str] = []
+    blobs: list[str] = []
+    files: list[Found] = []
+    for part_rels, part_blobs, part_files in parts:
+        rels += part_rels
+        blobs += part_blobs
+        files += part_files
+    order = sorted(range(len(rels)), key=rels.__getitem__)
+    return [rels[i] for i in order], [blobs[i] for i in order], [files[i] for i in order]
+
+
+def _parse_listing(items: list[str], kind: str) -> Listed:
+    """Object folders, record blob ids and other files from the entries of `git ls-tree -r
+    -l -z` of a kind's folder: "<mode> blob <id> <size>\t<path inside the folder>"."""
     record = RECORD_NAMES[kind]
     depth = DEPTH[kind] + 1                         # names and the object id
     objects: dict[str, str] = {}
     files: dict[str, Found] = {}
-    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+    for item in items:
         tab = item.find("\t")
         if tab < 0 or item[7:11] != "blob":
             continue

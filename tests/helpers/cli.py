@@ -28,6 +28,7 @@ CACHES = (
     ("smevals.store.damage", "_FOUND"),
     ("smevals.store.gitindex", "_SEEN"),
     ("smevals.store.gitindex", "_KNOWN"),
+    ("smevals.store.gitsource", "_FOLDERS"),
     ("smevals.store.judgecache", "_LISTED"),
     ("smevals.store.claims", "_ALL"),
     ("smevals.commands.grade", "_VERSIONS"),

@@ -263,3 +263,18 @@ def test_a_second_log_reads_the_cache_and_says_the_same(repo: Path) -> None:
     second = smevals("log", "qa", "--format", "json", cwd=repo)
     assert (first.code, second.code) == (0, 0) and first.out == second.out
     assert len(list(Path(os.environ["SMEVALS_CACHE_DIR"]).glob("log-*.marshal"))) == 1
+
+
+def test_a_store_outside_the_eval_lists_the_commits_that_change_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_eval(repo / "ev", name="ev")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the eval")
+    assert smevals("run", "ev", "-g", "--store", "store", cwd=repo).code == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "results in store/")
+    doc = log_json(repo, "ev", "--store", "store")
+    assert [(c["subject"], len(c["rows"])) for c in doc["commits"]] == \
+        [("results in store/", 1), ("the eval", 0)]
+    assert [c["subject"] for c in log_json(repo, "ev")["commits"]] == ["the eval"]
