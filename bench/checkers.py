@@ -1,7 +1,8 @@
 """Checks per second for each built-in checker on a 10 KB output.
 
 Run: PYTHONPATH=. python bench/checkers.py [--seconds 0.5]
-Target: >= 2,000 checks/s for every checker except match_output, bleu and rouge;
+Target: >= 2,000 checks/s for every checker except match_output, command (each starts a
+sandboxed process), bleu and rouge;
 render_svg (a 20 KB SVG, 400x300 px): >= 50 renders/s on one core.
 >= 200 queries/s for sql_execution (a join over a 10,000-row table, reference and answer run).
 The judge checkers and custom_webhook call a server and are left out (bench/judge.py).
@@ -22,7 +23,7 @@ from typing import Any
 from smevals.checkers import CheckInput, checker_names, run_check
 
 SIZE = 10 * 1024
-EXEMPT = {"match_output", "bleu", "rouge", "render_svg"}
+EXEMPT = {"match_output", "command", "bleu", "rouge", "render_svg"}
 SVG_TARGET = 50
 # Each check copies the database and runs SQL: their own target, per second.
 SQL_TARGET = {"sql_execution": 200, "sql_valid": 200}
@@ -182,6 +183,7 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
         "```sql\n" + JOIN.replace("ORDER BY c.name", "ORDER BY 1") + ";\n```\n",
     ),
     "sql_valid": ({"database": "shop.sql"}, "```sql\n" + JOIN + ";\n```\n"),
+    "command": ({"command": "test -f doc.xml"}, TEXT),
     "match_output": (
         {"expected_output": "42"},
         "Here it is:\n```python\nprint(6 * 7)\n```\n" + TEXT,
@@ -260,7 +262,7 @@ def main() -> int:
         for name in sorted(set(checker_names()) - REMOTE):
             options, output = CASES[name]
             inp = CheckInput(output=output, task={}, usage=USAGE, workspace=workspace,
-                             grader_dir=workspace)
+                             grader_dir=workspace, run_workspace=lambda: workspace)
             if name == "render_svg":
                 per_second = svg_rate(inp, args.seconds)
                 ok = (workspace / "doc.svg-0.png").is_file()
@@ -276,7 +278,7 @@ def main() -> int:
             print(f"{name:26} {per_second:10,.0f}  {ok!s:>5}{mark}")
         for label, (name, options, output) in EXTRA.items():
             inp = CheckInput(output=output, task={}, usage=USAGE, workspace=workspace,
-                             grader_dir=workspace)
+                             grader_dir=workspace, run_workspace=lambda: workspace)
             print(f"{label:26} {rate(name, inp, options, args.seconds):10,.0f}")
         inp = CheckInput(output="", task={}, usage=USAGE, workspace=workspace)
         print(f"{'render_svg (2 KB SVG)':26} {svg_rate(inp, args.seconds, 'small.svg'):10,.0f}")
