@@ -136,6 +136,7 @@ def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[st
     for rank, group in zip(ranks(groups), groups, strict=True):
         entry = group_json(group, rank)
         entry.pop("tasks", None)
+        entry.pop("checks", None)       # the Checks table has them, errored Grades too
         entry["mean_ci"] = mean_interval(group)
         board.append(entry)
     shown = set(tasks)
