@@ -1,5 +1,6 @@
 """Built-in Runners that run in-process: `runner: smevals:replay`, `runner: smevals:openai` and
-`runner: smevals:llm` (the `llm` library; smevals' optional `llm` extra).
+`runner: smevals:llm` (the `llm` library; smevals' optional `llm` extra) and `runner: smevals:agent`
+(a tool-calling agent over the openai client or recorded sessions).
 
 Cheap to import: a built-in's module (and urllib, ssl, ...) loads only when it is used.
 """
@@ -31,6 +32,7 @@ BUILTINS: dict[str, tuple[str, str]] = {
     "replay": ("smevals.runners.replay", "run"),
     "openai": ("smevals.runners.openai", "run"),
     "llm": ("smevals.runners.llm", "run"),
+    "agent": ("smevals.runners.agent", "run"),
 }
 
 

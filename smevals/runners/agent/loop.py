@@ -1,0 +1,151 @@
+"""The agent's loop: ask the model, run the tools it calls, give it their results, until it
+answers without calling a tool (the Run's output) or a limit ends the Run.
+
+Limits: `max_turns` responses of the model; `max_tokens` tokens in all (input + output, as
+the server counts them); the Run's `timeout` (the model's requests and the commands both stop
+at it). A model still calling tools at its last turn fails the Run with the reason. What
+happened is kept, whatever the end, as `transcript.jsonl` (store/transcript.py) and `usage`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from smevals.runners.agent.backends import Backend, Call, Turn
+from smevals.runners.agent.tools import Result, Toolbox, specs
+from smevals.runners.base import BuiltinContext, BuiltinOutcome, RunFailed, chat_messages
+from smevals.store import transcript
+from smevals.store.transcript import Entry
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_turns: int = 20
+    max_tokens: int | None = None
+
+
+@dataclass
+class Tally:
+    """What the Run used so far: its usage."""
+
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: float = 0.0
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_errors: int = 0
+
+    def usage(self, sandbox: str) -> dict[str, Any]:
+        usage: dict[str, Any] = {
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "total_tokens": self.input_tokens + self.output_tokens, "turns": self.turns,
+            "tool_calls": self.calls, "tool_errors": self.tool_errors,
+            "latency_ms": round(self.latency_ms, 1),
+            "duration_ms": round((time.monotonic() - self.started) * 1000, 1)}
+        if sandbox:
+            usage["sandbox"] = sandbox
+        return usage
+
+
+class Loop:
+    """One Run of the agent."""
+
+    def __init__(self, ctx: BuiltinContext, backend: Backend, toolbox: Toolbox,
+                 limits: Limits) -> None:
+        self.ctx, self.backend, self.toolbox, self.limits = ctx, backend, toolbox, limits
+        self.tally = Tally()
+        self.entries: list[Entry] = []
+        self.deadline = None if ctx.timeout is None else self.tally.started + ctx.timeout
+        toolbox.deadline = self.deadline
+
+    def run(self, system: str | None) -> BuiltinOutcome:
+        """The Run; its transcript is written into the workspace whatever the end."""
+        try:
+            text = self.converse(chat_messages(self.ctx.task, system))
+        except RunFailed as failed:
+            self.note(failed.reason)
+            failed.usage = self.usage()
+            raise
+        finally:
+            transcript.write(self.ctx.workspace / transcript.NAME, self.entries)
+        return BuiltinOutcome(stdout=text, usage=self.usage())
+
+    def usage(self) -> dict[str, Any]:
+        return self.tally.usage(self.toolbox.sandbox)
+
+    def converse(self, messages: list[dict[str, Any]]) -> str:
+        for message in messages:
+            if isinstance(message.get("content"), str):
+                self.add({"type": "message", "role": str(message["role"]),
+                          "text": message["content"]})
+        tools = specs(self.toolbox.names)
+        for turn in range(self.limits.max_turns):
+            self.check_time()
+            reply = self.backend.respond(messages, tools)
+            self.count(reply)
+            if reply.text or not reply.calls:
+                self.add({"type": "message", "role": "assistant", "text": reply.text},
+                         turn)
+            if not reply.calls:
+                return reply.text
+            messages.append(assistant_message(reply))
+            for call in reply.calls:
+                messages.append(self.use(call, turn))
+        raise RunFailed(f"turn limit: the model was still calling tools after max_turns "
+                        f"{self.limits.max_turns}")
+
+    def count(self, reply: Turn) -> None:
+        tally = self.tally
+        tally.turns += 1
+        tally.input_tokens += reply.usage.get("input_tokens", 0)
+        tally.output_tokens += reply.usage.get("output_tokens", 0)
+        tally.latency_ms += reply.latency_ms
+        used = tally.input_tokens + tally.output_tokens
+        if self.limits.max_tokens is not None and used > self.limits.max_tokens:
+            raise RunFailed(f"token limit: {used} tokens used, above max_tokens "
+                            f"{self.limits.max_tokens}")
+
+    def use(self, call: Call, turn: int) -> dict[str, Any]:
+        """Run one tool call; the `tool` message giving its result to the model."""
+        self.tally.calls.append({"name": call.name, "arguments": call.arguments,
+                                 "id": call.id})
+        self.add({"type": "tool_call", "id": call.id, "name": call.name,
+                  "arguments": call.arguments}, turn)
+        self.check_time()
+        result: Result = self.toolbox.call(call.name, call.arguments)
+        self.tally.tool_errors += result.is_error
+        entry: Entry = {"type": "tool_result", "id": call.id, "name": call.name,
+                        "output": result.output, "is_error": result.is_error}
+        if call.name == "bash":
+            entry["exit_code"] = result.exit_code
+        self.add(entry, turn)
+        self.check_time()
+        return {"role": "tool", "tool_call_id": call.id, "content": result.output}
+
+    def check_time(self) -> None:
+        if self.ctx.cancel.is_set():
+            raise RunFailed("cancelled", exit_code=130)
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise RunFailed(f"timed out after {self.ctx.timeout:g} s", failure="timeout")
+
+    def add(self, entry: Entry, turn: int | None = None) -> None:
+        if turn is not None:
+            entry["turn"] = turn
+        entry["t"] = round(time.monotonic() - self.tally.started, 3)
+        self.entries.append(entry)
+
+    def note(self, reason: str) -> None:
+        self.add({"type": "error", "message": reason})
+
+
+def assistant_message(reply: Turn) -> dict[str, Any]:
+    """The model's response as it goes back to it in the next request."""
+    calls = [{"id": call.id, "type": "function", "function": {
+        "name": call.name, "arguments": call.arguments if isinstance(call.arguments, str)
+        else orjson.dumps(call.arguments).decode()}} for call in reply.calls]
+    return {"role": "assistant", "content": reply.text or None, "tool_calls": calls}
