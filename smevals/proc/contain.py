@@ -1,8 +1,9 @@
 """Containment for code nobody reviewed: the command prefix that hides the network and
 every other process from it, as far as this machine allows.
 
-`containment()` tries, once per process, each way below and keeps the first that starts
-`true`:
+`containment(backend, network)` tries, once per process, each way of the backend below
+and keeps the first that starts `true` (`network=True` keeps the network reachable and
+leaves out the network namespace; everything else stays):
 
 - `bwrap` (bubblewrap): new network and PID namespaces, a private `/proc`, every
   capability dropped, the program dies with bubblewrap;
@@ -13,13 +14,15 @@ every other process from it, as far as this machine allows.
   the machine's one, even when smevals runs as root; `--kill-child` keeps the
   parent-death signal;
 - the same three with the network namespace only (where a private `/proc` cannot be
-  mounted, in some containers);
-- nothing: the program sees the network and every process of the user.
+  mounted, in some containers); never with `network=True`, where they would hide nothing;
+- `docker` or `podman`: a container (smevals.proc.container builds its command line);
+  never chosen by `auto`, only when named;
+- nothing (`none`): the program sees the network and every process of the user.
 
-In a PID namespace the program is process 1 and `/proc` lists only its own processes, so
-no `/proc/PID/environ` or `/proc/PID/cmdline` of smevals (or of any other process) can be
-read; when it ends, the kernel kills every process left in the namespace. The same
-function serves every kind of child that runs such code.
+`auto` is the strongest local one (bwrap, then unshare, then none). In a PID namespace
+the program is process 1 and `/proc` lists only its own processes, so no
+`/proc/PID/environ` or `/proc/PID/cmdline` of smevals (or of any other process) can be
+read; when it ends, the kernel kills every process left in the namespace.
 """
 
 from __future__ import annotations
@@ -34,41 +37,72 @@ from pathlib import Path
 
 from smevals.proc.child import Spec, run_child
 
-__all__ = ["Containment", "containment", "secret_names"]
+__all__ = ["BACKENDS", "CONTAINERS", "Containment", "available", "containment", "find",
+           "secret_names"]
+
+BACKENDS = ("auto", "bwrap", "unshare", "docker", "podman", "none")
+CONTAINERS = ("docker", "podman")
 
 _SETPRIV = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
 _PIDS = ("--pid", "--fork", "--kill-child", "--mount-proc")
-_BWRAP = ("bwrap", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--dev-bind",
-          "/", "/")
-
-# (name, prefix, hides the processes): the first that starts `true` is used
-_WAYS: tuple[tuple[str, tuple[str, ...], bool], ...] = (
-    ("bwrap", (*_BWRAP, "--unshare-pid", "--proc", "/proc", "--"), True),
-    ("unshare", ("unshare", "--net", *_PIDS, "--", *_SETPRIV), True),
-    ("unshare --map-root-user",
-     ("unshare", "--net", *_PIDS, "--map-root-user", "--", *_SETPRIV), True),
-    ("bwrap, network only", (*_BWRAP, "--"), False),
-    ("unshare, network only", ("unshare", "--net", "--"), False),
-    ("unshare --map-root-user, network only", ("unshare", "--net", "--map-root-user", "--"),
-     False),
-)
+_BWRAP_BASE = ("bwrap", "--die-with-parent", "--cap-drop", "ALL", "--dev-bind", "/", "/")
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way to contain a program: `name` for the record, its `backend`, whether it
+    maps the user to root in a user namespace, and whether it hides the processes."""
+
+    name: str
+    backend: str
+    map_root: bool = False
+    processes: bool = True
+
+    def prefix(self, network: bool) -> tuple[str, ...]:
+        """The command prefix; `network` True keeps the network reachable."""
+        net: tuple[str, ...]
+        pid: tuple[str, ...]
+        if self.backend == "bwrap":
+            net = () if network else ("--unshare-net",)
+            pid = ("--unshare-pid", "--proc", "/proc") if self.processes else ()
+            return (*_BWRAP_BASE[:1], *net, *_BWRAP_BASE[1:], *pid, "--")
+        net = () if network else ("--net",)
+        pid = _PIDS if self.processes else ()
+        root = ("--map-root-user",) if self.map_root else ()
+        return ("unshare", *net, *pid, *root, "--", *(_SETPRIV if self.processes else ()))
+
+
+_WAYS: tuple[Way, ...] = (
+    Way("bwrap", "bwrap"),
+    Way("unshare", "unshare"),
+    Way("unshare --map-root-user", "unshare", map_root=True),
+    Way("bwrap, network only", "bwrap", processes=False),
+    Way("unshare, network only", "unshare", processes=False),
+    Way("unshare --map-root-user, network only", "unshare", map_root=True, processes=False),
+)
 
 
 @dataclass(frozen=True)
 class Containment:
     """How a program is contained here: `name` for the record, `prefix` to put before its
     argv, and what it hides (`network`; `processes`: every process outside its own, and
-    with them their environments and command lines)."""
+    with them their environments and command lines). `backend` is the kind (bwrap,
+    unshare, docker, podman, none); a container's `prefix` is its runtime's path."""
 
     name: str
     prefix: tuple[str, ...] = ()
     network: bool = False
     processes: bool = False
+    backend: str = "none"
 
     def wrap(self, argv: list[str]) -> list[str]:
         return [*self.prefix, *argv]
+
+    @property
+    def container(self) -> bool:
+        return self.backend in CONTAINERS
 
     @property
     def tools(self) -> list[str]:
@@ -79,17 +113,71 @@ class Containment:
 NONE = Containment("none")
 
 
+def containment(network: bool = False) -> Containment:
+    """The strongest local containment this machine gives (`auto`), probed once per
+    process, with the network reachable when `network`."""
+    return find("auto", network) or NONE
+
+
+def find(backend: str, network: bool = False) -> Containment | None:
+    """The strongest containment of `backend` this machine gives (probed once per
+    process), with the network reachable when `network`; None when `backend` (named, not
+    `auto`) cannot be used here."""
+    if backend == "none":
+        return NONE
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    if backend in CONTAINERS:
+        return _container(backend, network, path)
+    return _local(backend, network, path)
+
+
 @functools.cache
-def containment() -> Containment:
-    """The strongest containment this machine gives (probed once per process)."""
-    env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")}
-    for name, prefix, processes in _WAYS:
-        if any(shutil.which(tool) is None for tool in _tools(prefix)):
+def _local(backend: str, network: bool, path: str) -> Containment | None:
+    for way in _WAYS:
+        if backend not in ("auto", way.backend) or (network and not way.processes):
             continue
-        probe = run_child(Spec([*prefix, "true"], Path("/"), env, timeout=10))
-        if probe.exit_code == 0:
-            return Containment(name, prefix, network=True, processes=processes)
-    return NONE
+        prefix = way.prefix(network)
+        if _starts(prefix, path):
+            name = f"{way.name}, network allowed" if network else way.name
+            return Containment(name, prefix, network=not network, processes=way.processes,
+                               backend=way.backend)
+    return NONE if backend == "auto" else None
+
+
+@functools.cache
+def _starts(prefix: tuple[str, ...], path: str) -> bool:
+    """Whether `prefix true` runs here (every tool on `path`, exit 0)."""
+    if any(shutil.which(tool, path=path) is None for tool in _tools(prefix)):
+        return False
+    env = {"PATH": path}
+    return run_child(Spec([*prefix, "true"], Path("/"), env, timeout=10)).exit_code == 0
+
+
+def _container(runtime: str, network: bool, path: str) -> Containment | None:
+    found = shutil.which(runtime, path=path)
+    if found is None or not _daemon(found):
+        return None
+    name = f"{runtime}, network allowed" if network else runtime
+    return Containment(name, (found,), network=not network, processes=True, backend=runtime)
+
+
+@functools.cache
+def _daemon(path: str) -> bool:
+    """Whether the container runtime at `path` answers (`info`: its daemon is reachable)."""
+    env = {k: v for k, v in os.environ.items()
+           if k in ("PATH", "HOME", "XDG_RUNTIME_DIR", "CONTAINER_HOST")
+           or k.startswith("DOCKER_")}
+    res = run_child(Spec([path, "info", "--format", "{{json .}}"], Path("/"), env, timeout=15,
+                         cap=1 << 16))
+    return res.exit_code == 0
+
+
+def available() -> list[str]:
+    """What each local backend gives here, strongest first: `bwrap`, `unshare`, ...,
+    `none` (containers are probed only when named: see `containment`)."""
+    found = [box.name for backend in ("bwrap", "unshare")
+             if (box := find(backend)) is not None]
+    return [*found, "none"]
 
 
 def _tools(prefix: tuple[str, ...]) -> list[str]:

@@ -1,42 +1,61 @@
-"""Run code nobody reviewed (`match_output`, and every later user: the `command` checker,
-an agent's tools) with what containment the platform allows: one sandbox for all of them.
+"""Run code nobody reviewed (`match_output`, the `command` checker, an agent's tools, a
+harness) with what containment the platform allows: one sandbox for all of them.
 
 Through `smevals.proc`: its own session, stdin closed, a wall-clock deadline, every
 descendant killed at the end (also those that left the session), each stream capped while
 read. On top of that, for code nobody reviewed:
 
-- a scrubbed environment: only the variables in ALLOWED_ENV (and LC_*) pass, so no API
-  key or token reaches the code; HOME and TMPDIR point into its private folder;
-- limits set before exec: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE (FILE_CAP), RLIMIT_NPROC
-  (PROCESSES more than the user already runs; the kernel does not apply it to root);
-- no network and no other process in sight (its own network and PID namespaces, a private
-  /proc, no capabilities) as far as the machine allows: see `smevals.proc.contain`. The
-  Check's details name the containment used (`sandbox`). Where no PID namespace can be
-  made and smevals' environment holds a variable that looks like a secret, the program is
-  not run (the Check is an error) unless SMEVALS_ALLOW_UNCONTAINED=1 says to run it anyway:
-  it could read smevals' environment from /proc (docs/decisions.md).
+- a scrubbed environment: only the variables in ALLOWED_ENV (and LC_*, and the names a
+  setting lists) pass, so no API key or token reaches the code; HOME and TMPDIR point into
+  its private folder (`private.private_copy` makes one from a folder, links left out);
+- limits set before exec: RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE (`file_mb`), RLIMIT_NPROC
+  (`processes` more than the user already runs; the kernel does not apply it to root);
+- no network (unless `network`) and no other process in sight (its own network and PID
+  namespaces, a private /proc, no capabilities), by the backend the Policy names or the
+  strongest the machine allows: see `smevals.proc.contain`, and `smevals.proc.container`
+  for docker and podman. `describe` names the containment, as Runs (`usage.sandbox`)
+  and Checks (`details.sandbox`) record it. A backend named but not available here, or
+  `require` where the machine cannot hide the network and the processes, is refused
+  (SandboxRefused, never a weaker run). Where no PID namespace can be made and smevals'
+  environment holds a variable that looks like a secret, the program is not run unless
+  SMEVALS_ALLOW_UNCONTAINED=1 says to run it anyway: it could read smevals' environment
+  from /proc (docs/decisions.md).
 
 The private folder is the caller's (see checkers/program.py). POSIX only.
 
 `run_sandboxed(argv, cwd, policy)` is the entry point: `Policy` says the deadline, the
 limits, the environment and what the code may reach. `SandboxRefused` is raised when the
-code may not run here (see `refusal`); a checker turns it into an errored Check, a runner
-into a failed Run.
+code may not run here (see `choose`, `refusal`); a checker turns it into an errored
+Check, a runner into a failed Run, and `run`/`grade` check the settings (`describe`)
+before they start.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+import shutil
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smevals.proc import container
 from smevals.proc.child import Limits, Spec, run_child
-from smevals.proc.contain import Containment, containment, secret_names
+from smevals.proc.contain import (
+    BACKENDS,
+    CONTAINERS,
+    Containment,
+    available,
+    find,
+    secret_names,
+)
+
+__all__ = ["ALLOWED_ENV", "BACKENDS", "FILE_CAP", "Outcome", "PROCESSES", "Policy",
+           "SandboxRefused", "choose", "describe", "run_sandboxed", "sandbox_env"]
 
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
-FILE_CAP = 64 * 1024 * 1024
+MIB = 1024 * 1024
+FILE_CAP = 64 * MIB
 PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
 
@@ -54,12 +73,28 @@ class SandboxRefused(Exception):
 class Policy:
     """How one piece of untrusted code runs: its deadline (seconds of wall clock, also the
     CPU limit), memory, output cap (bytes kept per stream; the program is stopped past it),
-    environment (already scrubbed: see `sandbox_env`)."""
+    environment (already scrubbed: see `sandbox_env`), and what contains it.
+
+    `network`: True keeps the network reachable (a harness that must reach its model);
+    the PID namespace, private /proc, dropped capabilities, limits and scrubbed
+    environment stay. `processes`: how many processes it may add (RLIMIT_NPROC; a
+    container's `--pids-limit`). `file_mb`: the largest file it may write (RLIMIT_FSIZE).
+    `backend`: `auto` (the strongest local one: bwrap, else unshare, else none), or one
+    of `bwrap`, `unshare`, `docker`, `podman`, `none`; a named backend that cannot be used
+    here is refused, never replaced. `require`: refuse rather than run where the network
+    (unless allowed) and the other processes cannot both be hidden. `image`: the
+    container backends' image."""
 
     timeout: float
     env: Mapping[str, str]
     memory_mb: int = 1024
     cap: int = 1024 * 1024
+    network: bool = False
+    processes: int = PROCESSES
+    file_mb: int = FILE_CAP // MIB
+    backend: str = "auto"
+    require: bool = False
+    image: str = container.DEFAULT_IMAGE
 
 
 @dataclass
@@ -70,16 +105,62 @@ class Outcome:
     stderr: bytes = b""
     over_cap: list[str] = field(default_factory=list)
     error: str | None = None
-    sandbox: str = "none"               # the containment used (smevals.proc.contain)
+    sandbox: str = "none"               # the containment used: see `describe`
+    leftovers: int = 0                  # other processes of its tree found at the end
 
 
-def sandbox_env(environ: Mapping[str, str], home: Path) -> dict[str, str]:
-    """The allow-listed part of `environ`, with HOME and the temporary folder in `home`."""
-    env = {k: v for k, v in environ.items() if k in ALLOWED_ENV or k.startswith("LC_")}
+def sandbox_env(environ: Mapping[str, str], home: Path,
+                names: Iterable[str] = ()) -> dict[str, str]:
+    """The allow-listed part of `environ` (ALLOWED_ENV, LC_*, and `names`: the variables
+    a setting lets through), with HOME and the temporary folder in `home`."""
+    extra = set(names)
+    env = {k: v for k, v in environ.items()
+           if k in ALLOWED_ENV or k.startswith("LC_") or k in extra}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     for key in ("HOME", "TMPDIR", "TMP", "TEMP"):
         env[key] = str(home)
     return env
+
+
+def choose(policy: Policy) -> Containment:
+    """The containment `policy` gets here; SandboxRefused when its backend cannot be used
+    here, or it requires more than the machine gives (the reason names what it has)."""
+    box = find(policy.backend, policy.network)
+    if box is None:
+        raise SandboxRefused(
+            f"sandbox backend {policy.backend!r} cannot be used here "
+            f"({_missing(policy.backend)}); this machine gives: {', '.join(available())}",
+            "none")
+    if policy.require and not (box.processes and (box.network or policy.network)):
+        hidden = "other processes" if policy.network else "the network and other processes"
+        raise SandboxRefused(
+            f"sandbox require: true asks for {hidden} to be hidden, and the strongest "
+            f"containment here is {box.name!r}; this machine gives: "
+            f"{', '.join(available())}", box.name)
+    return box
+
+
+def describe(policy: Policy) -> str:
+    """What contains code run under `policy` here, as Runs (`usage.sandbox`) and Checks
+    (`details.sandbox`) record it: `bwrap`, `unshare`, `unshare --map-root-user`, one of
+    those with `, network only` (no PID namespace) or `, network allowed`, `docker
+    (IMAGE)`, `podman (IMAGE)` or `none`. SandboxRefused where it would be refused."""
+    return _name(choose(policy), policy)
+
+
+def _name(box: Containment, policy: Policy) -> str:
+    return f"{box.name} ({policy.image})" if box.container else box.name
+
+
+def _missing(backend: str) -> str:
+    if backend not in BACKENDS:
+        return f"unknown: one of {', '.join(BACKENDS)}"
+    tool = shutil.which(backend, path=os.environ.get("PATH"))
+    if tool is None:
+        return f"{backend} is not installed"
+    if backend in CONTAINERS:
+        return f"{tool} info failed: its daemon does not answer"
+    return f"{backend} cannot make the namespaces here"
 
 
 def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment) -> str | None:
@@ -97,22 +178,45 @@ def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment
 
 def run_sandboxed(argv: list[str], cwd: Path, policy: Policy) -> Outcome:
     """Run `argv` in `cwd` under `policy`; never raises for the program's failures
-    (SandboxRefused when it may not run here, see `refusal`)."""
-    box = containment()
+    (SandboxRefused when it may not run here: see `choose` and `refusal`)."""
+    box = choose(policy)
     env = dict(policy.env)
     why = refusal(os.environ, env, box)
     if why is not None:
         raise SandboxRefused(why, box.name)
+    if box.container:
+        return _run_container(box, argv, cwd, policy)
     limits = Limits(cpu_seconds=math.ceil(policy.timeout) + 1,
-                    memory_bytes=policy.memory_mb * 1024 * 1024,
-                    file_bytes=FILE_CAP, processes=PROCESSES, core_dumps=False)
+                    memory_bytes=policy.memory_mb * MIB,
+                    file_bytes=policy.file_mb * MIB, processes=policy.processes,
+                    core_dumps=False)
     spec = Spec(box.wrap(argv), cwd, env, timeout=policy.timeout, cap=policy.cap,
                 limits=limits, stop_at_cap=True)
     res = run_child(spec)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
     return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
-                   box.name)
+                   box.name, res.leftovers)
+
+
+def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+    """`argv` in a throw-away container (smevals.proc.container); the container is removed
+    when the client had to be stopped (deadline, cap) and may have left it running."""
+    path, name = box.prefix[0], container.new_name()
+    client = container.client_env(policy.env, os.environ)
+    spec = Spec(container.command(box.backend, path, argv, cwd, policy, name), cwd, client,
+                timeout=policy.timeout, cap=policy.cap, stop_at_cap=True)
+    res = run_child(spec)
+    timed_out = res.timed_out
+    if timed_out or res.over_cap or (res.exit_code or 0) < 0:
+        container.remove(path, name, client)
+    over = [n for n, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
+    error = res.error
+    if error is None and res.exit_code == container.EXIT_RUNTIME:
+        line = res.stderr.data.decode("utf-8", "replace").strip().partition("\n")[0]
+        error = f"the container could not start: {line}"
+    return Outcome(res.exit_code, timed_out, res.stdout.data, res.stderr.data, over, error,
+                   _name(box, policy), res.leftovers)
 
 
 def _wrapper_error(tools: list[str], program: str, code: int | None,
