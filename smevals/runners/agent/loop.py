@@ -62,10 +62,21 @@ class Loop:
         self.entries: list[Entry] = []
         self.deadline = None if ctx.timeout is None else self.tally.started + ctx.timeout
         toolbox.deadline = self.deadline
+        self.sandbox = ""
+
+    def start(self) -> None:
+        """Find what will contain `bash` (SandboxRefused ends the Run before any turn)."""
+        from smevals.proc.sandbox import SandboxRefused
+
+        try:
+            self.sandbox = self.toolbox.sandbox()
+        except SandboxRefused as refused:
+            raise RunFailed(f"sandbox refused: {refused.reason}", failure="launch") from None
 
     def run(self, system: str | None) -> BuiltinOutcome:
         """The Run; its transcript is written into the workspace whatever the end."""
         try:
+            self.start()
             text = self.converse(chat_messages(self.ctx.task, system))
         except RunFailed as failed:
             self.note(failed.reason)
@@ -76,7 +87,7 @@ class Loop:
         return BuiltinOutcome(stdout=text, usage=self.usage())
 
     def usage(self) -> dict[str, Any]:
-        return self.tally.usage(self.toolbox.sandbox)
+        return self.tally.usage(self.sandbox)
 
     def converse(self, messages: list[dict[str, Any]]) -> str:
         for message in messages:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smevals.proc.sandbox import Outcome, Policy, run_sandboxed, sandbox_env
+from smevals.proc.sandbox import Outcome, Policy, describe, run_sandboxed, sandbox_env
 from smevals.runners.agent import confined
 from smevals.runners.agent.confined import ToolError
 
@@ -60,8 +60,17 @@ class Toolbox:
     names: tuple[str, ...] = NAMES
     tool_timeout: float = 60.0
     max_output: int = 16384           # characters of a result shown to the model
-    sandbox: str = ""                 # the containment of the last command run
+    box: Mapping[str, Any] = field(default_factory=dict)  # the config's `sandbox` settings
     deadline: float | None = None     # time.monotonic() at which the Run ends
+
+    def policy(self, timeout: float) -> Policy:
+        """How `bash` runs: no network, a private home, the config's `sandbox` settings."""
+        return Policy(timeout=timeout, env=sandbox_env(self.environ, self.home),
+                      cap=self.max_output * 4, **self.box)
+
+    def sandbox(self) -> str:
+        """What contains `bash` here (SandboxRefused when the settings cannot be met)."""
+        return describe(self.policy(self.tool_timeout)) if "bash" in self.names else ""
 
     def call(self, name: str, arguments: Any) -> Result:
         """Run one tool call; never raises for the call's problems (SandboxRefused aside)."""
@@ -107,10 +116,7 @@ class Toolbox:
         timeout = self.tool_timeout
         if self.deadline is not None:
             timeout = max(0.1, min(timeout, self.deadline - time.monotonic()))
-        policy = Policy(timeout=timeout, env=sandbox_env(self.environ, self.home),
-                        cap=self.max_output * 4)
-        out = run_sandboxed(["bash", "-c", command], self.workspace, policy)
-        self.sandbox = out.sandbox
+        out = run_sandboxed(["bash", "-c", command], self.workspace, self.policy(timeout))
         return _command_result(out, timeout)
 
 
