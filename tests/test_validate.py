@@ -85,7 +85,7 @@ BAD_INPUTS = [
      "configs/default.yaml:1:9: responses: required by smevals:replay"),
     ("configs/default.yaml", "runner: smevals:nosuch\nmodel: m1\n",
      "configs/default.yaml:1:9: runner: unknown built-in runner smevals:nosuch; built-ins: "
-     "smevals:llm, smevals:openai, smevals:replay"),
+     "smevals:agent, smevals:llm, smevals:openai, smevals:replay"),
 ]
 
 

@@ -60,7 +60,7 @@ def config_problems(config: Mapping[str, Any]) -> Problems:
     replay = config.get("backend") == "replay"
     if replay and config.get("sessions") is None:
         problems.append(("sessions", "required by smevals:agent with backend: replay"))
-    if not replay and config.get("sessions") is not None:
+    if config.get("backend") in (None, "openai") and config.get("sessions") is not None:
         problems.append(("sessions", "only for backend: replay"))
     if not problems and isinstance(config.get("sandbox"), Mapping):
         problems += _sandbox_problems(config["sandbox"])

@@ -1,0 +1,76 @@
+"""smevals:agent end to end: `smevals run` and `validate` on temporary Evals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.helpers import make_eval, run_cli
+
+SESSION_OK = [
+    {"content": "Looking first.", "tool_calls": [{"name": "list_files", "arguments": {}}],
+     "usage": {"input_tokens": 50, "output_tokens": 5}},
+    {"tool_calls": [{"name": "write_file", "arguments": {"path": "done.txt", "content": "yes"}}]},
+    {"content": "done"},
+]
+SESSION_LOOPS = [{"tool_calls": [{"name": "list_files", "arguments": {}}]}] * 4
+GRADER = """
+checks:
+  - checker: tool_called
+    tools: [list_files, write_file]
+"""
+
+
+def agent_eval(root: Path, config: str) -> Path:
+    ev = make_eval(root / "ev", tasks={"job": "prompt: Write done.txt.\n"},
+                   configs={"default": config}, graders={"default": GRADER}, files={})
+    for model, lines in (("good", SESSION_OK), ("loops", SESSION_LOOPS)):
+        path = ev / "configs" / "sessions" / model / "job.jsonl"
+        path.parent.mkdir(parents=True)
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return ev
+
+
+CONFIG = "runner: smevals:agent\nbackend: replay\nsessions: sessions\nmax_turns: 3\n"
+
+
+def test_run_and_grade_two_models(tmp_path) -> None:
+    ev = agent_eval(tmp_path, CONFIG)
+    store = tmp_path / "store"
+    result = run_cli("run", str(ev), "-m", "good", "-m", "loops", "-g", "--store", str(store))
+    assert result.code == 1, result.both
+    assert "job / default / good ... ok" in result.out
+    assert "    grade: pass" in result.out
+    assert ("job / default / loops ... FAILED (smevals:agent: turn limit: the model was still "
+            "calling tools after max_turns 3)") in result.out
+    assert result.err == "Error: 1 run(s) failed\n"
+    [good] = (store / "ev" / "runs" / "job" / "default" / "good").iterdir()
+    record = json.loads((good / "run.json").read_text())
+    assert record["status"] == "ok"
+    assert (good / "output.txt").read_text() == "done"
+    assert (good / "done.txt").read_text() == "yes"
+    assert [json.loads(line)["type"] for line in (good / "transcript.jsonl").open()] == [
+        "message", "message", "message", "tool_call", "tool_result", "tool_call",
+        "tool_result", "message"]
+    assert [c["name"] for c in record["usage"]["tool_calls"]] == ["list_files", "write_file"]
+    assert record["usage"]["turns"] == 3
+    [loops] = (store / "ev" / "runs" / "job" / "default" / "loops").iterdir()
+    failed = json.loads((loops / "run.json").read_text())
+    assert failed["failure"] == {"kind": "exit", "detail": "smevals:agent: turn limit: the "
+                                 "model was still calling tools after max_turns 3"}
+    assert failed["usage"]["turns"] == 3
+    assert (loops / "transcript.jsonl").is_file()
+
+
+def test_bad_config_exits_2_naming_file_line_and_field(tmp_path) -> None:
+    ev = agent_eval(tmp_path, "runner: smevals:agent\nbackend: replay\nmax_turns: many\n"
+                              "sandbox: {backend: jail}\n")
+    result = run_cli("validate", str(ev))
+    assert result.code == 2
+    assert "configs/default.yaml:3:1: max_turns: must be an integer, not string" in result.both
+    assert ("configs/default.yaml:4:11: sandbox.backend: 'jail' is not one of ['auto', "
+            "'bwrap', 'unshare', 'docker', 'podman', 'none']") in result.both
+    assert "sessions: required by smevals:agent with backend: replay" in result.both
+    run = run_cli("run", str(ev), "-m", "good", "--store", str(tmp_path / "store"))
+    assert run.code == 2
+    assert not (tmp_path / "store" / "ev" / "runs").exists()
