@@ -29,14 +29,9 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.inputs import fenced_block, input_text
-from smevals.proc.sandbox import (
-    FILE_CAP,
-    Outcome,
-    Policy,
-    SandboxRefused,
-    run_sandboxed,
-    sandbox_env,
-)
+from smevals.proc.sandbox import FILE_CAP, Outcome, SandboxRefused, run_sandboxed
+from smevals.proc.setting import SCHEMA as SANDBOX_SCHEMA
+from smevals.proc.setting import Setting
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -114,6 +109,7 @@ def _timeout(inp: CheckInput) -> float:
         },
         "memory_mb": {"type": "integer", "minimum": 16, "x-expect": "an integer >= 16"},
         "max_output_bytes": {"type": "integer", "minimum": 1, "x-expect": "a positive integer"},
+        "sandbox": SANDBOX_SCHEMA,
     },
     required=("expected_output",),
     task_keys={"expected_output": ("expected_output",)},
@@ -142,13 +138,14 @@ def _run_in(
     (cwd / f"{prefix}.program.{ext}").write_text(program, encoding="utf-8")
     timeout = _timeout(inp)
     cap = opts.get("max_output_bytes", DEFAULT_CAP)
+    setting = sandbox_setting(opts, inp)
     with tempfile.TemporaryDirectory(prefix="smevals-sandbox-") as tmp:
         private = Path(tmp).resolve()
         _copy_files(cwd, private)
         path = private / f"{prefix}.program.{ext}"
         argv = _argv(opts, interpreter, path)
-        env = sandbox_env(os.environ, private)
-        policy = Policy(timeout, env, opts.get("memory_mb", DEFAULT_MEMORY_MB), cap)
+        policy = setting.policy(timeout, private, cap=cap,
+                                memory_mb=opts.get("memory_mb", DEFAULT_MEMORY_MB))
         try:
             outcome = run_sandboxed(argv, private, policy)
         except SandboxRefused as refused:
@@ -158,6 +155,14 @@ def _run_in(
     _keep(cwd, prefix, outcome)
     expected = opts["expected_output"]
     return _verdict(outcome, expected if isinstance(expected, str) else str(expected), timeout, cap)
+
+
+def sandbox_setting(opts: dict[str, Any], inp: CheckInput) -> Setting:
+    """The Check's `sandbox:` with the Task's on top (smevals.proc.setting)."""
+    try:
+        return Setting.merged(opts.get("sandbox"), inp.task.get("sandbox"))
+    except ValueError as exc:
+        raise CheckError(f"the Task's {exc}") from None
 
 
 def _copy_files(source: Path, private: Path) -> None:

@@ -28,6 +28,7 @@ from smevals.spec.pick import (
     pick_grader,
     pick_tasks,
 )
+from smevals.spec.sandbox import grade_sandbox_problems, run_sandbox_problems
 from smevals.store import folders
 from smevals.store.read import Store, store_root
 
@@ -117,6 +118,9 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     grader = pick_grader(ev, opts.grader) if opts.grader else None
     if grader is not None:
         problems.extend(grader_problems(grader, tasks))
+    if not problems:        # then whether this machine gives the sandboxes asked for
+        problems = run_sandbox_problems(config, tasks) + (
+            grade_sandbox_problems(grader, tasks) if grader is not None else [])
     if problems:
         raise SpecError(problems)
     if any(not m.strip() for m in opts.models):

@@ -13,6 +13,7 @@ from smevals.spec.load import display_path, where
 from smevals.spec.model import Check, Config, Eval, Grader, Task
 from smevals.spec.pick import pick_grader
 from smevals.spec.programs import ProgramError, resolve_program
+from smevals.spec.sandbox import grade_sandbox_problems
 
 
 def cross_file_problems(ev: Eval) -> list[Problem]:
@@ -209,10 +210,12 @@ def _misspelt(key: str) -> str | None:
 
 
 def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
-    """The grader `name`, with every Check's options and programs valid and every Task key
-    it reads present in the Tasks (those named, else all); else exit 2."""
+    """The grader `name`, with every Check's options and programs valid, every Task key
+    it reads present in the Tasks (those named, else all), and every sandbox its Checks
+    ask for available here (smevals.spec.sandbox); else exit 2."""
     grader = pick_grader(ev, name)
-    problems = grader_problems(grader, [t for t in ev.tasks if not tasks or t.name in tasks])
+    chosen = [t for t in ev.tasks if not tasks or t.name in tasks]
+    problems = grader_problems(grader, chosen) or grade_sandbox_problems(grader, chosen)
     if problems:
         raise SpecError(problems)
     return grader

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import signal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,36 @@ class Outcome:
     sandbox: str = "none"               # the containment used: see `describe`
     leftovers: int = 0                  # other processes of its tree found at the end
 
+    def why(self, policy: Policy) -> str | None:
+        """What went wrong, in words for a record (None when nothing did): it could not
+        start, its deadline, the output cap, a signal (a limit's named), its exit code,
+        and the processes it left running (killed)."""
+        said = [self.error] if self.error else []
+        if self.timed_out:
+            said.append(f"timed out after {policy.timeout:g} s (every process it started "
+                        f"was killed)")
+        elif self.over_cap:
+            said.append(f"{' and '.join(self.over_cap)} passed the output cap of "
+                        f"{policy.cap} bytes (stopped)")
+        elif self.exit_code is not None and self.exit_code < 0:
+            said.append(_killed(-self.exit_code, policy))
+        elif self.exit_code and not self.error:
+            said.append(f"exited with code {self.exit_code}")
+        if self.leftovers and not (self.timed_out or self.over_cap):
+            said.append(f"left {self.leftovers} process{'es' if self.leftovers > 1 else ''} "
+                        f"running at its end (killed)")
+        return "; ".join(said) or None
+
+
+def _killed(number: int, policy: Policy) -> str:
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        return f"killed by signal {number}"
+    limit = {"SIGXFSZ": f": a file reached the size limit of {policy.file_mb} MiB",
+             "SIGXCPU": ": it used up its CPU time"}.get(name, "")
+    return f"killed by {name}{limit}"
+
 
 def sandbox_env(environ: Mapping[str, str], home: Path,
                 names: Iterable[str] = ()) -> dict[str, str]:
@@ -128,13 +159,13 @@ def choose(policy: Policy) -> Containment:
     box = find(policy.backend, policy.network)
     if box is None:
         raise SandboxRefused(
-            f"sandbox backend {policy.backend!r} cannot be used here "
+            f"sandbox: backend {policy.backend!r} cannot be used here "
             f"({_missing(policy.backend)}); this machine gives: {', '.join(available())}",
             "none")
     if policy.require and not (box.processes and (box.network or policy.network)):
         hidden = "other processes" if policy.network else "the network and other processes"
         raise SandboxRefused(
-            f"sandbox require: true asks for {hidden} to be hidden, and the strongest "
+            f"sandbox: require: true asks for {hidden} to be hidden, and the strongest "
             f"containment here is {box.name!r}; this machine gives: "
             f"{', '.join(available())}", box.name)
     return box

@@ -142,12 +142,12 @@ def test_a_named_backend_that_is_not_here_is_refused_never_replaced(
     with pytest.raises(SandboxRefused) as refused:
         run_sandboxed(["true"], tmp_path, policy(tmp_path, backend="bwrap"))
     assert refused.value.reason == (
-        "sandbox backend 'bwrap' cannot be used here (bwrap is not installed); this machine "
+        "sandbox: backend 'bwrap' cannot be used here (bwrap is not installed); this machine "
         f"gives: {', '.join(available())}")
     assert refused.value.sandbox == "none"
     (bare / "unshare").unlink()
     assert available() == ["none"]
-    with pytest.raises(SandboxRefused, match=r"^sandbox require: true asks for the network "
+    with pytest.raises(SandboxRefused, match=r"^sandbox: require: true asks for the network "
                        r"and other processes to be hidden, and the strongest containment "
                        r"here is 'none'; this machine gives: none$"):
         describe(policy(tmp_path, require=True))
@@ -219,7 +219,7 @@ def test_a_container_runtime_without_its_daemon_is_refused(
     with pytest.raises(SandboxRefused) as refused:
         describe(Policy(5, {}, backend="docker"))
     assert refused.value.reason == (
-        f"sandbox backend 'docker' cannot be used here ({tmp_path / 'bin' / 'docker'} info "
+        f"sandbox: backend 'docker' cannot be used here ({tmp_path / 'bin' / 'docker'} info "
         f"failed: its daemon does not answer); this machine gives: {', '.join(available())}")
 
 

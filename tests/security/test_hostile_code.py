@@ -1,0 +1,230 @@
+"""Hostile code through the one sandbox (`run_sandboxed` on a private copy of a folder, as
+the agent's tools, `command` and `match_output` use it): each threat of issue 28's "Bad
+input and hostile agents" is contained, and the Outcome says why it failed. Limits are
+small, so no test can hurt the machine."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smevals.proc.contain import containment
+from smevals.proc.private import private_copy
+from smevals.proc.sandbox import Outcome, Policy, run_sandboxed
+from smevals.proc.setting import Setting
+
+if not sys.platform.startswith("linux"):
+    pytest.skip("the sandbox's namespaces are Linux's", allow_module_level=True)
+
+LOCAL = containment()
+
+
+@pytest.fixture
+def private() -> Iterator[Path]:
+    """A private folder where the callers make theirs: a fresh temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="smevals-sandbox-") as tmp:
+        yield Path(tmp).resolve() / "work"
+
+
+def run(code: str, cwd: Path, timeout: float = 20, cap: int = 1 << 20,
+        **setting: Any) -> tuple[Outcome, Policy]:
+    """`code` run by Python in `cwd` under the `sandbox:` setting `setting`."""
+    pol = Setting.merged(setting).policy(timeout, cwd, cap=cap)
+    return run_sandboxed([sys.executable, "-c", code], cwd, pol), pol
+
+
+def live(arg: str) -> list[int]:
+    """Live processes whose command line holds `arg` (seen from outside any namespace)."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if arg.encode() in cmdline and state not in ("Z", "X"):
+            found.append(int(name))
+    return found
+
+
+def none_left(arg: str) -> bool:
+    end = time.monotonic() + 3
+    while live(arg) and time.monotonic() < end:
+        time.sleep(0.05)
+    return live(arg) == []
+
+
+def unique() -> str:
+    return f"45.{os.getpid()}{time.monotonic_ns() % 10**7}"
+
+
+def workspace(root: Path) -> Path:
+    """A Run's workspace: two files, one in a folder."""
+    ws = root / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "main.py").write_text("v1\n")
+    (ws / "src" / "util.py").write_text("u1\n")
+    return ws
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_writes_land_in_the_private_copy_and_the_real_folder_is_untouched(
+        tmp_path: Path, private: Path) -> None:
+    ws = workspace(tmp_path)
+    before = tree(ws)
+    private_copy(ws, private)
+    code = """
+import os, pathlib
+pathlib.Path("main.py").write_text("v2")
+pathlib.Path("src/util.py").unlink()
+pathlib.Path("new.txt").write_text("new")
+for up in ("..", "../..", "../../.."):
+    try:
+        pathlib.Path(up, "escaped.txt").write_text("out")
+    except OSError:
+        pass
+print(os.environ.get("SMEVALS_RUN_DIR"), os.getcwd() == os.environ["HOME"])
+"""
+    out, pol = run(code, private)
+    assert (out.stdout, out.why(pol)) == (b"None True\n", None), out.stderr
+    assert tree(ws) == before                               # the real folder: untouched
+    assert tree(private) == {"main.py": b"v2", "new.txt": b"new"}     # the copy: its work
+    assert not list(tmp_path.rglob("escaped.txt"))
+
+
+def test_a_symlink_out_of_the_workspace_never_reaches_the_copy(tmp_path: Path,
+                                                               private: Path) -> None:
+    ws = workspace(tmp_path)
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("secret")
+    (ws / "notes.txt").symlink_to(secret)
+    (ws / "src" / "up").symlink_to(tmp_path / "outside")
+    done = private_copy(ws, private)
+    assert done.dropped == ["notes.txt (symlink)", "src/up (symlink)"]
+    code = """
+import pathlib
+for name in ("notes.txt", "src/up/secret.txt"):
+    try:
+        print(pathlib.Path(name).read_text())
+    except OSError as exc:
+        print(type(exc).__name__)
+"""
+    out, _ = run(code, private)
+    assert out.stdout == b"FileNotFoundError\nFileNotFoundError\n"
+    assert secret.read_text() == "secret"
+
+
+def test_filling_the_disk_stops_at_the_file_size_limit(private: Path) -> None:
+    private.mkdir()
+    pol = Setting.merged({"file_mb": 1}).policy(20, private)
+    out = run_sandboxed(["sh", "-c", "exec head -c 3000000 /dev/zero > big.bin"], private, pol)
+    # the kernel sends SIGXFSZ (some, gVisor's, fail the write with EFBIG instead)
+    assert out.why(pol) == "killed by SIGXFSZ: a file reached the size limit of 1 MiB" or (
+        out.why(pol) == "exited with code 1" and b"File too large" in out.stderr)
+    assert (private / "big.bin").stat().st_size == 1 << 20
+    # Python ignores SIGXFSZ: its write fails instead, and the program can say so
+    out, pol = run("open('big2.bin', 'wb').write(b'x' * 3000000)", private, file_mb=1)
+    assert b"OSError: [Errno 27] File too large" in out.stderr
+    assert out.why(pol) == "exited with code 1"
+
+
+FORKER = """
+import os, resource, sys, time
+soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+forked = 0
+for _ in range(60):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.execvp("sleep", ["sleep", "{arg}"])
+    forked += 1
+print(forked, soft != resource.RLIM_INFINITY, flush=True)
+time.sleep(60)
+"""
+
+
+def test_forking_without_end_is_limited_and_every_process_dies_at_the_deadline(
+        private: Path) -> None:
+    private.mkdir()
+    arg = unique()
+    out, pol = run(FORKER.replace("{arg}", arg), private, timeout=3, processes=8)
+    forked, limited = out.stdout.split()
+    assert limited == b"True"                      # RLIMIT_NPROC is set ...
+    if os.getuid() != 0:                           # ... and the kernel applies it but to root
+        assert int(forked) <= 8
+    assert out.why(pol) == "timed out after 3 s (every process it started was killed)"
+    assert none_left(arg)
+
+
+def test_a_socket_reaches_nothing_unless_the_network_is_allowed(private: Path) -> None:
+    if not LOCAL.network:
+        pytest.skip("no network namespace can be made here (docs/agents.md#the-sandbox)")
+    private.mkdir()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        code = f"""
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {server.getsockname()[1]}), timeout=3).close()
+    print("connected")
+except OSError as exc:
+    print("blocked", exc.errno)
+"""
+        out, _ = run(code, private)
+        assert out.stdout.startswith(b"blocked"), out.stdout
+        if LOCAL.processes:
+            out, _ = run(code, private, network=True)
+            assert out.stdout == b"connected\n"
+
+
+def test_a_daemon_left_behind_is_killed(private: Path) -> None:
+    private.mkdir()
+    arg = unique()
+    code = f"""
+import subprocess, time
+subprocess.Popen(["setsid", "sh", "-c", "(exec sleep {arg}) & echo started"],
+                 stdout=subprocess.PIPE).stdout.readline()
+time.sleep(0.2)
+print("bye")
+"""
+    out, _ = run(code, private)
+    assert (out.exit_code, out.stdout) == (0, b"bye\n")
+    assert none_left(arg)
+
+
+def test_gigabytes_of_output_are_capped_and_the_program_stopped(private: Path) -> None:
+    private.mkdir()
+    code = "import sys\nwhile True:\n    sys.stdout.buffer.write(b'x' * 65536)\n"
+    started = time.monotonic()
+    out, pol = run(code, private, timeout=60, cap=100_000)
+    assert (len(out.stdout), out.over_cap, out.timed_out) == (100_000, ["stdout"], False)
+    assert out.why(pol) == "stdout passed the output cap of 100000 bytes (stopped)"
+    assert time.monotonic() - started < 50          # stopped at the cap, not the deadline
+
+
+def test_secrets_in_the_environment_pass_only_when_the_setting_names_them(
+        private: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    private.mkdir()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-leak")
+    monkeypatch.setenv("MODEL_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("SMEVALS_ALLOW_UNCONTAINED", "1")      # where no PID namespace is
+    code = "import os; print(sorted(k for k in os.environ if k in ('OPENAI_API_KEY', " \
+           "'MODEL_URL')))"
+    assert run(code, private)[0].stdout == b"[]\n"
+    assert run(code, private, env=["MODEL_URL"])[0].stdout == b"['MODEL_URL']\n"
