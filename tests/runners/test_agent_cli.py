@@ -64,13 +64,26 @@ def test_run_and_grade_two_models(tmp_path) -> None:
 
 def test_bad_config_exits_2_naming_file_line_and_field(tmp_path) -> None:
     ev = agent_eval(tmp_path, "runner: smevals:agent\nbackend: replay\nmax_turns: many\n"
-                              "sandbox: {backend: jail}\n")
+                              "tools: [bash, curl]\n")
     result = run_cli("validate", str(ev))
     assert result.code == 2
-    assert "configs/default.yaml:3:1: max_turns: must be an integer, not string" in result.both
-    assert ("configs/default.yaml:4:11: sandbox.backend: 'jail' is not one of ['auto', "
-            "'bwrap', 'unshare', 'docker', 'podman', 'none']") in result.both
-    assert "sessions: required by smevals:agent with backend: replay" in result.both
+    assert "configs/default.yaml:3:1: max_turns: must be an integer, not string" in result.err
+    assert ("configs/default.yaml:4:1: tools.1: 'curl' is not one of ['bash', 'read_file', "
+            "'write_file', 'list_files']") in result.err
+    assert "configs/default.yaml:1:9: sessions: required by smevals:agent with backend: " \
+        "replay" in result.err
     run = run_cli("run", str(ev), "-m", "good", "--store", str(tmp_path / "store"))
     assert run.code == 2
+    assert not (tmp_path / "store" / "ev" / "runs").exists()
+
+
+def test_a_sandbox_this_machine_cannot_give_is_refused_before_any_run(tmp_path) -> None:
+    from smevals.proc.contain import available
+
+    missing = next(b for b in ("bwrap", "podman", "docker", "unshare") if b not in available())
+    ev = agent_eval(tmp_path, CONFIG + f"sandbox: {{backend: {missing}}}\n")
+    result = run_cli("run", str(ev), "-m", "good", "--store", str(tmp_path / "store"))
+    assert result.code == 2
+    assert f"configs/default.yaml:5:1: sandbox: backend '{missing}' cannot be used here (" \
+        in result.err
     assert not (tmp_path / "store" / "ev" / "runs").exists()

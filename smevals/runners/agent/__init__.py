@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.proc.contain import BACKENDS
+from smevals.proc.setting import Setting
 from smevals.runners.agent.backends import Backend, OpenAIBackend, ReplayBackend, session_path
 from smevals.runners.agent.loop import Limits, Loop
 from smevals.runners.agent.tools import NAMES, Toolbox
@@ -49,9 +49,7 @@ SCHEMA = options_schema({
     "max_tool_output": {"type": "integer", "minimum": 256},
     "tool_timeout": {"type": "number", "exclusiveMinimum": 0},
     "tools": {"type": "array", "items": {"enum": list(NAMES)}, "uniqueItems": True},
-    "sandbox": {"type": "object", "additionalProperties": False, "properties": {
-        "backend": {"enum": list(BACKENDS)}, "require": {"type": "boolean"},
-        "image": TEXT, "memory_mb": _POSITIVE, "processes": _POSITIVE, "file_mb": _POSITIVE}},
+    "sandbox": True,        # the common `sandbox:` setting (proc/setting.py, config schema)
 })
 
 
@@ -62,22 +60,7 @@ def config_problems(config: Mapping[str, Any]) -> Problems:
         problems.append(("sessions", "required by smevals:agent with backend: replay"))
     if config.get("backend") in (None, "openai") and config.get("sessions") is not None:
         problems.append(("sessions", "only for backend: replay"))
-    if not problems and isinstance(config.get("sandbox"), Mapping):
-        problems += _sandbox_problems(config["sandbox"])
     return problems
-
-
-def _sandbox_problems(settings: Mapping[str, Any]) -> Problems:
-    """A sandbox this machine cannot give (a backend named, or `require`): refused at once."""
-    if settings.get("backend", "auto") == "auto" and not settings.get("require"):
-        return []
-    from smevals.proc.sandbox import Policy, SandboxRefused, describe
-
-    try:
-        describe(Policy(timeout=1, env={}, **settings))
-    except SandboxRefused as refused:
-        return [("sandbox", refused.reason)]
-    return []
 
 
 def _given(config: Mapping[str, Any], key: str, default: Any) -> Any:
@@ -109,6 +92,14 @@ def backend(ctx: BuiltinContext) -> tuple[Backend, Session | None]:
     return OpenAIBackend(session, ctx.model, extra), session
 
 
+def _setting(ctx: BuiltinContext) -> Setting:
+    """The Config's `sandbox:` with the Task's on top (checked by `run` before it starts)."""
+    try:
+        return Setting.merged(ctx.config.get("sandbox"), ctx.task.get("sandbox"))
+    except ValueError as error:
+        raise RunFailed(str(error), failure="launch") from None
+
+
 def run(ctx: BuiltinContext) -> BuiltinOutcome:
     if problems := config_problems(ctx.config):
         text = "; ".join(f"{key}: {message}" for key, message in problems)
@@ -120,7 +111,7 @@ def run(ctx: BuiltinContext) -> BuiltinOutcome:
                       names=tuple(_given(config, "tools", NAMES)),
                       tool_timeout=float(_given(config, "tool_timeout", 60.0)),
                       max_output=int(_given(config, "max_tool_output", 16384)),
-                      box=dict(config.get("sandbox") or {}))
+                      setting=_setting(ctx))
     limits = Limits(int(_given(config, "max_turns", 20)), config.get("max_tokens"))
     loop = Loop(ctx, model, toolbox, limits)
     try:

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smevals.proc.sandbox import Outcome, Policy, describe, run_sandboxed, sandbox_env
+from smevals.proc.sandbox import Outcome, Policy, describe, run_sandboxed
+from smevals.proc.setting import Setting
 from smevals.runners.agent import confined
 from smevals.runners.agent.confined import ToolError
 
@@ -60,13 +61,13 @@ class Toolbox:
     names: tuple[str, ...] = NAMES
     tool_timeout: float = 60.0
     max_output: int = 16384           # characters of a result shown to the model
-    box: Mapping[str, Any] = field(default_factory=dict)  # the config's `sandbox` settings
+    setting: Setting = field(default_factory=Setting)   # the `sandbox:` of Config and Task
     deadline: float | None = None     # time.monotonic() at which the Run ends
 
     def policy(self, timeout: float) -> Policy:
-        """How `bash` runs: no network, a private home, the config's `sandbox` settings."""
-        return Policy(timeout=timeout, env=sandbox_env(self.environ, self.home),
-                      cap=self.max_output * 4, **self.box)
+        """How `bash` runs: a private home, the `sandbox:` setting (no network by default)."""
+        return self.setting.policy(timeout, self.home, cap=self.max_output * 4,
+                                   environ=self.environ)
 
     def sandbox(self) -> str:
         """What contains `bash` here (SandboxRefused when the settings cannot be met)."""
