@@ -79,6 +79,7 @@ _FAMILY: dict[str, str] = {
     "xml_valid": "xml_valid",
     "render_svg": "svg",
     "match_output": "program",
+    "command": "command",
     "sql_execution": "sql",
     "sql_valid": "sql",
     "llm_judge": "judges",

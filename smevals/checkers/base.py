@@ -56,6 +56,11 @@ class CheckInput:
     check_name: str | None = None
     judge: JudgeAccess | None = None     # for the judge checkers
     grader_dir: Path | None = None   # the grader's folder: where `database:` paths start
+    # A Run of a Task with starting files: its final tree (the starting files, minus those
+    # deleted, with the Run's files on top), built on the first call in a private folder
+    # shared by the Grade's Checks (read it, never write it); ValueError, naming why, when it
+    # cannot be rebuilt (the starting files changed since the Run)
+    run_workspace: Callable[[], Path] | None = None
 
 
 @dataclass

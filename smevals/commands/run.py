@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from smevals.errors import Problem, SmevalsError, SpecError
-from smevals.grade.problems import config_problems, grader_problems, task_key_warnings
+from smevals.grade.problems import (
+    config_problems,
+    grader_problems,
+    task_key_warnings,
+    workspace_problems,
+)
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
 from smevals.run.engine import Interrupted, run_pool
@@ -114,7 +119,8 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     config = pick_config(ev, name)
     picked = pick_tasks(ev, opts.tasks)
     tasks = opts.subset.choose(picked)
-    problems = config_problems(config) + template_problems(config, tasks)
+    problems = (config_problems(config) + template_problems(config, tasks)
+                + workspace_problems(tasks))
     grader = pick_grader(ev, opts.grader) if opts.grader else None
     if grader is not None:
         problems.extend(grader_problems(grader, tasks))

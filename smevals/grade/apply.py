@@ -117,17 +117,23 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
     """Every applicable Check of the grader on the Run in `run_dir` (by default its folder
     in the store)."""
     run_dir = run_dir or job.store.path_of(job.run)
+    from smevals.grade.tree import FinalTree
+
+    tree = FinalTree(job.ev, dict(job.run.record), run_dir)     # built when a Check asks
     ctx = CheckerContext(run_dir, workspace, job.run.record, task, job.ev.path, job.environ,
-                         job.groups, job)
+                         job.groups, job, tree)
     results: list[CheckRecord] = []
     halted = False
-    for check in applicable(job.grader.checks, task):
-        if halted:
-            results.append({"checker": check.checker, "skipped": True, **_label(check)})
-            continue
-        result = _one(job, check, ctx)
-        results.append(result)
-        halted = check.required and not result["ok"]
+    try:
+        for check in applicable(job.grader.checks, task):
+            if halted:
+                results.append({"checker": check.checker, "skipped": True, **_label(check)})
+                continue
+            result = _one(job, check, ctx)
+            results.append(result)
+            halted = check.required and not result["ok"]
+    finally:
+        tree.close()
     return results
 
 
@@ -170,7 +176,8 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
                               run_dir=ctx.run_dir, workspace=ctx.workspace,
                               timeout=check.timeout, check_name=check.spec.get("name"),
                               judge=judge_context(ctx.job, check) if ctx.job else None,
-                              grader_dir=ctx.job.grader.path.parent if ctx.job else None)
+                              grader_dir=ctx.job.grader.path.parent if ctx.job else None,
+                              run_workspace=ctx.tree.path if ctx.tree else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 

@@ -23,7 +23,16 @@ def cross_file_problems(ev: Eval) -> list[Problem]:
         problems.extend(template_problems(config, ev.tasks))
     for grader in ev.graders.values():
         problems.extend(grader_problems(grader, ev.tasks))
+    problems.extend(workspace_problems(ev.tasks))
     return problems
+
+
+def workspace_problems(tasks: tuple[Task, ...] | list[Task]) -> list[Problem]:
+    """Each Task's `workspace:` exists inside the Eval, holds regular files and folders only
+    and is within the limits (spec/workspace.py)."""
+    from smevals.spec.workspace import spec_problems
+
+    return [p for task in tasks for p in spec_problems(task)]
 
 
 def config_problems(config: Config) -> list[Problem]:

@@ -15,6 +15,7 @@ from smevals.store.records import RunFields
 
 if TYPE_CHECKING:
     from smevals.grade.apply import GradeJob
+    from smevals.grade.tree import FinalTree
 
 DEFAULT_TIMEOUT = 300.0
 OUTPUT_CAP = 1 << 20
@@ -30,6 +31,7 @@ class CheckerContext:
     environ: dict[str, str]
     groups: ProcessGroups
     job: GradeJob | None = None  # built-in checkers that need the store
+    tree: FinalTree | None = None   # a Run with starting files: its final tree, built lazily
 
 
 def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:
@@ -50,13 +52,21 @@ def checker_env(check: Check, ctx: CheckerContext) -> dict[str, str]:
     })
     if "prompt" in ctx.task:
         env["SMEVALS_PROMPT"] = str(ctx.task["prompt"])
+    if ctx.tree is not None and ctx.run.get("workspace"):   # TreeError: the Check fails
+        env["SMEVALS_RUN_WORKSPACE"] = str(ctx.tree.path())
     return env
 
 
 def run_program(program: Path, check: Check, ctx: CheckerContext) -> dict[str, Any]:
     """One Check by a program: {"ok", "score"?, "metrics"?, "tags"?, "notes"?, "details"?}."""
+    from smevals.grade.tree import TreeError
+
     timeout = check.timeout or DEFAULT_TIMEOUT
-    fin = launch([str(program)], ctx.workspace, checker_env(check, ctx), timeout, ctx.groups,
+    try:
+        env = checker_env(check, ctx)
+    except TreeError as exc:
+        return {"ok": False, "notes": f"SMEVALS_RUN_WORKSPACE: {exc}"}
+    fin = launch([str(program)], ctx.workspace, env, timeout, ctx.groups,
                  cap=OUTPUT_CAP, what="checker")
     if fin.failure in ("launch", "timeout", "signal"):
         return {"ok": False, "notes": f"checker {fin.detail}"}

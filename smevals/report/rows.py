@@ -124,7 +124,7 @@ def cell_of(run: Obj[RunBrief]) -> tuple[str, str, str]:
             str(rec.get("model")))
 
 
-Want = tuple[tuple[str, str], ...]      # (inputs key, expected value) pairs
+Want = tuple[tuple[str, str | None], ...]    # (inputs key, expected value) pairs
 Expected = Callable[[tuple[str, str, str]], "Want | None"]
 
 

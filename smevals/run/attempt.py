@@ -14,6 +14,7 @@ from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, lau
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
+from smevals.spec.workspace import Starting
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
@@ -62,16 +63,55 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     staging = session.store.stage("run")
     try:
         started = datetime.now(UTC)
-        finished = _execute(session, job, staging.dir)
+        start, refused = _copy_in(job, staging.dir)
+        finished = refused or _execute(session, job, staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
         record = _record(session, job, staging.dir, finished, started)
+        if start is not None:
+            _settle(record, start, staging.dir)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
     except BaseException:
         staging.abort()
         raise
     return Attempt(job, written, record)
+
+
+def _copy_in(job: Job, workspace: Path) -> tuple[Starting | None, Finished | None]:
+    """Copy the Task's starting files into the Run's workspace; a Finished that fails the Run
+    (the runner never starts) when they cannot be copied as planned."""
+    from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
+
+    try:
+        start = starting(job.task)
+        if start is None:
+            return None, None
+        if start.digest != job.inputs.get("workspace"):
+            raise CopyError("the starting files changed since the Run was planned")
+        fd = open_dir(workspace)
+        try:
+            copy_in(start, fd)
+        finally:
+            os.close(fd)
+    except (WorkspaceError, CopyError) as exc:
+        return None, Finished(b"", b"", None, "workspace", f"workspace: {exc}", 0.0, {})
+    return start, None
+
+
+def _settle(record: RunFields, start: Starting, workspace: Path) -> None:
+    """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
+    from smevals.run.workspace import settle
+
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            done = settle(start, fd)
+    finally:
+        os.close(fd)
+    record["workspace"] = done.record()
+    if done.truncated is not None:
+        record.setdefault("truncated", {})["workspace.diff"] = done.truncated
 
 
 def runner_env(session: Session, job: Job, workspace: Path) -> dict[str, str]:

@@ -47,7 +47,8 @@ class PairPlan:
     why: tuple[str, ...] = ()      # what differs: task edited, config changed, runner changed
 
 
-REASONS = ("task edited", "config changed", "runner changed")
+REASONS = ("task edited", "config changed", "runner changed", "workspace changed")
+_PARTS = ("task", "config", "runner", "workspace")
 
 
 def resolve_runner(config: Config) -> Runner:
@@ -88,7 +89,24 @@ def inputs_of(task: Task, config: Config, runner: Runner, model: str,
         "config": config_digest or digest_of_config(config, model),
         "runner": runner.digest,
     }
+    files = workspace_digest(task)
+    if files is not None:
+        parts["workspace"] = files
     return cast(Inputs, {"hash": sha256_bytes(dumps(parts)), **parts})
+
+
+def workspace_digest(task: Task) -> str | None:
+    """The digest of the Task's starting files (names and bytes); None without `workspace:`.
+    One that cannot be read (a file removed meanwhile) gives a digest no Run has."""
+    from smevals.spec.workspace import WorkspaceError, has_workspace, starting
+
+    if not has_workspace(task):
+        return None
+    try:
+        found = starting(task)
+    except WorkspaceError as exc:
+        return f"unreadable: {exc}"
+    return found.digest if found else None
 
 
 def digest_of_config(config: Config, model: str) -> str:
@@ -179,5 +197,5 @@ def _stale(earlier: list[Mapping[str, object]], now: Inputs) -> tuple[int, tuple
 def differences(had: Any, now: Mapping[str, object]) -> list[str]:
     """What differs between a Run's recorded inputs and `now` (REASONS, in order)."""
     had = had if isinstance(had, dict) else {}
-    return [reason for reason, part in zip(REASONS, ("task", "config", "runner"), strict=True)
-            if had.get(part) != now[part]]
+    return [reason for reason, part in zip(REASONS, _PARTS, strict=True)
+            if had.get(part) != now.get(part)]

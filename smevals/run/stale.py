@@ -3,7 +3,8 @@
 A Run records the hashes of its task document, its config (with the model) and its runner
 program. Against an Eval (as in the working tree, or at a revision) a stale Run is one of:
 its task was deleted, its config was deleted, its task was edited, its config was changed,
-or its runner program was changed. The first that applies is its reason.
+its runner program was changed, or its starting files (`workspace:`) were changed. The
+first that applies is its reason.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ CONFIG_DELETED = "config deleted"
 REASONS = (TASK_DELETED, CONFIG_DELETED, *CHANGES)    # task edited, config/runner changed
 
 Cell = tuple[str, str, str]          # (task, config, model)
-Want = tuple[tuple[str, str], ...]   # (inputs key, value) pairs a current Run has
+Want = tuple[tuple[str, str | None], ...]   # (inputs key, value) pairs a current Run has
 
 
 class Staleness:
@@ -67,7 +68,8 @@ class Staleness:
             return None
         parts = self._inputs(cell)
         if self.runner(cell[1]) is None:
-            return (("task", parts["task"]), ("config", parts["config"]))
+            return (("task", parts["task"]), ("config", parts["config"]),
+                    ("workspace", parts.get("workspace")))
         return (("hash", parts["hash"]),)
 
     def is_stale(self, run: Obj[RunBrief]) -> bool:
@@ -89,7 +91,7 @@ class Staleness:
         if cell[1] not in self.ev.configs:
             return CONFIG_DELETED
         changed = differences(run.record.get("inputs"), self._inputs(cell))
-        return changed[0] if changed else CHANGES[-1]     # a record without inputs
+        return changed[0] if changed else CHANGES[2]      # a record without inputs
 
     def count(self, stale: Iterable[tuple[Cell, Obj[RunBrief]]]) -> dict[str, int]:
         """Stale Runs by reason, in the order of REASONS (reasons with no Run left out)."""

@@ -23,7 +23,8 @@ if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy
 
 __all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "GradeFields",
            "GradeRecord", "GraderRef", "GraderRefBrief", "Inputs", "JudgeUsage", "Label",
-           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "Truncation"]
+           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "Truncation",
+           "WorkspaceChanges"]
 
 Status = Literal["ok", "failed"]
 Outcome = Literal["pass", "fail", "error"]
@@ -47,6 +48,18 @@ class Inputs(TypedDict):
     task: str
     config: str
     runner: str
+    workspace: NotRequired[str]     # the digest of the Task's starting files, when it has some
+
+
+class WorkspaceChanges(TypedDict):
+    """What a Run's agent did to the Task's starting files (run/workspace.py): the digest
+    of the starting files, and the paths it changed, added and deleted. The final tree is
+    the starting files minus `deleted`, with the Run's own files on top."""
+
+    hash: str
+    changed: list[str]
+    added: list[str]
+    deleted: list[str]
 
 
 class Failure(TypedDict):
@@ -80,6 +93,7 @@ class RunFields(TypedDict):
     truncated: NotRequired[dict[str, Truncation]]     # by file name: output.txt, stderr.txt
     usage: NotRequired[dict[str, Any] | None]
     usage_error: NotRequired[str]
+    workspace: NotRequired[WorkspaceChanges]   # a Task with starting files: what changed
     provenance: NotRequired[dict[str, Any]]
 
 

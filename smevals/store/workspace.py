@@ -12,6 +12,7 @@ of, a file elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import uuid
@@ -161,3 +162,21 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+
+
+def descend(fd: int, folders: list[str], make: bool = False) -> int:
+    """A new descriptor of the folder `folders` below the folder `fd`, each entered without
+    following a link (with `make`, a missing one is made); the caller closes it."""
+    here = os.dup(fd)
+    try:
+        for folder in folders:
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o755, dir_fd=here)
+            inner = open_dir(folder, here)
+            os.close(here)
+            here = inner
+    except BaseException:
+        os.close(here)
+        raise
+    return here

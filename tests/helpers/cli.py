@@ -41,6 +41,7 @@ CACHES = (
     ("smevals.checkers.json_schema", "_CACHE"),
     ("smevals.checkers.options", "_VALIDATORS"),
     ("smevals.scale.worker", "_EVALS"),
+    ("smevals.spec.workspace", "_CACHE"),
 )
 
 

@@ -1,0 +1,166 @@
+"""A Run's final tree for the Checks of one Grade (`SMEVALS_RUN_WORKSPACE`, `command`).
+
+A Run keeps only what its agent changed (run/workspace.py). The tree the agent left is
+rebuilt in a private temporary folder: the Task's starting files as the Eval has them now,
+minus the files the Run deleted, with the Run's own files on top (the names smevals keeps
+at the top of a Run left out; a symlink or special file the agent left is never recreated).
+It is built once per Grade, at the first Check that asks, and removed with the Grade. A Run
+of a Task without starting files has a final tree too: its own files.
+
+The starting files must be those the Run started from: when their digest differs from the
+one the Run recorded (the Task's files were edited since, as at another revision), the tree
+is refused, naming both digests, and the Check that asked fails; nothing is ever graded
+against other files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from smevals.spec.model import Eval
+from smevals.spec.workspace import Starting
+
+
+class TreeError(ValueError):
+    """The final tree cannot be rebuilt (the message says why)."""
+
+
+class FinalTree:
+    """The final tree of one Run, built on the first call to `path()`."""
+
+    def __init__(self, ev: Eval, run: dict[str, Any], run_dir: Path):
+        self.ev = ev
+        self.run = run
+        self.run_dir = run_dir
+        self._path: Path | None = None
+        self._error: str | None = None
+
+    def path(self) -> Path:
+        """The folder (built once); TreeError when it cannot be."""
+        if self._error is not None:
+            raise TreeError(self._error)
+        if self._path is None:
+            try:
+                self._path = self._build()
+            except TreeError as exc:
+                self._error = str(exc)
+                raise
+        return self._path
+
+    def close(self) -> None:
+        if self._path is not None:
+            shutil.rmtree(self._path.parent, ignore_errors=True)
+            self._path = None
+
+    def _build(self) -> Path:
+        from smevals.spec.workspace import CopyError, copy_in
+        from smevals.store.workspace import open_dir
+
+        changes = self.run.get("workspace")
+        folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
+        folder.mkdir()
+        try:
+            start = self._starting(changes) if changes else None
+            fd = open_dir(folder)
+            try:
+                if start is not None:
+                    copy_in(start, fd)
+                    for rel in (changes or {}).get("deleted") or []:
+                        _remove(fd, str(rel))
+                _overlay(self.run_dir, fd)
+            finally:
+                os.close(fd)
+        except (CopyError, OSError) as exc:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+            raise TreeError(f"the Run's final tree cannot be rebuilt: {exc}") from None
+        except BaseException:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+            raise
+        return folder
+
+    def _starting(self, changes: dict[str, Any]) -> Starting:
+        """The Task's starting files, as long as they are those the Run started from."""
+        from smevals.spec.workspace import WorkspaceError, starting
+
+        name = str((self.run.get("task") or {}).get("name"))
+        task = self.ev.task(name)
+        try:
+            start = starting(task) if task is not None else None
+        except WorkspaceError as exc:
+            raise TreeError(f"the Task's starting files cannot be read: {exc}") from None
+        if start is None:
+            raise TreeError(f"the Task '{name}' has no `workspace:` in the Eval now, so the "
+                            "Run's final tree cannot be rebuilt")
+        if start.digest != changes.get("hash"):
+            raise TreeError(
+                f"the Task's starting files changed since this Run was made (workspace hash "
+                f"{str(changes.get('hash'))[:12]} in the Run, {start.digest[:12]} in the Eval); "
+                "the Check is not run against other files: run the Task again")
+        return start
+
+
+def _remove(fd: int, rel: str) -> None:
+    """Remove `rel` below the folder `fd` (never following a link on the way)."""
+    from smevals.store.workspace import descend, remove
+
+    *folders, name = rel.split("/")
+    try:
+        here = descend(fd, folders)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    try:
+        remove(here, name)
+    finally:
+        os.close(here)
+
+
+def _overlay(run_dir: Path, fd: int) -> None:
+    """Copy each regular file of the Run (the reserved names at its top left out) over the
+    tree `fd`; what the Run holds as a symlink or special file removes the starting file."""
+    from smevals.spec.workspace import RESERVED
+    from smevals.store.workspace import manifest_at, open_dir
+
+    source = open_dir(run_dir)
+    try:
+        entries = manifest_at(source)
+        for entry in entries:
+            rel = entry["path"]
+            if rel in RESERVED:
+                continue
+            _remove(fd, rel)
+            if "sha256" in entry:
+                _copy(source, fd, rel)
+    finally:
+        os.close(source)
+
+
+def _copy(source: int, fd: int, rel: str) -> None:
+    from smevals.store.regular import open_regular
+    from smevals.store.workspace import hash_copy, open_dir
+
+    *folders, name = rel.split("/")
+    src, info = open_regular(rel, source)
+    here = os.dup(fd)
+    try:
+        for folder in folders:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, 0o755, dir_fd=here)
+            inner = open_dir(folder, here)
+            os.close(here)
+            here = inner
+        mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode,
+                      dir_fd=here)
+        try:
+            hash_copy(src, out)
+        finally:
+            os.close(out)
+    finally:
+        os.close(here)
+        os.close(src)

@@ -1,0 +1,123 @@
+"""`workspace.diff`: what the agent changed, as a unified diff against the starting files.
+
+Git's layout, so viewers colour it: a `diff --git a/<path> b/<path>` header per file, then
+`--- a/<path>` / `+++ b/<path>` (`/dev/null` for a new or a deleted file) and the hunks.
+A binary file (a NUL byte, or not UTF-8) is named, not diffed (`Binary files ... differ`), as
+is a file above DIFF_FILE_LIMIT; a symlink is named with its target (never followed) and a
+FIFO, socket or device as special. The whole is capped at DIFF_LIMIT bytes, cut at a line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterator, Mapping
+
+from smevals.spec.workspace import Starting
+from smevals.store.records import FileEntry
+from smevals.store.regular import NotRegular, open_regular
+
+DIFF_NAME = "workspace.diff"
+DIFF_FILE_LIMIT = 1 << 20          # a larger file is named, not diffed
+DIFF_LIMIT = 8 << 20               # the diff as a whole
+_DEV_NULL = "/dev/null"
+
+
+def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
+              deleted: list[str], final: Mapping[str, FileEntry]) -> tuple[str, int]:
+    """The diff (at most DIFF_LIMIT bytes, whole lines) and the bytes the whole diff took."""
+    sources = start.by_rel()
+    parts: list[str] = []
+    size = written = 0
+    for rel in sorted({*changed, *added, *deleted}):
+        old = _old(sources[rel].source.as_posix()) if rel in sources else None
+        new = None if rel in deleted else _new(fd, rel, final[rel])
+        for line in _file_diff(rel, old, new):
+            length = len(line.encode("utf-8"))
+            written += length
+            if size + length <= DIFF_LIMIT and written == size + length:
+                parts.append(line)
+                size += length
+    return "".join(parts), written
+
+
+Side = bytes | str | None           # bytes; str: what it is instead (a link, too large ...)
+
+
+def _old(path: str) -> Side:
+    return _read(path, None)
+
+
+def _new(fd: int, rel: str, entry: FileEntry) -> Side:
+    if "symlink" in entry:
+        return f"a symlink to {entry['symlink']!r} (never followed)"
+    if "sha256" not in entry:
+        return "a special file (a FIFO, socket or device; never opened)"
+    return _read(rel, fd)
+
+
+def _read(path: str, fd: int | None) -> Side:
+    try:
+        handle, info = open_regular(path, fd)
+    except NotRegular as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    try:
+        if info.st_size > DIFF_FILE_LIMIT:
+            return f"{info.st_size} bytes, too large to diff"
+        chunks = []
+        while chunk := os.read(handle, 1 << 20):
+            chunks.append(chunk)
+            if sum(len(c) for c in chunks) > DIFF_FILE_LIMIT:
+                return "too large to diff"
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
+
+
+def _file_diff(rel: str, old: Side, new: Side) -> Iterator[str]:
+    yield f"diff --git a/{rel} b/{rel}\n"
+    if old is None:
+        yield "new file\n"
+    elif new is None:
+        yield "deleted file\n"
+    if isinstance(old, str) or isinstance(new, str):
+        yield from _described(rel, old, new)
+        return
+    old_text, new_text = _text(old), _text(new)
+    if old_text is None or new_text is None:
+        yield (f"Binary files {'a/' + rel if old is not None else _DEV_NULL} and "
+               f"{'b/' + rel if new is not None else _DEV_NULL} differ\n")
+        return
+    lines = difflib.unified_diff(
+        _lines(old_text), _lines(new_text),
+        fromfile=_DEV_NULL if old is None else f"a/{rel}",
+        tofile=_DEV_NULL if new is None else f"b/{rel}")
+    for line in lines:
+        yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+
+
+def _described(rel: str, old: Side, new: Side) -> Iterator[str]:
+    if isinstance(old, str):
+        yield f"a/{rel} was {old}; not diffed\n"
+    if isinstance(new, str):
+        yield f"b/{rel} is {new}; not diffed\n"
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text`, each with its LF (only LF ends a line, as in git)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _text(data: bytes | None) -> str | None:
+    """The text of a file, "" for none; None for a binary file (a NUL byte, or not UTF-8)."""
+    if data is None:
+        return ""
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -1,0 +1,234 @@
+"""The `command` checker end to end: hidden tests run in a sandboxed copy of the Run's final
+workspace, scored from pytest's, unittest's or a JUnit report's counts; a command that hangs,
+one that prints megabytes, bad JUnit XML."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from smevals.proc.contain import containment
+from tests.helpers import grade_records, make_eval, write
+
+SANDBOX = containment().name
+
+AGENT = """
+#!/bin/sh
+find . -type f | sort
+mkdir -p src
+printf 'def add(a, b):\\n    return a + b\\n\\n\\n' > src/calc.py
+printf 'def sub(a, b):\\n    return a + b\\n' >> src/calc.py
+"""
+
+PYTEST_TESTS = """
+import sys
+sys.path.insert(0, "src")
+from calc import add, sub
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_sub():
+    assert sub(5, 3) == 2
+
+
+def test_workspace_file():
+    assert open("notes.txt").read() == "starting notes\\n"
+"""
+
+UNITTEST_TESTS = """
+import os
+import sys
+import unittest
+sys.path.insert(0, "src")
+from calc import add, sub
+
+
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_sub(self):
+        self.assertEqual(sub(5, 3), 2)
+
+    def test_err(self):
+        raise RuntimeError("boom")
+
+    @unittest.skip("not today")
+    def test_skipped(self):
+        pass
+"""
+
+JUNIT = """<?xml version="1.0"?>
+<testsuites><testsuite name="s">
+<testcase classname="calc" name="test_a"/>
+<testcase classname="calc" name="test_b"><failure message="no"/></testcase>
+<testcase classname="calc" name="test_c"><error message="boom"/></testcase>
+<testcase classname="calc" name="test_d"/>
+<testcase classname="calc" name="test_s"><skipped/></testcase>
+</testsuite></testsuites>
+"""
+
+DTD = """<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]>
+<testsuites><testsuite name="&lol2;"/></testsuites>
+"""
+
+GRADER = """
+checks:
+  - checker: command
+    name: pytest
+    command: python -m pytest -q -p no:cacheprovider tests
+    files: hidden
+  - checker: command
+    name: unittest
+    command: [python, -m, unittest, discover, -s, more]
+    files: [more/test_calc_ut.py]
+  - checker: command
+    name: junit
+    command: mkdir -p out && cp report.xml out/r.xml
+    junit: out/r.xml
+    files: [report.xml]
+  - checker: command
+    name: bad-junit
+    command: mkdir out; printf '<testsuites><testcase' > out/r.xml
+    junit: out/r.xml
+  - checker: command
+    name: dtd-junit
+    command: cp dtd.xml r.xml; exit 1
+    junit: r.xml
+    files: [dtd.xml]
+  - checker: command
+    name: no-junit
+    command: "true"
+    junit: r.xml
+  - checker: command
+    name: hangs
+    command: sleep 60
+    timeout: 1
+  - checker: command
+    name: loud
+    command: [python, -c, "import sys; sys.stdout.write('x' * 5000000)"]
+    max_output_bytes: 1000
+  - checker: command
+    name: which-python
+    command: [python, -c, "import sys; print(sys.executable)"]
+  - checker: command
+    name: writes
+    command: rm -f src/calc.py && echo gone > notes.txt
+  - checker: command
+    name: after-writes
+    command: cat src/calc.py notes.txt
+"""
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    from tests.helpers import run_cli
+
+    ev = make_eval(tmp_path_factory.mktemp("command") / "ev",
+                   tasks={"calc": "prompt: write calc\nworkspace: start\n"},
+                   configs={"default": "runner: ./agent.sh\nmodel: m1\n"},
+                   graders={"default": GRADER},
+                   files={"configs/agent.sh": AGENT, "start/notes.txt": "starting notes\n",
+                          "hidden/tests/test_calc.py": PYTEST_TESTS,
+                          "more/test_calc_ut.py": UNITTEST_TESTS,
+                          "report.xml": JUNIT, "dtd.xml": DTD})
+    res = run_cli("run", str(ev), "-g")
+    assert res.code == 1, res.err               # the Grade fails: some tests fail
+    (grade,) = grade_records(ev)
+    return ev, {c["name"]: c for c in grade["checks"]}
+
+
+def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> None:
+    ev, checks = graded
+    (run,) = (ev / "results" / "runs").rglob("run.json")
+    assert (run.parent / "output.txt").read_text() == "./notes.txt\n"      # no tests/
+    assert checks["pytest"] == {
+        "checker": "command", "name": "pytest", "ok": False, "score": 2 / 3,
+        "notes": "command exited with code 1: 1 of 3 tests failed "
+                 "(tests/test_calc.py::test_sub)",
+        "details": {"exit_code": 1, "sandbox": SANDBOX, "failing": ["tests/test_calc.py::test_sub"],
+                    "tests": {"from": "pytest", "passed": 2, "total": 3}},
+        "seconds": checks["pytest"]["seconds"]}
+    (folder,) = {p.parent for p in (ev / "results" / "grades").rglob("grade.json")}
+    assert "1 failed, 2 passed" in (folder / "command.pytest.stdout.txt").read_text()
+
+
+def test_unittest_summary(graded) -> None:
+    check = graded[1]["unittest"]
+    assert check["score"] == 1 / 3
+    assert check["details"]["tests"] == {"from": "unittest", "passed": 1, "total": 3}
+    assert check["details"]["failing"] == ["test_calc_ut.T.test_err", "test_calc_ut.T.test_sub"]
+    assert check["notes"] == ("command exited with code 1: 2 of 3 tests failed "
+                              "(test_calc_ut.T.test_err, test_calc_ut.T.test_sub)")
+
+
+def test_junit_reports(graded) -> None:
+    checks = graded[1]
+    assert checks["junit"]["ok"] is True           # the command exited 0
+    assert checks["junit"]["score"] == 0.5
+    assert checks["junit"]["details"]["failing"] == ["calc.test_b", "calc.test_c"]
+    assert checks["junit"]["details"]["tests"] == {"from": "junit", "passed": 2, "total": 4}
+    assert checks["bad-junit"]["ok"] is False
+    assert checks["bad-junit"]["notes"].startswith(
+        "junit: out/r.xml is not well-formed XML (unclosed token: line 1")
+    assert checks["dtd-junit"]["notes"] == ("junit: r.xml has a DTD or an entity declaration, "
+                                            "which smevals refuses")
+    assert checks["no-junit"]["notes"] == "junit: the command wrote no report at r.xml"
+    assert checks["no-junit"]["score"] == 0.0
+
+
+def test_a_command_that_hangs_or_prints_megabytes(graded) -> None:
+    ev, checks = graded
+    assert checks["hangs"]["ok"] is False
+    assert checks["hangs"]["notes"] == "command timed out after 1 s"
+    assert checks["loud"]["notes"] == ("stdout passed the output cap of 1000 bytes (kept "
+                                       "truncated; command stopped)")
+    (folder,) = {p.parent for p in (ev / "results" / "grades").rglob("grade.json")}
+    assert (folder / "command.loud.stdout.txt").read_bytes() == b"x" * 1000
+
+
+def test_python_is_smevals_python_and_each_check_has_its_own_copy(graded) -> None:
+    ev, checks = graded
+    (folder,) = {p.parent for p in (ev / "results" / "grades").rglob("grade.json")}
+    assert (folder / "command.which-python.stdout.txt").read_text() == sys.executable + "\n"
+    assert checks["writes"]["ok"] is True
+    assert (folder / "command.after-writes.stdout.txt").read_text().endswith(
+        "    return a + b\nstarting notes\n")
+
+
+@pytest.mark.parametrize(("check", "message"), [
+    ("checker: command\n    files: x", "2:5: checks[0].command: missing required option"),
+    ("checker: command\n    command: 'true'\n    files: ../x",
+     "4:5: checks[0].files: may not contain '..' ('../x')"),
+    ("checker: command\n    command: []",
+     "3:5: checks[0].command: expected a command line (run by sh -c) or a non-empty list of "
+     "arguments, got []"),
+])
+def test_bad_options_are_refused_by_validate(cli, tmp_path: Path, check: str,
+                                              message: str) -> None:
+    ev = make_eval(tmp_path / "ev", graders={"default": f"checks:\n  - {check}\n"})
+    res = cli("validate", str(ev))
+    assert res.code == 2
+    assert f"graders/default.yaml:{message}\n" in res.err
+
+
+def test_hidden_files_that_are_missing_fail_the_check(cli, tmp_path: Path) -> None:
+    ev = make_eval(tmp_path / "ev", graders={"default": textwrap.dedent("""
+        checks:
+          - checker: command
+            command: "true"
+            files: hidden
+        """)})
+    write(ev / "tasks" / "one.yaml", "prompt: hi\n")
+    res = cli("run", str(ev), "-g")
+    assert res.code == 1
+    (grade,) = [g for g in grade_records(ev) if g["run"]["task"] == "one"]
+    assert grade["checks"][0]["notes"] == "files: no such folder 'hidden' in the Eval folder"
