@@ -46,6 +46,9 @@ def grader_version(grader: Grader) -> str:
     depends = dependencies(grader, paths)
     if depends:
         spec["depends"] = depends
+    hidden = hidden_inputs(grader)
+    if hidden:
+        spec["hidden"] = hidden
     return sha256_bytes(dumps(spec))[:VERSION_CHARS]
 
 
@@ -112,6 +115,7 @@ def version_files(grader: Grader) -> dict[str, str]:
     out.update({rel(grader.path.parent / name, name): digest
                 for name, digest in database_inputs(grader).items()})
     out.update(dependencies(grader, paths))
+    out.update(hidden_inputs(grader))
     return out
 
 
@@ -173,6 +177,28 @@ def database_inputs(grader: Grader) -> dict[str, str]:
             continue
         path = grader.path.parent / name
         out[name] = _sha256(path) if path.is_file() else "missing"
+    return out
+
+
+def hidden_inputs(grader: Grader) -> dict[str, str]:
+    """The hidden files `command` Checks copy in (`files:`, relative to the Eval), hashed by
+    their path in the Eval: editing a hidden test is a new version. Empty for other graders."""
+    from smevals import checkers
+    from smevals.grade.deps import eval_dir
+    from smevals.spec.workspace import WorkspaceError, tree_of
+
+    out: dict[str, str] = {}
+    for check in grader.checks:
+        files = check.options.get("files")
+        if checkers.canonical_name(check.checker) != "command" or not files:
+            continue
+        prefix = f"{files.rstrip('/')}/" if isinstance(files, str) else ""
+        try:
+            found = tree_of(eval_dir(grader), files)
+        except WorkspaceError as exc:
+            out[dumps(files).decode()] = f"unusable: {exc}"
+            continue
+        out.update({prefix + rel: digest for rel, digest in found.sha256.items()})
     return out
 
 

@@ -232,3 +232,18 @@ def test_hidden_files_that_are_missing_fail_the_check(cli, tmp_path: Path) -> No
     assert res.code == 1
     (grade,) = [g for g in grade_records(ev) if g["run"]["task"] == "one"]
     assert grade["checks"][0]["notes"] == "files: no such folder 'hidden' in the Eval folder"
+
+
+def test_editing_a_hidden_file_is_a_new_grader_version(cli, tmp_path: Path) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"one": "prompt: hi\n"},
+                   graders={"default": "checks:\n  - checker: command\n    command: cat t.txt\n"
+                                       "    files: hidden\n"},
+                   files={"configs/echo.sh": "#!/bin/sh\necho hi\n", "hidden/t.txt": "v1\n"})
+    assert cli("run", str(ev), "-g").code == 0
+    assert "0 Run(s)" in cli("grade", str(ev)).out            # nothing out of date
+    (ev / "hidden" / "t.txt").write_text("v2\n")
+    res = cli("grade", str(ev))
+    assert res.code == 0, res.err
+    assert "grading 1 Run(s)" in res.out
+    versions = {g["grader"]["version"] for g in grade_records(ev)}
+    assert len(versions) == 2
