@@ -384,3 +384,17 @@ def test_openai_malformed_response_fails_the_run(fake_openai, make_ctx) -> None:
     assert outcome.failure == "exit"
     assert outcome.stderr.startswith("smevals:agent: malformed response body (HTTP 200): "
                                      "no `choices`; body: ")
+
+
+def test_samples_take_the_session_files_of_a_folder_in_turn(tmp_path, make_ctx) -> None:
+    folder = tmp_path / "sessions" / "m1" / "t1"
+    folder.mkdir(parents=True)
+    for name, text in (("a.jsonl", "first"), ("b.jsonl", "second")):
+        (folder / name).write_text(json.dumps(answer(text)) + "\n")
+    got = [agent(make_ctx, sample_index=index)[0].stdout for index in range(3)]
+    assert got == ["first", "second", "first"]
+    (folder / "a.jsonl").unlink()
+    (folder / "b.jsonl").unlink()
+    outcome, _ = agent(make_ctx)
+    assert outcome.stderr == ("smevals:agent: no recorded session in sessions/m1/t1/ for this "
+                              "model and task\n")

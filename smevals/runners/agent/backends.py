@@ -3,10 +3,11 @@ chat-completions request per turn, through runners/chatapi.py), or recorded sess
 (`backend: replay`, offline: the model's successive responses read from a file).
 
 A recorded session is `SESSIONS/MODEL/TASK.jsonl` (SESSIONS is the config's `sessions`
-folder): one JSON object per line, each one response of the model, in order:
-`{"content": TEXT or null, "tool_calls": [{"id": ID?, "name": NAME, "arguments": OBJECT or
-STRING}], "usage": {"input_tokens": N, "output_tokens": N}?}` (OpenAI's tool-call shape,
-`{"id", "function": {"name", "arguments"}}`, is accepted too). The tools really run: only the
+folder), or one file per sample in the folder `SESSIONS/MODEL/TASK/`: one JSON object per
+line, each one response of the model, in order: `{"content": TEXT or null, "tool_calls":
+[{"id": ID?, "name": NAME, "arguments": OBJECT or STRING}], "usage": {"input_tokens": N,
+"output_tokens": N}?}` (OpenAI's tool-call shape, `{"id", "function": {"name",
+"arguments"}}`, is accepted too). The tools really run: only the
 model's side is recorded.
 """
 
@@ -121,7 +122,9 @@ class ReplayBackend:
 
 
 def session_path(ctx: BuiltinContext) -> tuple[Path, str]:
-    """The recorded session of this Run's model and Task, and how to name it."""
+    """The recorded session of this Run's model, Task and sample, and how to name it:
+    `SESSIONS/MODEL/TASK.jsonl`, else the sample's file of the folder `SESSIONS/MODEL/TASK/`
+    (its `*.jsonl` by name, sample i taking the i-th modulo their count)."""
     task, model = ctx.task.get("name"), ctx.model
     if not isinstance(task, str) or not task:
         raise RunFailed("the task has no name", failure="launch")
@@ -130,8 +133,16 @@ def session_path(ctx: BuiltinContext) -> tuple[Path, str]:
             raise RunFailed(f"the {what} name {name!r} cannot name a recorded session file",
                             failure="launch")
     folder = Path(str(ctx.config["sessions"]))
-    shown = f"{folder.as_posix().rstrip('/')}/{model}/{task}.jsonl"
-    return ctx.config_dir / folder / model / f"{task}.jsonl", shown
+    shown = f"{folder.as_posix().rstrip('/')}/{model}/{task}"
+    base = ctx.config_dir / folder / model
+    single = base / f"{task}.jsonl"
+    if single.exists() or not (base / task).is_dir():
+        return single, f"{shown}.jsonl"
+    samples = sorted(p.name for p in (base / task).glob("*.jsonl"))
+    if not samples:
+        raise RunFailed(f"no recorded session in {shown}/ for this model and task")
+    name = samples[ctx.sample_index % len(samples)]
+    return base / task / name, f"{shown}/{name}"
 
 
 def load_session(path: Path, shown: str) -> list[Turn]:
