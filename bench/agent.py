@@ -111,7 +111,8 @@ def _copy(template: Path, to: Path) -> Path:
 
 
 def session(path: Path, calls: int, make: Callable[[int], list[dict[str, object]]]) -> None:
-    lines = [{"content": None, "tool_calls": make(i)} for i in range(calls)]
+    lines: list[dict[str, object]] = [{"content": None, "tool_calls": make(i)}
+                                      for i in range(calls)]
     lines.append({"content": "done"})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
