@@ -63,12 +63,13 @@ READS = {
     "text": "the output, or a file with `file:`",
     "json": "the output as JSON, or a file with `file:`; takes `extract: json`",
     "none": "the Run's usage record",
+    "workspace": "the Run's final workspace (the starting files with its changes)",
 }
 FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks": "JSON",
             "json_schema": "JSON", "overlap": "Overlap and retrieval scores",
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
             "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files", "svg": "Files",
-            "program": "Programs", "sql": "SQL", "judges": "Model judges",
+            "program": "Programs", "command": "Programs", "sql": "SQL", "judges": "Model judges",
             "webhook": "Webhooks"}
 
 

@@ -241,3 +241,37 @@ def test_a_checker_program_sees_the_final_tree(cli, tmp_path: Path) -> None:
                            "this Run was made (workspace hash ")
     assert note.endswith("in the Eval); the Check is not run against other files: run the "
                          "Task again")
+
+
+def test_the_editor_schemas_know_the_workspace_key_and_record_field(cli, tmp_path: Path) -> None:
+    from jsonschema import Draft202012Validator
+
+    from tests.helpers.schemas import PACKAGED
+
+    task = Draft202012Validator(json.loads((PACKAGED / "task.schema.json").read_text()))
+    assert task.is_valid({"workspace": "workspaces/app"})
+    assert task.is_valid({"workspace": ["a.py", "src/b.py"]})
+    assert not any(task.is_valid({"workspace": bad}) for bad in (7, [], "", [""], {"a": 1}))
+    ev = _agent_eval(tmp_path / "ev")
+    assert cli("run", str(ev)).code == 0
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    schema = Draft202012Validator(json.loads((PACKAGED / "run.schema.json").read_text()))
+    assert schema.is_valid(record)
+    assert not schema.is_valid({**record, "workspace": {"hash": "x"}})
+
+
+def test_a_large_diff_is_capped_at_a_line(cli, tmp_path: Path) -> None:
+    runner = "#!/bin/sh\nseq 1 3000 > a.txt\nseq 1 3000 > b.txt\n"
+    ev = _agent_eval(tmp_path / "ev", runner)
+    res = cli("run", str(ev), env={"SMEVALS_MAX_DIFF_MB": "0.01"})
+    assert res.code == 0, res.err
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    data = (run / "workspace.diff").read_bytes()
+    whole = 2 * (len("diff --git a/a.txt b/a.txt\nnew file\n--- /dev/null\n+++ b/a.txt\n"
+                     "@@ -0,0 +1,3000 @@\n") + sum(len(f"+{n}\n") for n in range(1, 3001)))
+    assert record["truncated"] == {"workspace.diff": {"kept_bytes": len(data),
+                                                      "written_bytes": whole}}
+    assert 10485 - 10 < len(data) <= 10485 and data.endswith(b"\n")
+    assert data.startswith(b"diff --git a/a.txt b/a.txt\n")

@@ -162,7 +162,8 @@ class Checker:
     that must be present when the check runs, a tuple standing for "exactly one of";
     `task_keys` maps an option to the Task keys read, in order, when it is absent;
     `aliases` maps another tool's spelling of an option to ours; `reads` is "text"
-    (the `file:` option applies), "json" (`file:` and `extract: json`) or "none";
+    (the `file:` option applies), "json" (`file:` and `extract: json`), "workspace" (the
+    Run's final tree, `CheckInput.run_workspace`) or "none";
     `problems` adds static checks for `smevals validate` (e.g. a regex compiles);
     `strict` False accepts options that `properties` does not name (plugins).
     """

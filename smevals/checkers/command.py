@@ -73,7 +73,7 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     },
     required=("command",),
     task_keys={"files": ("files",)},
-    reads="none",
+    reads="workspace",
     problems=_files_problems,
 )
 def command(opts: dict[str, Any], inp: CheckInput) -> CheckResult:

@@ -4,7 +4,7 @@ Git's layout, so viewers colour it: a `diff --git a/<path> b/<path>` header per 
 `--- a/<path>` / `+++ b/<path>` (`/dev/null` for a new or a deleted file) and the hunks.
 A binary file (a NUL byte, or not UTF-8) is named, not diffed (`Binary files ... differ`), as
 is a file above DIFF_FILE_LIMIT; a symlink is named with its target (never followed) and a
-FIFO, socket or device as special. The whole is capped at DIFF_LIMIT bytes, cut at a line.
+FIFO, socket or device as special. The whole is capped at SMEVALS_MAX_DIFF_MB (8 MB), cut at a line.
 """
 
 from __future__ import annotations
@@ -19,13 +19,17 @@ from smevals.store.regular import NotRegular, open_regular
 
 DIFF_NAME = "workspace.diff"
 DIFF_FILE_LIMIT = 1 << 20          # a larger file is named, not diffed
-DIFF_LIMIT = 8 << 20               # the diff as a whole
+DIFF_SETTING = "SMEVALS_MAX_DIFF_MB"  # the diff as a whole: 8 MB unless it says otherwise
+DIFF_MB = 8
 _DEV_NULL = "/dev/null"
 
 
 def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
               deleted: list[str], final: Mapping[str, FileEntry]) -> tuple[str, int]:
-    """The diff (at most DIFF_LIMIT bytes, whole lines) and the bytes the whole diff took."""
+    """The diff (at most SMEVALS_MAX_DIFF_MB, whole lines) and the bytes the whole diff took."""
+    from smevals.store.regular import megabytes
+
+    limit = megabytes(DIFF_SETTING, DIFF_MB)
     sources = start.by_rel()
     parts: list[str] = []
     size = written = 0
@@ -35,7 +39,7 @@ def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
         for line in _file_diff(rel, old, new):
             length = len(line.encode("utf-8"))
             written += length
-            if size + length <= DIFF_LIMIT and written == size + length:
+            if size + length <= limit and written == size + length:
                 parts.append(line)
                 size += length
     return "".join(parts), written

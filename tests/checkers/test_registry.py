@@ -31,7 +31,7 @@ ALL = checker_names()
 
 
 def test_catalog() -> None:
-    assert len(ALL) == 38 and sorted(ALL) == ALL
+    assert len(ALL) == 39 and sorted(ALL) == ALL
     assert isinstance(CATALOG_VERSION, str) and CATALOG_VERSION
     assert {
         "checker",
@@ -71,6 +71,7 @@ def test_family_tables_hold_only_listed_names() -> None:
         "xml_valid",
         "svg",
         "program",
+        "command",
         "sql",
         "judges",
         "webhook",
