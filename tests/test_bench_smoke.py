@@ -38,6 +38,7 @@ SMOKE = {
     "scale_out.py": ["2"],
     # past the interpreter's own start-up, the one window no handler can cover (reliability.md)
     "signals.py": ["--trials", "1", "--earliest", "1.0", "--latest", "1.5"],
+    "sandbox.py": ["--files", "5", "--repeats", "1"],
     "site_pictures.py": ["--runs", "2"],
     "store.py": ["--runs", "10", "--grades", "10"],
     "templates.py": ["--tasks", "2", "--repeats", "1"],

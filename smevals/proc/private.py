@@ -58,65 +58,72 @@ def private_copy(source: Path, dest: Path, max_files: int = MAX_FILES,
     budget = _Budget(max_files, max_bytes, max_depth)
     fd = os.open(source, _DIR)
     try:
-        _copy_dir(fd, dest, "", 0, budget, done)
+        out = os.open(dest, _DIR)
+        try:
+            _copy_dir(fd, out, "", 0, budget, done)
+        finally:
+            os.close(out)
     finally:
         os.close(fd)
     done.dropped.sort()
     return done
 
 
-def _copy_dir(fd: int, dest: Path, where: str, depth: int, budget: _Budget,
+def _copy_dir(fd: int, dest: int, where: str, depth: int, budget: _Budget,
               done: Copied) -> None:
+    """`fd`'s entries into the folder `dest` (both descriptors)."""
     if depth > budget.max_depth:
         raise CopyLimit(f"folders nested deeper than {budget.max_depth} ({_show(where)})")
-    for name in sorted(os.listdir(fd)):
-        rel = f"{where}{name}"
-        done.files += 1
-        if done.files + done.folders > budget.max_files:
+    with os.scandir(fd) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for entry in entries:              # the type from the listing (d_type): no stat here
+        rel = f"{where}{entry.name}"
+        if done.files + done.folders >= budget.max_files:
             raise CopyLimit(f"more than {budget.max_files} files and folders")
-        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
-        if stat.S_ISDIR(st.st_mode):
-            done.files -= 1
-            done.folders += 1
-            _copy_sub(fd, name, dest / name, rel, depth, budget, done)
-        elif stat.S_ISREG(st.st_mode):
-            _copy_file(fd, name, dest / name, rel, budget, done)
+        if entry.is_dir(follow_symlinks=False):
+            _copy_sub(fd, entry.name, dest, rel, depth, budget, done)
+        elif entry.is_file(follow_symlinks=False):
+            _copy_file(fd, entry.name, dest, rel, budget, done)
         else:
-            done.files -= 1
-            done.dropped.append(f"{_show(rel)} ({_kind(st.st_mode)})")
+            mode = entry.stat(follow_symlinks=False).st_mode
+            done.dropped.append(f"{_show(rel)} ({_kind(mode)})")
 
 
-def _copy_sub(fd: int, name: str, target: Path, rel: str, depth: int, budget: _Budget,
+def _copy_sub(fd: int, name: str, dest: int, rel: str, depth: int, budget: _Budget,
               done: Copied) -> None:
     try:
         sub = os.open(name, _DIR, dir_fd=fd)
-    except OSError:                     # replaced by a link since the stat: never followed
-        done.folders -= 1
+    except OSError:                     # replaced by a link since it was listed: never followed
         done.dropped.append(f"{_show(rel)} (changed while copied)")
         return
     try:
-        target.mkdir(mode=0o700)
-        _copy_dir(sub, target, rel + "/", depth + 1, budget, done)
+        done.folders += 1
+        os.mkdir(name, 0o700, dir_fd=dest)
+        target = os.open(name, _DIR, dir_fd=dest)
+        try:
+            _copy_dir(sub, target, rel + "/", depth + 1, budget, done)
+        finally:
+            os.close(target)
     finally:
         os.close(sub)
 
 
-def _copy_file(fd: int, name: str, target: Path, rel: str, budget: _Budget,
+def _copy_file(fd: int, name: str, dest: int, rel: str, budget: _Budget,
                done: Copied) -> None:
     try:
         src = os.open(name, _FILE, dir_fd=fd)
     except OSError:
-        done.files -= 1
         done.dropped.append(f"{_show(rel)} (changed while copied)")
         return
     try:
         st = os.fstat(src)
-        if not stat.S_ISREG(st.st_mode):
-            done.files -= 1
+        if not stat.S_ISREG(st.st_mode):       # replaced since it was listed
             done.dropped.append(f"{_show(rel)} ({_kind(st.st_mode)})")
             return
-        mode = (st.st_mode & 0o755) | 0o600
-        out = os.open(target, _NEW, mode)
+        done.files += 1
+        if done.bytes + st.st_size > budget.max_bytes:
+            raise CopyLimit(f"more than {budget.max_bytes} bytes")
+        out = os.open(name, _NEW, (st.st_mode & 0o755) | 0o600, dir_fd=dest)
         try:
             _pump(src, out, budget, done)
         finally:
@@ -126,16 +133,26 @@ def _copy_file(fd: int, name: str, target: Path, rel: str, budget: _Budget,
 
 
 def _pump(src: int, out: int, budget: _Budget, done: Copied) -> None:
+    """Copy to the end of `src` (it may have grown since its stat: still bounded)."""
     while True:
-        chunk = os.read(src, min(_CHUNK, budget.max_bytes - done.bytes + 1))
-        if not chunk:
+        try:
+            sent = os.sendfile(out, src, None, min(_CHUNK, budget.max_bytes - done.bytes + 1))
+        except OSError:
+            sent = _pump_slowly(src, out, budget, done)
+        if not sent:
             return
-        done.bytes += len(chunk)
+        done.bytes += sent
         if done.bytes > budget.max_bytes:
             raise CopyLimit(f"more than {budget.max_bytes} bytes")
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(out, view):]
+
+
+def _pump_slowly(src: int, out: int, budget: _Budget, done: Copied) -> int:
+    """One chunk by read and write (where sendfile cannot copy between these files)."""
+    chunk = os.read(src, min(_CHUNK, budget.max_bytes - done.bytes + 1))
+    view = memoryview(chunk)
+    while view:
+        view = view[os.write(out, view):]
+    return len(chunk)
 
 
 def _kind(mode: int) -> str:

@@ -12,6 +12,7 @@ schemas): what the machine gives is a question for the machine that runs them.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -77,11 +78,12 @@ def _refusal(base: object, layer: object) -> str | None:
         setting = Setting.merged(base, layer)
     except ValueError as exc:       # the schema has said so already; never a crash here
         return str(exc)
-    return _refused(setting)
+    return _refused(setting, os.environ.get("PATH", ""))
 
 
 @functools.cache
-def _refused(setting: Setting) -> str | None:
+def _refused(setting: Setting, path: str) -> str | None:
+    """Why this machine cannot give `setting` (asked once per setting and PATH)."""
     try:
         setting.describe()
     except SandboxRefused as refused:

@@ -87,6 +87,18 @@ def test_private_copy_takes_files_and_folders_and_names_what_it_leaves_out(
     assert (src / "main.py").read_text() == "print(1)\n"
 
 
+def test_private_copy_keeps_names_that_are_not_utf8_and_names_them_readably(
+        tmp_path: Path) -> None:
+    src = os.fsencode(tmp_path / "src")
+    os.mkdir(src)
+    with open(os.path.join(src, b"caf\xe9.txt"), "wb") as fh:
+        fh.write(b"x")
+    os.symlink(b"/etc/passwd", os.path.join(src, b"l\xff"))
+    done = private_copy(tmp_path / "src", tmp_path / "copy")
+    assert os.listdir(os.fsencode(tmp_path / "copy")) == [b"caf\xe9.txt"]
+    assert done.dropped == ["l\ufffd (symlink)"]
+
+
 def test_private_copy_is_bounded_and_never_follows_a_linked_source(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "a" / "b" / "c").mkdir(parents=True)

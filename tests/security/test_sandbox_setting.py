@@ -133,3 +133,19 @@ def test_match_output_runs_under_the_tasks_setting_and_says_so(cli: CLI, tmp_pat
     (grade,) = (ev / "results" / "grades").rglob("grade.json")
     assert json.loads(grade.read_text())["checks"][0]["details"] == {
         "sandbox": f"{LOCAL.name}, network allowed"}
+
+
+def test_check_refuses_a_checks_sandbox_with_an_error_naming_it(cli: CLI) -> None:
+    spec = json.dumps({"checker": "match_output", "expected_output": "1",
+                       "sandbox": {"backend": "none", "require": True}})
+    res = cli("check", spec, "--output", "print(1)")
+    assert (res.code, json.loads(res.out)) == (2, {
+        "ok": False, "error": True, "details": {"sandbox": "none"},
+        "notes": "sandbox: require: true asks for the network and other processes to be "
+                 "hidden, and the strongest containment here is 'none'; this machine gives: "
+                 f"{', '.join(available())}"})
+    bad = json.dumps({"checker": "match_output", "expected_output": "1"})
+    res = cli("check", bad, "--output", "print(1)", "--task",
+              json.dumps({"sandbox": {"backend": "lxc"}}))
+    assert (res.code, json.loads(res.out)["notes"]) == (
+        2, "the Task's sandbox.backend: invalid value 'lxc'")

@@ -1,0 +1,76 @@
+"""The sandbox's own cost: the private copy of a workspace (`private_copy`, N files of 1 KiB
+in folders of 50), and starting `true` under each containment this machine gives (the
+strongest local one, the same with the network allowed, and none), median and best of R.
+
+Usage: python bench/sandbox.py [--files 1000] [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from smevals.proc.private import private_copy  # noqa: E402
+from smevals.proc.sandbox import Policy, describe, run_sandboxed, sandbox_env  # noqa: E402
+
+
+def workspace(root: Path, files: int) -> Path:
+    for i in range(files):
+        path = root / f"d{i // 50:03d}" / f"f{i:05d}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(os.urandom(512).hex().encode())
+    return root
+
+
+def timed(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median and best milliseconds of `fn()` over `repeats` calls."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = workspace(Path(tmp) / "ws", args.files)
+        copies = iter(range(10**9))
+
+        def copy() -> None:
+            private_copy(src, Path(tmp) / f"copy{next(copies)}")
+
+        median, best = timed(copy, args.repeats)
+        print(f"private_copy of {args.files} files of 1 KiB: {median:.1f} ms median, "
+              f"{best:.1f} ms best ({args.repeats} copies)")
+        home = Path(tmp) / "home"
+        home.mkdir()
+        env = sandbox_env(os.environ, home)
+        cases: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("auto", {}), ("auto, network allowed", {"network": True}),
+            ("none", {"backend": "none"}))
+        for label, fields in cases:
+            policy = Policy(20, env, **fields)
+            name = describe(policy)
+            median, best = timed(functools.partial(run_sandboxed, ["true"], home, policy),
+                                 args.repeats)
+            print(f"run_sandboxed(true), {label} ({name}): {median:.1f} ms median, "
+                  f"{best:.1f} ms best ({args.repeats} runs)")
+
+
+if __name__ == "__main__":
+    main()
