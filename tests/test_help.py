@@ -108,7 +108,7 @@ def test_init_help_lists_the_examples(cli) -> None:
     assert names == ["agent-tools", "code-localization", "haiku", "json-extraction",
                      "pelican", "python-stdout", "rag-citations", "safety",
                      "spec-implementation", "support-replies", "svg-artifacts", "text-to-sql"]
-    assert ("  haiku              Can the model write a haiku - three lines, on the subject "
+    assert ("  haiku                Can the model write a haiku - three lines, on the subject "
             "asked for?\n") in listing
 
 
