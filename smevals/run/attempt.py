@@ -161,8 +161,13 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
                          environ=session.environ, cancel=_event(session))
     start = time.monotonic()
     out = run_builtin(session.runner.builtin or "", ctx)
-    if out.usage is not None:
-        (workspace / USAGE_FILE).write_bytes(to_json(out.usage).encode())
+    if out.usage is not None:           # a new file: never through what an agent left there
+        fd = open_dir(workspace)
+        try:
+            remove(fd, USAGE_FILE)
+            write_new(fd, USAGE_FILE, to_json(out.usage).encode())
+        finally:
+            os.close(fd)
     failure = None if out.exit_code == 0 else (out.failure or "exit")
     detail = "" if failure is None else (out.stderr.strip().splitlines() or ["failed"])[-1]
     cap = output_cap(session.config)

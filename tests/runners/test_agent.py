@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -398,3 +399,31 @@ def test_samples_take_the_session_files_of_a_folder_in_turn(tmp_path, make_ctx) 
     outcome, _ = agent(make_ctx)
     assert outcome.stderr == ("smevals:agent: no recorded session in sessions/m1/t1/ for this "
                               "model and task\n")
+
+
+def test_links_at_smevals_own_names_are_replaced_not_written_through(tmp_path, make_ctx
+                                                                     ) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("t.txt", "u.txt"):
+        (outside / name).write_text("mine")
+    command = (f"ln -s {outside}/t.txt transcript.jsonl && "
+               f"ln -s {outside}/u.txt smevals-usage.json")
+    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+    outcome, workspace = agent(make_ctx)
+    assert outcome.exit_code == 0
+    assert not (workspace / "transcript.jsonl").is_symlink()
+    assert entries(workspace)[-1]["text"] == "ok"
+    assert [(outside / n).read_text() for n in ("t.txt", "u.txt")] == ["mine", "mine"]
+
+
+def test_a_command_printing_without_end_is_stopped(tmp_path, make_ctx) -> None:
+    record(tmp_path, [tools(call("bash", {"command": "yes flood"})), answer("ok")])
+    outcome, workspace = agent(make_ctx, {"max_tool_output": 1000, "tool_timeout": 30})
+    [(_name, output, error)] = results(workspace)
+    assert output.startswith("flood\nflood\n")
+    body, notes = output.split("\n[... ", 1)
+    assert len(body) == 1000
+    assert re.fullmatch(r"\d+ more characters not shown\]\n\[stopped: the command printed too "
+                        r"much on stdout\]\n\[exit code -\d+\]", notes), notes
+    assert error

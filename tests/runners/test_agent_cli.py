@@ -87,3 +87,19 @@ def test_a_sandbox_this_machine_cannot_give_is_refused_before_any_run(tmp_path) 
     assert f"configs/default.yaml:5:1: sandbox: backend '{missing}' cannot be used here (" \
         in result.err
     assert not (tmp_path / "store" / "ev" / "runs").exists()
+
+
+def test_a_usage_file_link_the_agent_left_is_never_written_through(tmp_path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("keep me")
+    ev = agent_eval(tmp_path, CONFIG)
+    session = [{"tool_calls": [{"name": "bash", "arguments": {
+        "command": f"ln -s {outside} smevals-usage.json"}}]}, {"content": "done"}]
+    path = ev / "configs" / "sessions" / "good" / "job.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in session))
+    store = tmp_path / "store"
+    result = run_cli("run", str(ev), "-m", "good", "--store", str(store))
+    assert result.code == 0, result.both
+    assert outside.read_text() == "keep me"
+    [run] = (store / "ev" / "runs" / "job" / "default" / "good").iterdir()
+    assert json.loads((run / "run.json").read_text())["usage"]["turns"] == 2

@@ -9,8 +9,10 @@ happened is kept, whatever the end, as `transcript.jsonl` (store/transcript.py) 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -83,7 +85,7 @@ class Loop:
             failed.usage = self.usage()
             raise
         finally:
-            transcript.write(self.ctx.workspace / transcript.NAME, self.entries)
+            put_own(self.ctx.workspace, transcript.NAME, transcript.dump(self.entries))
         return BuiltinOutcome(stdout=text, usage=self.usage())
 
     def usage(self) -> dict[str, Any]:
@@ -152,6 +154,20 @@ class Loop:
 
     def note(self, reason: str) -> None:
         self.add({"type": "error", "message": reason})
+
+
+def put_own(workspace: Path, name: str, data: bytes) -> None:
+    """Write one of smevals' own files at the top of the workspace as a new file: whatever
+    the agent left at that name (a link out, a FIFO) is removed first, never written
+    through."""
+    from smevals.store.workspace import open_dir, remove, write_new
+
+    fd = open_dir(workspace)
+    try:
+        remove(fd, name)
+        write_new(fd, name, data)
+    finally:
+        os.close(fd)
 
 
 def assistant_message(reply: Turn) -> dict[str, Any]:

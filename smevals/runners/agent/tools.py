@@ -87,6 +87,8 @@ class Toolbox:
             result = self._tools()[name](arguments)
         except ToolError as error:
             result = Result(str(error), is_error=True)
+        if name == "bash":             # capped before its notes, which the model must see
+            return result
         return Result(self.capped(result.output), result.is_error, result.exit_code)
 
     def _tools(self) -> dict[str, Callable[[dict[str, Any]], Result]]:
@@ -118,7 +120,7 @@ class Toolbox:
         if self.deadline is not None:
             timeout = max(0.1, min(timeout, self.deadline - time.monotonic()))
         out = run_sandboxed(["bash", "-c", command], self.workspace, self.policy(timeout))
-        return _command_result(out, timeout)
+        return _command_result(out, timeout, self.capped)
 
 
 def _required(arguments: dict[str, Any], key: str) -> Any:
@@ -127,11 +129,12 @@ def _required(arguments: dict[str, Any], key: str) -> Any:
     return arguments[key]
 
 
-def _command_result(out: Outcome, timeout: float) -> Result:
+def _command_result(out: Outcome, timeout: float, cap: Callable[[str], str]) -> Result:
     text = out.stdout.decode("utf-8", "replace")
     if out.stderr:
         text += ("" if not text or text.endswith("\n") else "\n") + \
             out.stderr.decode("utf-8", "replace")
+    text = cap(text)
     notes = []
     if out.timed_out:
         notes.append(f"[timed out after {timeout:g} s: every process of the command killed]")
