@@ -427,3 +427,24 @@ def test_a_command_printing_without_end_is_stopped(tmp_path, make_ctx) -> None:
     assert re.fullmatch(r"\d+ more characters not shown\]\n\[stopped: the command printed too "
                         r"much on stdout\]\n\[exit code -\d+\]", notes), notes
     assert error
+
+
+def test_listing_stops_deep_and_writes_stop_at_the_runs_budget(tmp_path, make_ctx,
+                                                              monkeypatch) -> None:
+    from smevals.runners.agent import confined
+
+    workspace = tmp_path / "workspace"
+    (workspace / ("d/" * 40)).mkdir(parents=True)
+    monkeypatch.setattr(confined, "WRITE_BUDGET", 10)
+    record(tmp_path, [tools(call("list_files", {}),
+                            call("write_file", {"path": "a.txt", "content": "123456"}),
+                            call("write_file", {"path": "b.txt", "content": "123456"})),
+                      answer("ok")])
+    outcome, _ = agent(make_ctx)
+    listing, first, second = results(workspace)
+    lines = listing[1].splitlines()
+    assert len(lines) == 33
+    assert lines[-1] == "d/" * 32 + "d/ [not entered: deeper than 32 folders]"
+    assert first == ("write_file", "wrote 6 bytes to a.txt", False)
+    assert second == ("write_file", "not written: the Run's write_file calls may write 0 MiB "
+                                    "in all, and 6 bytes are written", True)

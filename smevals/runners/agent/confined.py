@@ -7,7 +7,8 @@ made with `bash`, is refused, never followed. A file is read only when it is a r
 (O_NOFOLLOW | O_NONBLOCK, then fstat: never a FIFO, a device or a link); a write goes to a
 new file that then replaces the name, so it never writes through a link or a hard link into
 a file outside. Sizes are capped: a read shows the first `cap` bytes, a write above its cap
-is refused, a listing stops at LIST_CAP entries.
+is refused, and so is one past the Run's budget (WRITE_BUDGET), a listing stops at LIST_CAP
+entries and LIST_DEPTH folders down.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from smevals.store.regular import NotRegular, describe, open_regular
 from smevals.store.workspace import open_dir
 
 LIST_CAP = 1000                  # entries shown by list_files
+LIST_DEPTH = 32                  # folders below this depth are not entered by list_files
 WRITE_CAP = 1 << 20              # bytes a write_file may write
+WRITE_BUDGET = 64 << 20         # bytes all the write_file calls of a Run may write
 READ_CAP = 1 << 20               # bytes read_file reads (the tool output cap applies after)
 # smevals' own files in a Run's workspace: never "the agent's work"
 RESERVED = frozenset({"output.txt", "stderr.txt", "smevals-usage.json", "transcript.jsonl",
@@ -146,7 +149,7 @@ def list_files(root: Path, path: object = ".", cap: int = LIST_CAP) -> str:
     parts = split("." if path is None else path)
     lines: list[str] = []
     with folder(root, parts) as fd:
-        _list(fd, "", lines, cap + 1)
+        _list(fd, "", lines, cap + 1, LIST_DEPTH)
     if not lines:
         return "(empty)"
     if len(lines) > cap:
@@ -154,7 +157,7 @@ def list_files(root: Path, path: object = ".", cap: int = LIST_CAP) -> str:
     return "\n".join(lines)
 
 
-def _list(fd: int, prefix: str, lines: list[str], most: int) -> None:
+def _list(fd: int, prefix: str, lines: list[str], most: int, depth: int) -> None:
     with os.scandir(fd) as entries:
         names = sorted(entry.name for entry in entries)
     for name in names:
@@ -163,11 +166,13 @@ def _list(fd: int, prefix: str, lines: list[str], most: int) -> None:
         info = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
             lines.append(f"{prefix}{name} -> {os.readlink(name, dir_fd=fd)}")
+        elif stat.S_ISDIR(info.st_mode) and depth == 0:
+            lines.append(f"{prefix}{name}/ [not entered: deeper than {LIST_DEPTH} folders]")
         elif stat.S_ISDIR(info.st_mode):
             lines.append(f"{prefix}{name}/")
             inner = open_dir(name, fd)
             try:
-                _list(inner, f"{prefix}{name}/", lines, most)
+                _list(inner, f"{prefix}{name}/", lines, most, depth - 1)
             finally:
                 os.close(inner)
         else:

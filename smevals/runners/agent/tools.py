@@ -63,6 +63,7 @@ class Toolbox:
     max_output: int = 16384           # characters of a result shown to the model
     setting: Setting = field(default_factory=Setting)   # the `sandbox:` of Config and Task
     deadline: float | None = None     # time.monotonic() at which the Run ends
+    written: int = 0                  # bytes written by write_file so far
 
     def policy(self, timeout: float) -> Policy:
         """How `bash` runs: a private home, the `sandbox:` setting (no network by default)."""
@@ -87,6 +88,8 @@ class Toolbox:
             result = self._tools()[name](arguments)
         except ToolError as error:
             result = Result(str(error), is_error=True)
+        except OSError as error:          # what the agent's bash did to the workspace
+            result = Result(f"{name} failed: {error.strerror or error}", is_error=True)
         if name == "bash":             # capped before its notes, which the model must see
             return result
         return Result(self.capped(result.output), result.is_error, result.exit_code)
@@ -107,7 +110,14 @@ class Toolbox:
 
     def write(self, arguments: dict[str, Any]) -> Result:
         path, content = _required(arguments, "path"), _required(arguments, "content")
-        return Result(confined.write_file(self.workspace, path, content))
+        size = len(content.encode("utf-8", "replace")) if isinstance(content, str) else 0
+        if self.written + size > confined.WRITE_BUDGET:
+            raise ToolError(f"not written: the Run's write_file calls may write "
+                            f"{confined.WRITE_BUDGET >> 20} MiB in all, and "
+                            f"{self.written} bytes are written")
+        done = Result(confined.write_file(self.workspace, path, content))
+        self.written += size
+        return done
 
     def list(self, arguments: dict[str, Any]) -> Result:
         return Result(confined.list_files(self.workspace, arguments.get("path") or "."))
