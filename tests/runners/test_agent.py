@@ -448,3 +448,33 @@ def test_listing_stops_deep_and_writes_stop_at_the_runs_budget(tmp_path, make_ct
     assert first == ("write_file", "wrote 6 bytes to a.txt", False)
     assert second == ("write_file", "not written: the Run's write_file calls may write 0 MiB "
                                     "in all, and 6 bytes are written", True)
+
+
+def test_bash_runs_under_the_configs_sandbox_setting_with_the_tasks_on_top(tmp_path,
+                                                                          make_ctx) -> None:
+    record(tmp_path, [tools(call("bash", {"command": "ulimit -f; echo $ONE_VAR"})),
+                      answer("ok")])
+    environ = {"PATH": os.environ["PATH"], "ONE_VAR": "passed", "OTHER": "not"}
+    config = {"sandbox": {"file_mb": 1, "env": ["ONE_VAR"]}}
+    _, workspace = agent(make_ctx, config, environ=environ)
+    assert results(workspace)[0][1] == "1024\npassed\n"
+    task = {**TASK, "sandbox": {"file_mb": 2}}
+    _, workspace = agent(make_ctx, config, environ=environ, task=task)
+    assert results(workspace)[0][1] == "2048\npassed\n"
+
+
+def test_bash_reaches_no_socket(tmp_path, make_ctx) -> None:
+    import socket
+
+    from smevals.proc.contain import containment
+
+    if not containment().network:
+        pytest.skip("no network namespace can be made here")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        command = f"(: <>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo blocked"
+        record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+        _, workspace = agent(make_ctx)
+    assert results(workspace)[0][1] == "blocked\n"
