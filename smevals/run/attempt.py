@@ -161,7 +161,7 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
                          environ=session.environ, cancel=_event(session))
     start = time.monotonic()
     out = run_builtin(session.runner.builtin or "", ctx)
-    if out.usage is not None:           # a new file: never through what an agent left there
+    if out.usage is not None:      # never through what a harness left under that name
         fd = open_dir(workspace)
         try:
             remove(fd, USAGE_FILE)

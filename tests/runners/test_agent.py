@@ -478,3 +478,20 @@ def test_bash_reaches_no_socket(tmp_path, make_ctx) -> None:
         record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
         _, workspace = agent(make_ctx)
     assert results(workspace)[0][1] == "blocked\n"
+
+
+def test_openai_http_error_ends_the_run_and_keeps_the_transcript(fake_openai, make_ctx
+                                                                ) -> None:
+    fake_openai.enqueue(200, completion(None, tool_calls=[{"id": "c1", "function": {
+        "name": "list_files", "arguments": "{}"}}], finish_reason="tool_calls",
+        usage={"prompt_tokens": 7, "completion_tokens": 1}))
+    fake_openai.enqueue(400, {"error": {"message": "context too long"}})
+    ctx = make_ctx(openai_config(fake_openai), TASK)
+    outcome = run_builtin("agent", ctx)
+    assert (outcome.exit_code, outcome.failure) == (1, "exit")
+    assert outcome.stderr == (f"smevals:agent: HTTP 400 from {fake_openai.base_url}/chat/"
+                              'completions: {"error": {"message": "context too long"}}\n')
+    found = entries(ctx.workspace)
+    assert [e["type"] for e in found] == ["message", "message", "tool_call", "tool_result",
+                                          "error"]
+    assert timeless(outcome.usage)["input_tokens"] == 7
