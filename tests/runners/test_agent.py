@@ -1,77 +1,28 @@
 """smevals:agent, the built-in agent: its loop on recorded sessions (replay backend) and on a
-scripted OpenAI-compatible server, its confined tools, its limits, its transcript and usage."""
+scripted OpenAI-compatible server, its limits, its transcript and usage (its tools:
+test_agent_tools.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from smevals.runners import BuiltinOutcome, config_problems, run_builtin
-from smevals.store import transcript
+from smevals.runners import config_problems, run_builtin
+from tests.helpers.agent import (
+    REPLAY,
+    TASK,
+    agent,
+    answer,
+    call,
+    entries,
+    record,
+    results,
+    timeless,
+    tools,
+)
 from tools.fake_openai import Received, Scripted, completion
-
-REPLAY = {"runner": "smevals:agent", "backend": "replay", "sessions": "sessions"}
-TASK = {"name": "t1", "prompt": "Make hello.txt say hi."}
-
-
-def record(root: Path, responses: Sequence[dict[str, Any] | str], model: str = "m1",
-           task: str = "t1") -> Path:
-    """A recorded session: one response of the model per line."""
-    path = root / "sessions" / model / f"{task}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in responses]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def call(name: str, arguments: Any, ident: str | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {"name": name, "arguments": arguments}
-    if ident:
-        item["id"] = ident
-    return item
-
-
-def tools(*calls: dict[str, Any], text: str | None = None, tokens: int = 0) -> dict[str, Any]:
-    """A response calling tools."""
-    response: dict[str, Any] = {"content": text, "tool_calls": list(calls)}
-    if tokens:
-        response["usage"] = {"input_tokens": tokens, "output_tokens": 1}
-    return response
-
-
-def answer(text: str) -> dict[str, Any]:
-    return {"content": text, "usage": {"input_tokens": 5, "output_tokens": 2}}
-
-
-def entries(workspace: Path) -> list[dict[str, Any]]:
-    """The Run's transcript without its timings."""
-    found = list(transcript.parse((workspace / transcript.NAME).read_bytes()))
-    return [{k: v for k, v in e.items() if k != "t"} for e in found]
-
-
-def results(workspace: Path) -> list[tuple[str, str, bool]]:
-    return [(e["name"], e["output"], e["is_error"]) for e in entries(workspace)
-            if e["type"] == "tool_result"]
-
-
-def timeless(usage: dict[str, Any] | None) -> dict[str, Any]:
-    assert usage is not None
-    rest = dict(usage)
-    for key in ("latency_ms", "duration_ms"):
-        assert isinstance(rest.pop(key), float)
-    return rest
-
-
-def agent(make_ctx: Any, config: dict[str, Any] | None = None, **overrides: Any
-          ) -> tuple[BuiltinOutcome, Path]:
-    ctx = make_ctx({**REPLAY, **(config or {})}, overrides.pop("task", TASK), **overrides)
-    return run_builtin("agent", ctx), ctx.workspace
 
 
 def test_good_session_exact_transcript_usage_and_files(tmp_path, make_ctx) -> None:
@@ -137,69 +88,6 @@ def test_bad_calls_go_back_to_the_model_as_errors(tmp_path, make_ctx) -> None:
     assert entries(workspace)[6]["arguments"] == '{"command": "ls"'   # kept as it came
 
 
-def test_paths_outside_the_workspace_are_refused(tmp_path, make_ctx) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("s3cret")
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (workspace / "out").symlink_to(outside)
-    (workspace / "leak.txt").symlink_to(outside / "secret.txt")
-    os.mkfifo(workspace / "pipe")
-    record(tmp_path, [tools(
-        call("write_file", {"path": "/tmp/x.txt", "content": "x"}),
-        call("write_file", {"path": "../x.txt", "content": "x"}),
-        call("write_file", {"path": "out/x.txt", "content": "x"}),
-        call("read_file", {"path": "out/secret.txt"}),
-        call("read_file", {"path": "leak.txt"}),
-        call("read_file", {"path": "pipe"}),
-        call("write_file", {"path": "leak.txt", "content": "mine"}),
-        call("write_file", {"path": "output.txt", "content": "forged"}),
-        call("list_files", {}),
-        call("list_files", {"path": "out"}),
-    ), answer("ok")])
-    outcome, _ = agent(make_ctx)
-    assert outcome.exit_code == 0
-    assert results(workspace) == [
-        ("write_file", "'/tmp/x.txt' is not relative to the workspace: give a relative path "
-                       "such as 'src/main.py'", True),
-        ("write_file", "'../x.txt' goes up with '..': paths stay inside the workspace", True),
-        ("write_file", f"out is a symlink to {str(outside)!r}, not a folder (links are never "
-                       "followed)", True),
-        ("read_file", f"out is a symlink to {str(outside)!r}, not a folder (links are never "
-                      "followed)", True),
-        ("read_file", f"leak.txt is a symlink to {str(outside / 'secret.txt')!r}: not a "
-                      "regular file, not read (links are never followed)", True),
-        ("read_file", "pipe is a FIFO: not a regular file, not read (links are never "
-                      "followed)", True),
-        ("write_file", "wrote 4 bytes to leak.txt", False),
-        ("write_file", "output.txt is a name smevals keeps for itself; choose another", True),
-        ("list_files", f"leak.txt\nout -> {outside}\npipe", False),
-        ("list_files", f"out is a symlink to {str(outside)!r}, not a folder (links are never "
-                       "followed)", True),
-    ]
-    # the write replaced the link in the workspace; the file outside is untouched
-    assert (workspace / "leak.txt").read_text() == "mine"
-    assert not (workspace / "leak.txt").is_symlink()
-    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
-    assert (outside / "secret.txt").read_text() == "s3cret"
-    assert not (tmp_path / "x.txt").exists()
-
-
-def test_hard_link_is_not_written_through(tmp_path, make_ctx) -> None:
-    outside = tmp_path / "outside.txt"
-    outside.write_text("original")
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    os.link(outside, workspace / "linked.txt")
-    record(tmp_path, [tools(call("write_file", {"path": "linked.txt", "content": "new"})),
-                      answer("ok")])
-    outcome, _ = agent(make_ctx)
-    assert outcome.exit_code == 0
-    assert (workspace / "linked.txt").read_text() == "new"
-    assert outside.read_text() == "original"
-
-
 def test_turn_limit_fails_the_run_with_transcript(tmp_path, make_ctx) -> None:
     record(tmp_path, [tools(call("list_files", {}))] * 5)
     outcome, workspace = agent(make_ctx, {"max_turns": 3})
@@ -228,65 +116,6 @@ def test_token_limit(tmp_path, make_ctx) -> None:
     assert outcome.stderr == ("smevals:agent: token limit: 122 tokens used, above max_tokens "
                               "100\n")
     assert outcome.usage is not None and outcome.usage["total_tokens"] == 122
-
-
-def test_tool_output_is_capped(tmp_path, make_ctx) -> None:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
-    (workspace / "big.txt").write_text("x" * 5000)
-    record(tmp_path, [tools(call("read_file", {"path": "big.txt"})), answer("ok")])
-    outcome, _ = agent(make_ctx, {"max_tool_output": 1000})
-    [(_name, output, error)] = results(workspace)
-    assert output == "x" * 1000 + "\n[... 4000 more characters not shown]"
-    assert not error
-
-
-def test_command_past_its_timeout_and_its_children_are_killed(tmp_path, make_ctx) -> None:
-    marker = "987654.25"
-    command = f"for i in 1 2 3 4 5 6 7 8; do (setsid sleep {marker} &); done; sleep {marker}"
-    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
-    outcome, workspace = agent(make_ctx, {"tool_timeout": 1})
-    assert outcome.exit_code == 0
-    [(_name, output, error)] = results(workspace)
-    assert output.startswith("[timed out after 1 s: every process of the command killed]")
-    assert error
-    assert [pid for pid in os.listdir("/proc") if pid.isdigit() and marker.encode()
-            in _cmdline(pid)] == []
-
-
-def _cmdline(pid: str) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
-
-
-def test_the_runs_timeout_ends_a_command_and_the_run(tmp_path, make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "sleep 30"})), answer("never")])
-    outcome, workspace = agent(make_ctx, timeout=1.0)
-    assert (outcome.exit_code, outcome.failure) == (1, "timeout")
-    assert outcome.stderr == "smevals:agent: timed out after 1 s\n"
-    assert results(workspace)[0][2] is True
-
-
-def test_bash_sees_no_secret_and_a_private_home(tmp_path, make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "env | sort | grep -v '^_='"})),
-                      answer("ok")])
-    environ = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "MY_API_KEY": "s3cret"}
-    outcome, workspace = agent(make_ctx, environ=environ)
-    [(_name, output, _error)] = results(workspace)
-    assert "s3cret" not in output and "MY_API_KEY" not in output
-    home = [line for line in output.splitlines() if line.startswith("HOME=")]
-    assert home and "smevals-agent-home-" in home[0]
-    assert not Path(home[0][5:]).exists()          # removed after the Run
-
-
-def test_only_the_tools_the_config_names(tmp_path, make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "ls"})), answer("ok")])
-    outcome, workspace = agent(make_ctx, {"tools": ["read_file", "list_files"]})
-    assert results(workspace) == [
-        ("bash", "unknown tool 'bash'; the tools are: read_file, list_files", True)]
-    assert outcome.usage is not None and "sandbox" not in outcome.usage
 
 
 @pytest.mark.parametrize(("lines", "problem"), [
@@ -399,85 +228,6 @@ def test_samples_take_the_session_files_of_a_folder_in_turn(tmp_path, make_ctx) 
     outcome, _ = agent(make_ctx)
     assert outcome.stderr == ("smevals:agent: no recorded session in sessions/m1/t1/ for this "
                               "model and task\n")
-
-
-def test_links_at_smevals_own_names_are_replaced_not_written_through(tmp_path, make_ctx
-                                                                     ) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    for name in ("t.txt", "u.txt"):
-        (outside / name).write_text("mine")
-    command = (f"ln -s {outside}/t.txt transcript.jsonl && "
-               f"ln -s {outside}/u.txt smevals-usage.json")
-    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
-    outcome, workspace = agent(make_ctx)
-    assert outcome.exit_code == 0
-    assert not (workspace / "transcript.jsonl").is_symlink()
-    assert entries(workspace)[-1]["text"] == "ok"
-    assert [(outside / n).read_text() for n in ("t.txt", "u.txt")] == ["mine", "mine"]
-
-
-def test_a_command_printing_without_end_is_stopped(tmp_path, make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "yes flood"})), answer("ok")])
-    outcome, workspace = agent(make_ctx, {"max_tool_output": 1000, "tool_timeout": 30})
-    [(_name, output, error)] = results(workspace)
-    assert output.startswith("flood\nflood\n")
-    body, notes = output.split("\n[... ", 1)
-    assert len(body) == 1000
-    assert re.fullmatch(r"\d+ more characters not shown\]\n\[stopped: the command printed too "
-                        r"much on stdout\]\n\[exit code -\d+\]", notes), notes
-    assert error
-
-
-def test_listing_stops_deep_and_writes_stop_at_the_runs_budget(tmp_path, make_ctx,
-                                                              monkeypatch) -> None:
-    from smevals.runners.agent import confined
-
-    workspace = tmp_path / "workspace"
-    (workspace / ("d/" * 40)).mkdir(parents=True)
-    monkeypatch.setattr(confined, "WRITE_BUDGET", 10)
-    record(tmp_path, [tools(call("list_files", {}),
-                            call("write_file", {"path": "a.txt", "content": "123456"}),
-                            call("write_file", {"path": "b.txt", "content": "123456"})),
-                      answer("ok")])
-    outcome, _ = agent(make_ctx)
-    listing, first, second = results(workspace)
-    lines = listing[1].splitlines()
-    assert len(lines) == 33
-    assert lines[-1] == "d/" * 32 + "d/ [not entered: deeper than 32 folders]"
-    assert first == ("write_file", "wrote 6 bytes to a.txt", False)
-    assert second == ("write_file", "not written: the Run's write_file calls may write 0 MiB "
-                                    "in all, and 6 bytes are written", True)
-
-
-def test_bash_runs_under_the_configs_sandbox_setting_with_the_tasks_on_top(tmp_path,
-                                                                          make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "ulimit -f; echo $ONE_VAR"})),
-                      answer("ok")])
-    environ = {"PATH": os.environ["PATH"], "ONE_VAR": "passed", "OTHER": "not"}
-    config = {"sandbox": {"file_mb": 1, "env": ["ONE_VAR"]}}
-    _, workspace = agent(make_ctx, config, environ=environ)
-    assert results(workspace)[0][1] == "1024\npassed\n"
-    task = {**TASK, "sandbox": {"file_mb": 2}}
-    _, workspace = agent(make_ctx, config, environ=environ, task=task)
-    assert results(workspace)[0][1] == "2048\npassed\n"
-
-
-def test_bash_reaches_no_socket(tmp_path, make_ctx) -> None:
-    import socket
-
-    from smevals.proc.contain import containment
-
-    if not containment().network:
-        pytest.skip("no network namespace can be made here")
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        port = server.getsockname()[1]
-        command = f"(: <>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo blocked"
-        record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
-        _, workspace = agent(make_ctx)
-    assert results(workspace)[0][1] == "blocked\n"
 
 
 def test_openai_http_error_ends_the_run_and_keeps_the_transcript(fake_openai, make_ctx
