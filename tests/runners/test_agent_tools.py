@@ -221,3 +221,19 @@ def test_bash_reaches_no_socket(tmp_path, make_ctx) -> None:
         record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
         _, workspace = agent(make_ctx)
     assert results(workspace)[0][1] == "blocked\n"
+
+
+def test_no_command_runs_uncontained_beside_a_secret(tmp_path, make_ctx, monkeypatch) -> None:
+    monkeypatch.setenv("MY_API_KEY", "s3cret")
+    monkeypatch.delenv("SMEVALS_ALLOW_UNCONTAINED", raising=False)
+    record(tmp_path, [tools(call("bash", {"command": "echo hi"})), answer("ok")])
+    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none"}})
+    assert (outcome.exit_code, outcome.failure) == (1, "launch")
+    assert outcome.stderr.startswith("smevals:agent: sandbox refused: not run: no PID namespace "
+                                     "can be made here")
+    assert "MY_API_KEY" in outcome.stderr
+    assert [e["type"] for e in entries(workspace)] == ["error"]
+    monkeypatch.setenv("SMEVALS_ALLOW_UNCONTAINED", "1")
+    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none"}})
+    assert results(workspace) == [("bash", "hi\n", False)]
+    assert outcome.usage is not None and outcome.usage["sandbox"] == "none"

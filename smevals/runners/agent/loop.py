@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from smevals.proc.sandbox import SandboxRefused
 from smevals.runners.agent.backends import Backend, Call, Turn
 from smevals.runners.agent.tools import Result, Toolbox, specs
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, RunFailed, chat_messages
@@ -68,8 +69,6 @@ class Loop:
 
     def start(self) -> None:
         """Find what will contain `bash` (SandboxRefused ends the Run before any turn)."""
-        from smevals.proc.sandbox import SandboxRefused
-
         try:
             self.sandbox = self.toolbox.sandbox()
         except SandboxRefused as refused:
@@ -130,7 +129,10 @@ class Loop:
         self.add({"type": "tool_call", "id": call.id, "name": call.name,
                   "arguments": call.arguments}, turn)
         self.check_time()
-        result: Result = self.toolbox.call(call.name, call.arguments)
+        try:
+            result: Result = self.toolbox.call(call.name, call.arguments)
+        except SandboxRefused as refused:
+            raise RunFailed(f"sandbox refused: {refused.reason}", failure="launch") from None
         self.tally.tool_errors += result.is_error
         entry: Entry = {"type": "tool_result", "id": call.id, "name": call.name,
                         "output": result.output, "is_error": result.is_error}

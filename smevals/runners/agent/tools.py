@@ -6,13 +6,22 @@ it never ends the Run. Only a sandbox that refuses to run here does (SandboxRefu
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from smevals.proc.sandbox import Outcome, Policy, describe, run_sandboxed
+from smevals.proc.sandbox import (
+    Outcome,
+    Policy,
+    SandboxRefused,
+    choose,
+    describe,
+    refusal,
+    run_sandboxed,
+)
 from smevals.proc.setting import Setting
 from smevals.runners.agent import confined
 from smevals.runners.agent.confined import ToolError
@@ -71,8 +80,15 @@ class Toolbox:
                                    environ=self.environ)
 
     def sandbox(self) -> str:
-        """What contains `bash` here (SandboxRefused when the settings cannot be met)."""
-        return describe(self.policy(self.tool_timeout)) if "bash" in self.names else ""
+        """What contains `bash` here; SandboxRefused when the setting cannot be met, or
+        when a command could read smevals' secrets here (sandbox.refusal)."""
+        if "bash" not in self.names:
+            return ""
+        policy = self.policy(self.tool_timeout)
+        why = refusal(os.environ, policy.env, choose(policy))
+        if why is not None:
+            raise SandboxRefused(why, describe(policy))
+        return describe(policy)
 
     def call(self, name: str, arguments: Any) -> Result:
         """Run one tool call; never raises for the call's problems (SandboxRefused aside)."""
