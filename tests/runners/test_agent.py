@@ -148,6 +148,8 @@ def test_config_problems() -> None:
         ("sessions", "required by smevals:agent with backend: replay")]
     assert config_problems("agent", {"runner": "smevals:agent", "sessions": "s"}) == [
         ("sessions", "only for backend: replay")]
+    assert config_problems("agent", {**REPLAY, "base_url": "http://x", "retries": None}) == [
+        ("base_url", "only for backend: openai (the default)")]
     bad = {**REPLAY, "max_turns": 0, "tools": ["bash", "rm"], "backend": "ollama",
            "params": {"tools": []}, "max_turn": 3}
     assert config_problems("agent", bad) == [

@@ -32,6 +32,8 @@ DEFAULT_SYSTEM = (
     "to the workspace; there is no network). When the work is done, answer with a short "
     "final message and no tool call.")
 _POSITIVE = {"type": "integer", "exclusiveMinimum": 0}
+OPENAI_KEYS = ("base_url", "api_key_env", "temperature", "params", "headers", "retries",
+               "request_timeout")
 _SET_BY_SMEVALS = {"not": {}, "x-problem": "must not be set (smevals sets it)"}
 SCHEMA = options_schema({
     "backend": {"enum": ["openai", "replay"]},
@@ -60,6 +62,9 @@ def config_problems(config: Mapping[str, Any]) -> Problems:
         problems.append(("sessions", "required by smevals:agent with backend: replay"))
     if config.get("backend") in (None, "openai") and config.get("sessions") is not None:
         problems.append(("sessions", "only for backend: replay"))
+    if replay:
+        problems += [(key, "only for backend: openai (the default)") for key in config
+                     if key in OPENAI_KEYS and config[key] is not None]
     return problems
 
 
