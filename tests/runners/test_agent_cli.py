@@ -103,3 +103,27 @@ def test_a_usage_file_link_the_agent_left_is_never_written_through(tmp_path) -> 
     assert outside.read_text() == "keep me"
     [run] = (store / "ev" / "runs" / "job" / "default" / "good").iterdir()
     assert json.loads((run / "run.json").read_text())["usage"]["turns"] == 2
+
+
+def test_a_runner_that_removes_or_replaces_its_workspace_fails_its_run(tmp_path) -> None:
+    ev = agent_eval(tmp_path, CONFIG)
+    session = [{"tool_calls": [{"name": "bash", "arguments": {"command": 'rm -rf "$PWD"'}}]},
+               {"content": "gone"}]
+    path = ev / "configs" / "sessions" / "good" / "job.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in session))
+    (ev / "configs" / "swap.sh").write_text(
+        '#!/bin/sh\nd="$PWD"; cd ..; rm -rf "$d"; ln -s /etc "$d"\n')
+    (ev / "configs" / "swap.sh").chmod(0o755)
+    (ev / "configs" / "swap.yaml").write_text("runner: ./swap.sh\nmodel: m1\n")
+    store = tmp_path / "store"
+    result = run_cli("run", str(ev), "-m", "good", "--store", str(store))
+    assert result.code == 1, result.both
+    assert ("job / default / good ... FAILED (the runner removed its workspace folder; the "
+            "Run counts as failed)") in result.out
+    assert "  | smevals:agent: cannot write transcript.jsonl into the workspace: No such " \
+        "file or directory" in result.out
+    result = run_cli("run", str(ev), "-c", "swap", "--store", str(store))
+    assert result.code == 1, result.both
+    assert ("job / swap / m1 ... FAILED (the runner removed its workspace folder (a symlink "
+            "to '/etc' is in its place now); the Run counts as failed)") in result.out
+    assert Path("/etc/passwd").is_file()

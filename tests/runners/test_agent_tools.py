@@ -237,3 +237,12 @@ def test_no_command_runs_uncontained_beside_a_secret(tmp_path, make_ctx, monkeyp
     outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none"}})
     assert results(workspace) == [("bash", "hi\n", False)]
     assert outcome.usage is not None and outcome.usage["sandbox"] == "none"
+
+
+def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -> None:
+    record(tmp_path, [tools(call("bash", {"command": 'rm -rf "$PWD"'})), answer("gone")])
+    outcome, workspace = agent(make_ctx)
+    assert (outcome.exit_code, outcome.failure) == (1, "exit")
+    assert outcome.stderr == ("smevals:agent: cannot write transcript.jsonl into the "
+                              "workspace: No such file or directory\n")
+    assert not workspace.exists()

@@ -9,6 +9,7 @@ happened is kept, whatever the end, as `transcript.jsonl` (store/transcript.py) 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -82,10 +83,19 @@ class Loop:
         except RunFailed as failed:
             self.note(failed.reason)
             failed.usage = self.usage()
+            with contextlib.suppress(RunFailed):    # the first reason is the Run's
+                self.keep()
             raise
-        finally:
-            put_own(self.ctx.workspace, transcript.NAME, transcript.dump(self.entries))
+        self.keep()
         return BuiltinOutcome(stdout=text, usage=self.usage())
+
+    def keep(self) -> None:
+        """Write the transcript (RunFailed when the agent left no workspace to write it in)."""
+        try:
+            put_own(self.ctx.workspace, transcript.NAME, transcript.dump(self.entries))
+        except OSError as error:
+            raise RunFailed(f"cannot write {transcript.NAME} into the workspace: "
+                            f"{error.strerror or error}", usage=self.usage()) from None
 
     def usage(self) -> dict[str, Any]:
         return self.tally.usage(self.sandbox)
