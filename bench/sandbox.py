@@ -1,6 +1,7 @@
 """The sandbox's own cost: the private copy of a workspace (`private_copy`, N files of 1 KiB
 in folders of 50), and starting `true` under each containment this machine gives (the
-strongest local one, the same with the network allowed, and none), median and best of R.
+strongest local one, the same with the network allowed, the same with everything but the
+folder read-only, and none), median and best of R.
 
 Usage: python bench/sandbox.py [--files 1000] [--repeats 30]
 """
@@ -62,6 +63,7 @@ def main() -> None:
         env = sandbox_env(os.environ, home)
         cases: tuple[tuple[str, dict[str, Any]], ...] = (
             ("auto", {}), ("auto, network allowed", {"network": True}),
+            ("auto, read-only", {"read_only": True}),
             ("none", {"backend": "none"}))
         for label, fields in cases:
             policy = Policy(20, env, **fields)

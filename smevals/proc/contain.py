@@ -31,6 +31,7 @@ import functools
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +46,25 @@ CONTAINERS = ("docker", "podman")
 
 _SETPRIV = ("setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--")
 _PIDS = ("--pid", "--fork", "--kill-child", "--mount-proc")
-_BWRAP_BASE = ("bwrap", "--die-with-parent", "--cap-drop", "ALL", "--dev-bind", "/", "/")
+_BWRAP = ("--die-with-parent", "--cap-drop", "ALL")
 
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE", re.IGNORECASE)
+
+FOLDER = "\0folder"      # in a read-only prefix: the program's folder, filled in by `wrap`
+RO_TOOL = "smevals-ro"
+# In the new mount namespace (made with the private /proc): keep the folder writable (a
+# bind mount of its own), make every other mount read-only, then exec the rest.
+_READ_ONLY = r"""d=$1; shift
+fail() { echo "smevals-ro: $1" >&2; exit 125; }
+mount --bind "$d" "$d" 2>/dev/null && cd "$d" || fail "cannot keep $d writable"
+while read -r _ _ _ _ m o _; do
+  case $o in ro|ro,*) continue;; esac
+  case $m in *\\*) m=$(printf '%b' "$m");; esac
+  case $m in /proc|/proc/*|"$d") continue;; esac
+  mount -o remount,bind,ro "$m" 2>/dev/null || fail "cannot make $m read-only"
+done < /proc/self/mountinfo
+exec "$@"
+"""
 
 
 @dataclass(frozen=True)
@@ -60,18 +77,23 @@ class Way:
     map_root: bool = False
     processes: bool = True
 
-    def prefix(self, network: bool) -> tuple[str, ...]:
-        """The command prefix; `network` True keeps the network reachable."""
+    def prefix(self, network: bool, read_only: bool = False) -> tuple[str, ...]:
+        """The command prefix; `network` True keeps the network reachable; `read_only`
+        makes everything but the program's folder (FOLDER) read-only."""
         net: tuple[str, ...]
         pid: tuple[str, ...]
         if self.backend == "bwrap":
             net = () if network else ("--unshare-net",)
             pid = ("--unshare-pid", "--proc", "/proc") if self.processes else ()
-            return (*_BWRAP_BASE[:1], *net, *_BWRAP_BASE[1:], *pid, "--")
+            root: tuple[str, ...] = ("--ro-bind", "/", "/", "--dev", "/dev") if read_only \
+                else ("--dev-bind", "/", "/")
+            folder: tuple[str, ...] = ("--bind", FOLDER, FOLDER) if read_only else ()
+            return ("bwrap", *net, *_BWRAP, *root, *pid, *folder, "--")
         net = () if network else ("--net",)
         pid = _PIDS if self.processes else ()
         root = ("--map-root-user",) if self.map_root else ()
-        return ("unshare", *net, *pid, *root, "--", *(_SETPRIV if self.processes else ()))
+        ro = ("sh", "-c", _READ_ONLY, RO_TOOL, FOLDER) if read_only else ()
+        return ("unshare", *net, *pid, *root, "--", *ro, *(_SETPRIV if self.processes else ()))
 
 
 _WAYS: tuple[Way, ...] = (
@@ -96,9 +118,12 @@ class Containment:
     network: bool = False
     processes: bool = False
     backend: str = "none"
+    read_only: bool = False             # everything but the program's folder is read-only
 
-    def wrap(self, argv: list[str]) -> list[str]:
-        return [*self.prefix, *argv]
+    def wrap(self, argv: list[str], folder: Path | None = None) -> list[str]:
+        """`argv` behind the prefix; `folder` (the program's, kept writable) fills FOLDER."""
+        where = os.path.realpath(folder) if folder is not None else "/"
+        return [where if part == FOLDER else part for part in self.prefix] + argv
 
     @property
     def container(self) -> bool:
@@ -119,38 +144,48 @@ def containment(network: bool = False) -> Containment:
     return find("auto", network) or NONE
 
 
-def find(backend: str, network: bool = False) -> Containment | None:
+def find(backend: str, network: bool = False, read_only: bool = False) -> Containment | None:
     """The strongest containment of `backend` this machine gives (probed once per
-    process), with the network reachable when `network`; None when `backend` (named, not
-    `auto`) cannot be used here."""
+    process), with the network reachable when `network` and everything but the program's
+    folder read-only when `read_only`; None when it cannot be had here (`auto` falls back
+    to `none`, except for `read_only`, which `none` cannot give)."""
     if backend == "none":
-        return NONE
+        return None if read_only else NONE
     path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
     if backend in CONTAINERS:
         return _container(backend, network, path)
-    return _local(backend, network, path)
+    return _local(backend, network, read_only, path)
 
 
 @functools.cache
-def _local(backend: str, network: bool, path: str) -> Containment | None:
+def _local(backend: str, network: bool, read_only: bool, path: str) -> Containment | None:
     for way in _WAYS:
-        if backend not in ("auto", way.backend) or (network and not way.processes):
+        if backend not in ("auto", way.backend) or (
+                (network or read_only) and not way.processes):
             continue
-        prefix = way.prefix(network)
+        prefix = way.prefix(network, read_only)
         if _starts(prefix, path):
-            name = f"{way.name}, network allowed" if network else way.name
+            name = way.name + (", network allowed" if network else "") + (
+                ", read-only" if read_only else "")
             return Containment(name, prefix, network=not network, processes=way.processes,
-                               backend=way.backend)
-    return NONE if backend == "auto" else None
+                               backend=way.backend, read_only=read_only)
+    return NONE if backend == "auto" and not read_only else None
 
 
 @functools.cache
 def _starts(prefix: tuple[str, ...], path: str) -> bool:
-    """Whether `prefix true` runs here (every tool on `path`, exit 0)."""
-    if any(shutil.which(tool, path=path) is None for tool in _tools(prefix)):
+    """Whether `prefix true` runs here (every tool on `path`, exit 0); a read-only prefix
+    is tried on a folder of its own, which it must be able to write."""
+    tools = _tools(prefix) + (["sh", "mount"] if FOLDER in prefix else [])
+    if any(shutil.which(tool, path=path) is None for tool in tools):
         return False
     env = {"PATH": path}
-    return run_child(Spec([*prefix, "true"], Path("/"), env, timeout=10)).exit_code == 0
+    with tempfile.TemporaryDirectory(prefix="smevals-probe-") as tmp:
+        folder = Path(tmp)
+        argv = Containment("probe", prefix).wrap(["sh", "-c", "echo > probe"], folder) \
+            if FOLDER in prefix else [*prefix, "true"]
+        res = run_child(Spec(argv, folder, env, timeout=10))
+        return res.exit_code == 0 and (FOLDER not in prefix or (folder / "probe").is_file())
 
 
 def _container(runtime: str, network: bool, path: str) -> Containment | None:
@@ -158,7 +193,8 @@ def _container(runtime: str, network: bool, path: str) -> Containment | None:
     if found is None or not _daemon(found):
         return None
     name = f"{runtime}, network allowed" if network else runtime
-    return Containment(name, (found,), network=not network, processes=True, backend=runtime)
+    return Containment(name, (found,), network=not network, processes=True, backend=runtime,
+                       read_only=True)
 
 
 @functools.cache

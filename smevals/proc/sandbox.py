@@ -41,10 +41,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.proc import container
-from smevals.proc.child import Limits, Spec, run_child
+from smevals.proc.child import Children, Limits, Spec, run_child
 from smevals.proc.contain import (
     BACKENDS,
     CONTAINERS,
+    RO_TOOL,
     Containment,
     available,
     find,
@@ -59,6 +60,7 @@ MIB = 1024 * 1024
 FILE_CAP = 64 * MIB
 PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
+EXIT_WRAPPER = 125          # the read-only step could not make the mounts (its message said)
 
 
 class SandboxRefused(Exception):
@@ -84,7 +86,8 @@ class Policy:
     of `bwrap`, `unshare`, `docker`, `podman`, `none`; a named backend that cannot be used
     here is refused, never replaced. `require`: refuse rather than run where the network
     (unless allowed) and the other processes cannot both be hidden. `image`: the
-    container backends' image."""
+    container backends' image. `read_only`: everything but its folder (the `cwd` of
+    `run_sandboxed`) is read-only (a mount namespace; a container always is), or refused."""
 
     timeout: float
     env: Mapping[str, str]
@@ -96,6 +99,7 @@ class Policy:
     backend: str = "auto"
     require: bool = False
     image: str = container.DEFAULT_IMAGE
+    read_only: bool = False
 
 
 @dataclass
@@ -156,7 +160,12 @@ def sandbox_env(environ: Mapping[str, str], home: Path,
 def choose(policy: Policy) -> Containment:
     """The containment `policy` gets here; SandboxRefused when its backend cannot be used
     here, or it requires more than the machine gives (the reason names what it has)."""
-    box = find(policy.backend, policy.network)
+    box = find(policy.backend, policy.network, policy.read_only)
+    if box is None and policy.read_only and find(policy.backend, policy.network) is not None:
+        raise SandboxRefused(
+            f"sandbox: read_only: true asks for everything but the program's folder to be "
+            f"read-only, and {policy.backend!r} cannot make a mount namespace here; this "
+            f"machine gives: {', '.join(available())}", "none")
     if box is None:
         raise SandboxRefused(
             f"sandbox: backend {policy.backend!r} cannot be used here "
@@ -207,37 +216,40 @@ def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment
             f"unset them, or set {ALLOW_UNCONTAINED}=1 to run it anyway")
 
 
-def run_sandboxed(argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
+                  children: Children | None = None) -> Outcome:
     """Run `argv` in `cwd` under `policy`; never raises for the program's failures
-    (SandboxRefused when it may not run here: see `choose` and `refusal`)."""
+    (SandboxRefused when it may not run here: see `choose` and `refusal`). `children`:
+    the command's live children, so Ctrl-C and SIGTERM end this one at once too."""
     box = choose(policy)
     env = dict(policy.env)
     why = refusal(os.environ, env, box)
     if why is not None:
         raise SandboxRefused(why, box.name)
     if box.container:
-        return _run_container(box, argv, cwd, policy)
+        return _run_container(box, argv, cwd, policy, children)
     limits = Limits(cpu_seconds=math.ceil(policy.timeout) + 1,
                     memory_bytes=policy.memory_mb * MIB,
                     file_bytes=policy.file_mb * MIB, processes=policy.processes,
                     core_dumps=False)
-    spec = Spec(box.wrap(argv), cwd, env, timeout=policy.timeout, cap=policy.cap,
+    spec = Spec(box.wrap(argv, cwd), cwd, env, timeout=policy.timeout, cap=policy.cap,
                 limits=limits, stop_at_cap=True)
-    res = run_child(spec)
+    res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
     return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
                    box.name, res.leftovers)
 
 
-def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy) -> Outcome:
+def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy,
+                   children: Children | None = None) -> Outcome:
     """`argv` in a throw-away container (smevals.proc.container); the container is removed
     when the client had to be stopped (deadline, cap) and may have left it running."""
     path, name = box.prefix[0], container.new_name()
     client = container.client_env(policy.env, os.environ)
     spec = Spec(container.command(box.backend, path, argv, cwd, policy, name), cwd, client,
                 timeout=policy.timeout, cap=policy.cap, stop_at_cap=True)
-    res = run_child(spec)
+    res = run_child(spec, children)
     timed_out = res.timed_out
     if timed_out or res.over_cap or (res.exit_code or 0) < 0:
         container.remove(path, name, client)
@@ -255,6 +267,8 @@ def _wrapper_error(tools: list[str], program: str, code: int | None,
     """Why the program could not start, when a tool of the containment says it could not
     exec it (`setpriv: failed to execute X: ...`, 127; `bwrap: execvp X: ...`, 1)."""
     line = stderr.decode("utf-8", "replace").strip().partition("\n")[0]
+    if code == EXIT_WRAPPER and line.startswith(RO_TOOL + ": "):
+        return line
     if code not in (1, 126, 127) or program in tools or program not in line:
         return None
     if not any(line.startswith(os.path.basename(t) + ": ") for t in tools):

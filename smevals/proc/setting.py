@@ -6,6 +6,7 @@ sandbox:
   require: true        # refuse (exit 2) where the network and other processes cannot be hidden
   network: false       # true: the network stays reachable (a harness's model endpoint)
   env: [MODEL_URL]     # variables that pass the scrubbed environment besides the usual ones
+  read_only: true      # everything but the program's folder read-only (or refused)
   image: python:3.11-slim   # docker and podman
   memory_mb: 1024
   processes: 64
@@ -34,8 +35,8 @@ __all__ = ["SCHEMA", "Setting"]
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "x-expect": "a mapping of backend, require, network, env, image, memory_mb, processes, "
-                "file_mb",
+    "x-expect": "a mapping of backend, require, network, env, read_only, image, memory_mb, "
+                "processes, file_mb",
     "description": "Where untrusted code runs (the agent's tools, harnesses, match_output, "
                    "command): see docs/agents.md#the-sandbox. run and grade exit 2 before "
                    "starting when this machine cannot give it.",
@@ -52,6 +53,9 @@ SCHEMA: dict[str, Any] = {
                                            "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                 "x-expect": "a list of variable names",
                 "description": "Names of variables that pass the scrubbed environment."},
+        "read_only": {"type": "boolean", "x-expect": "true or false",
+                      "description": "true: everything but the program's folder is read-only "
+                                     "(a mount namespace, or a container), or refused."},
         "image": {"type": "string", "minLength": 1, "pattern": "^[^\\s-]\\S*$",
                   "x-expect": "an image name",
                   "description": f"The docker/podman image (default {DEFAULT_IMAGE})."},
@@ -77,6 +81,7 @@ class Setting:
     network: bool = False
     env: tuple[str, ...] = ()
     image: str = DEFAULT_IMAGE
+    read_only: bool = False
     memory_mb: int | None = None        # None: the caller's default
     processes: int = PROCESSES
     file_mb: int = FILE_CAP // MIB
@@ -106,7 +111,8 @@ class Setting:
         env = sandbox_env(os.environ if environ is None else environ, home, self.env)
         return Policy(timeout, env, memory_mb=self.memory_mb or memory_mb, cap=cap,
                       network=self.network, processes=self.processes, file_mb=self.file_mb,
-                      backend=self.backend, require=self.require, image=self.image)
+                      backend=self.backend, require=self.require, image=self.image,
+                      read_only=self.read_only)
 
     def describe(self) -> str:
         """What contains code run with this setting here (`sandbox.describe`);
@@ -115,7 +121,8 @@ class Setting:
 
 
 _KINDS: dict[str, type] = {"backend": str, "require": bool, "network": bool, "env": tuple,
-                           "image": str, "memory_mb": int, "processes": int, "file_mb": int}
+                           "read_only": bool, "image": str, "memory_mb": int, "processes": int,
+                           "file_mb": int}
 
 
 def _value(key: object, value: object) -> Any:

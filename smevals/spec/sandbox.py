@@ -15,12 +15,14 @@ import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from smevals.errors import Problem
-from smevals.proc.sandbox import SandboxRefused
-from smevals.proc.setting import Setting
 from smevals.spec.load import display_path
 from smevals.spec.model import Config, Grader, Task
+
+if TYPE_CHECKING:       # imported where a setting is checked: `validate` never needs them
+    from smevals.proc.setting import Setting
 
 __all__ = ["AGENT_RUNNERS", "SANDBOXED_CHECKERS", "grade_sandbox_problems",
            "run_sandbox_problems"]
@@ -74,6 +76,8 @@ def _note(found: dict[tuple[str, tuple[int, int], str], str],
 
 
 def _refusal(base: object, layer: object) -> str | None:
+    from smevals.proc.setting import Setting
+
     try:
         setting = Setting.merged(base, layer)
     except ValueError as exc:       # the schema has said so already; never a crash here
@@ -84,6 +88,8 @@ def _refusal(base: object, layer: object) -> str | None:
 @functools.cache
 def _refused(setting: Setting, path: str) -> str | None:
     """Why this machine cannot give `setting` (asked once per setting and PATH)."""
+    from smevals.proc.sandbox import SandboxRefused
+
     try:
         setting.describe()
     except SandboxRefused as refused:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from smevals.proc.contain import containment
+from smevals.proc.contain import containment, find
 from smevals.proc.private import private_copy
 from smevals.proc.sandbox import Outcome, Policy, run_sandboxed
 from smevals.proc.setting import Setting
@@ -228,3 +228,41 @@ def test_secrets_in_the_environment_pass_only_when_the_setting_names_them(
            "'MODEL_URL')))"
     assert run(code, private)[0].stdout == b"[]\n"
     assert run(code, private, env=["MODEL_URL"])[0].stdout == b"['MODEL_URL']\n"
+
+
+def test_with_read_only_nothing_outside_the_folder_can_be_written(tmp_path: Path,
+                                                                   private: Path) -> None:
+    if find("auto", read_only=True) is None:
+        pytest.skip("no mount namespace can be made here: read_only is refused (see "
+                    "test_sandbox_policy.py)")
+    ws = workspace(tmp_path)
+    private_copy(ws, private)
+    target = tmp_path / "ws" / "main.py"
+    code = f"""
+import pathlib
+pathlib.Path("main.py").write_text("v2")
+pathlib.Path("src/new.py").write_text("new")
+open("/dev/null", "w").write("fine")
+for path in ({str(target)!r}, {str(tmp_path / "new.txt")!r}, "/tmp/smevals-escape.txt"):
+    try:
+        pathlib.Path(path).write_text("out")
+        print("wrote", path)
+    except OSError as exc:
+        print(exc.strerror)
+"""
+    out, pol = run(code, private, read_only=True)
+    assert out.stdout == b"Read-only file system\n" * 3, out.stderr
+    assert out.sandbox == f"{LOCAL.name}, read-only"
+    assert tree(ws) == {"main.py": b"v1\n", "src/util.py": b"u1\n"}
+    assert tree(private) == {"main.py": b"v2", "src/new.py": b"new", "src/util.py": b"u1\n"}
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_read_only_keeps_a_folder_named_through_a_link_writable(tmp_path: Path) -> None:
+    if find("auto", read_only=True) is None:
+        pytest.skip("no mount namespace can be made here")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    out, _ = run("open('made.txt', 'w').write('x')", tmp_path / "link", read_only=True)
+    assert (out.exit_code, out.stderr) == (0, b"")
+    assert (tmp_path / "real" / "made.txt").read_text() == "x"

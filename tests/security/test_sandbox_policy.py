@@ -167,6 +167,18 @@ def test_a_named_backend_that_is_not_here_is_refused_never_replaced(
     assert describe(policy(tmp_path, backend="none", require=False)) == "none"
 
 
+def test_read_only_is_given_or_refused(tmp_path: Path) -> None:
+    with pytest.raises(SandboxRefused) as refused:
+        describe(policy(tmp_path, backend="none", read_only=True))
+    assert refused.value.reason == (
+        "sandbox: read_only: true asks for everything but the program's folder to be "
+        "read-only, and 'none' cannot make a mount namespace here; this machine gives: "
+        f"{', '.join(available())}")
+    if LOCAL.processes:
+        assert describe(policy(tmp_path, read_only=True, network=True)) == (
+            f"{LOCAL.name}, network allowed, read-only")
+
+
 def test_require_is_met_where_a_pid_namespace_can_be_made(tmp_path: Path) -> None:
     if not LOCAL.processes:
         pytest.skip("no PID namespace can be made here")
