@@ -43,6 +43,7 @@ SMOKE = {
     "store.py": ["--runs", "10", "--grades", "10"],
     "templates.py": ["--tasks", "2", "--repeats", "1"],
     "validation.py": ["--skip-commands", "--repeats", "1"],
+    "workspace.py": ["--files", "5", "--repeats", "1"],
 }
 
 

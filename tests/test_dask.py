@@ -184,3 +184,21 @@ def test_dask_workers_use_and_fill_the_judge_cache(cli, tmp_path: Path, schedule
     assert len(fake_openai.requests) == 3
     assert len(list((ev / "results" / "judges").glob("*/*.json"))) == 3
     assert cli("verify", str(ev)).out == "OK: 15 object(s) verified, no problems\n"
+
+
+def test_dask_run_of_a_task_with_starting_files(cli, tmp_path: Path, scheduler: str) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"t": "prompt: p\nworkspace: start\n"},
+                   graders={"default": "checks:\n  - checker: command\n"
+                                       "    command: cat a.txt b.txt\n"},
+                   files={"configs/echo.sh": "#!/bin/sh\necho b > b.txt\nrm a.txt\n",
+                          "start/a.txt": "a\n", "start/.hidden": "h\n"})
+    res = cli("run", str(ev), "-g", "--dask", scheduler)
+    assert res.code == 1, res.err            # a.txt was deleted: `cat` fails
+    (run,) = (ev / "results" / "runs").rglob("run.json")
+    record = json.loads(run.read_text())
+    assert record["status"] == "ok"              # the worker copied the dot file too
+    assert record["workspace"]["deleted"] == ["a.txt"]
+    assert record["workspace"]["added"] == ["b.txt"]
+    (grade,) = (ev / "results" / "grades").rglob("grade.json")
+    check = json.loads(grade.read_text())["checks"][0]
+    assert check["notes"] == "command exited with code 1"

@@ -173,6 +173,9 @@ def test_diff_between_two_commits_says_workspace_changed(cli, tmp_path: Path) ->
     ("workspaces/app/a.txt", None, "'workspaces/app/a.txt' is a regular file, not a folder"),
     ("[workspaces/app]", None, "'workspaces/app' is a folder, not a regular file"),
     ("7", None, "expected a string or a list, got 7"),
+    (".", None, "must be a folder inside the Eval, not the Eval itself"),
+    ("workspaces/app", "badname", "'workspaces/app/bad\\xff.txt': the file name is not valid "
+                                  "UTF-8; rename it"),
 ])
 def test_a_bad_workspace_is_refused_at_its_line(cli, tmp_path: Path, workspace: str,
                                                  make: str | None, message: str) -> None:
@@ -188,6 +191,8 @@ def test_a_bad_workspace_is_refused_at_its_line(cli, tmp_path: Path, workspace: 
         (app / "output.txt").write_text("x\n")
     elif make == "linked":
         (ev / "workspaces" / "link").symlink_to(app)
+    elif make == "badname":
+        (app / os.fsdecode(b"bad\xff.txt")).write_text("x\n")
     for command in ("validate", "run"):
         res = cli(command, str(ev))
         assert res.code == 2, res.out
@@ -275,3 +280,61 @@ def test_a_large_diff_is_capped_at_a_line(cli, tmp_path: Path) -> None:
                                                       "written_bytes": whole}}
     assert 10485 - 10 < len(data) <= 10485 and data.endswith(b"\n")
     assert data.startswith(b"diff --git a/a.txt b/a.txt\n")
+
+
+def test_links_the_agent_leaves_in_place_of_starting_files_are_never_followed(
+        cli, tmp_path: Path) -> None:
+    runner = ('#!/bin/sh\nrm -r src && ln -s "$SMEVALS_EVAL_DIR/workspaces/app/src" src\n'
+              "rm keep.txt && ln -s /etc/passwd keep.txt\n")
+    ev = _agent_eval(tmp_path / "ev", runner)
+    write(ev / "graders" / "default.yaml", "checks:\n  - checker: ./tree.sh\n")
+    write(ev / "graders" / "tree.sh", TREE_CHECKER.replace("cat src/a.py", "true"),
+          executable=True)
+    res = cli("run", str(ev), "-g")
+    assert res.code == 0, res.err
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    assert {k: record["workspace"][k] for k in ("changed", "added", "deleted")} == {
+        "changed": ["keep.txt"], "added": ["src"], "deleted": ["src/a.py"]}
+    diff = (run / "workspace.diff").read_text()
+    assert "b/keep.txt is a symlink to '/etc/passwd' (never followed); not diffed\n" in diff
+    assert "-    return 1\n" in diff                  # src/a.py deleted, its link not read
+    assert (ev / "workspaces" / "app" / "src" / "a.py").read_text() == "def f():\n    return 1\n"
+    (grade,) = grade_records(ev)
+    listing = grade["checks"][0]["details"]["output"].split("\n", 1)[1]
+    assert listing == ".\n./data.bin\n./gone.txt\n./tool.sh"     # neither link is recreated
+
+
+def test_a_file_made_a_folder_and_a_folder_made_a_file(cli, tmp_path: Path) -> None:
+    runner = ("#!/bin/sh\nrm data.bin && mkdir data.bin && echo x > data.bin/x.txt\n"
+              "rm -r src && echo file > src\n")
+    ev = _agent_eval(tmp_path / "ev", runner)
+    write(ev / "graders" / "default.yaml", "checks:\n  - checker: ./tree.sh\n")
+    write(ev / "graders" / "tree.sh", TREE_CHECKER.replace("cat src/a.py", "cat src"),
+          executable=True)
+    assert cli("run", str(ev), "-g").code == 0
+    (run,) = run_dirs(ev)
+    record = json.loads((run / "run.json").read_text())
+    assert {k: record["workspace"][k] for k in ("changed", "added", "deleted")} == {
+        "changed": [], "added": ["data.bin/x.txt", "src"], "deleted": ["data.bin", "src/a.py"]}
+    (grade,) = grade_records(ev)
+    assert grade["checks"][0]["details"]["output"].split("\n", 1)[1] == (
+        ".\n./data.bin\n./data.bin/x.txt\n./gone.txt\n./keep.txt\n./src\n./tool.sh\nfile")
+
+
+def test_starting_files_edited_after_the_plan_fail_the_run(cli, tmp_path: Path) -> None:
+    runner = ('#!/bin/sh\n[ "$SMEVALS_TASK" = a ] && '
+              'echo edited > "$SMEVALS_EVAL_DIR/workspaces/b/x.txt"\necho ran\n')
+    ev = make_eval(tmp_path / "ev", tasks={"a": "prompt: a\n", "b": "prompt: b\nworkspace: "
+                                           "workspaces/b\n"},
+                   configs={"default": "runner: ./agent.sh\nmodel: m1\n"},
+                   files={"configs/agent.sh": runner, "workspaces/b/x.txt": "x\n"})
+    res = cli("run", str(ev), "-j", "1")
+    assert res.code == 1
+    runs = {json.loads(p.read_text())["task"]["name"]: json.loads(p.read_text())
+            for p in (ev / "results" / "runs").rglob("run.json")}
+    assert runs["a"]["status"] == "ok"
+    assert runs["b"]["failure"] == {"kind": "launch", "detail": "workspace: the starting "
+                                    "files changed since the Run was planned"}
+    assert [f["path"] for f in runs["b"]["files"]] == ["output.txt"]     # the runner never ran
+    assert "workspace" not in runs["b"]

@@ -1,5 +1,5 @@
 """command: run a command (tests, a linter, a build) in a sandboxed copy of the Run's final
-workspace, with hidden files the agent never saw copied in first.
+workspace, with hidden files that were never in the agent's workspace copied in first.
 
 The copy is private to the Check: the Run's final tree (CheckInput.run_workspace), then the
 `files:` (a folder of the Eval, whose content goes to the top, or a list of files of the
@@ -51,8 +51,12 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
 
     files = opts.get("files")
     names = [files] if isinstance(files, str) else files if isinstance(files, list) else []
-    return [("files", f"{why}") for name in names if isinstance(name, str)
-            and (why := path_problem(name))]
+    found = [("files", why) for name in names if isinstance(name, str)
+             and (why := path_problem(name))]
+    junit = opts.get("junit")
+    if isinstance(junit, str) and (why := path_problem(junit)):
+        found.append(("junit", why))
+    return found
 
 
 @checker(
@@ -216,6 +220,10 @@ def _verdict(outcome: Outcome, counts: Counts | None, timeout: float, cap: int) 
         if counts.failing:
             more = ", ..." if len(counts.failing) > 5 else ""
             problem += f" ({', '.join(counts.failing[:5])}{more})"
+    for name in ("stdout", "stderr"):       # their ends, beside the files kept in full
+        text = _decode(getattr(outcome, name)).strip()
+        if text:
+            details[name] = text if len(text) <= 500 else "…" + text[-500:]
     return CheckResult(ok=False, score=0.0 if score is None else score, notes=problem,
                        details=details)
 

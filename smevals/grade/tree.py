@@ -15,16 +15,17 @@ against other files.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.spec.model import Eval
-from smevals.spec.workspace import Starting
+
+if TYPE_CHECKING:
+    from smevals.spec.workspace import Starting
 
 
 class TreeError(ValueError):
@@ -73,7 +74,7 @@ class FinalTree:
                     copy_in(start, fd)
                     for rel in (changes or {}).get("deleted") or []:
                         _remove(fd, str(rel))
-                _overlay(self.run_dir, fd)
+                _overlay(self.run_dir, fd, self.run.get("files"))
             finally:
                 os.close(fd)
         except (CopyError, OSError) as exc:
@@ -120,40 +121,53 @@ def _remove(fd: int, rel: str) -> None:
         os.close(here)
 
 
-def _overlay(run_dir: Path, fd: int) -> None:
+def _overlay(run_dir: Path, fd: int, files: Any) -> None:
     """Copy each regular file of the Run (the reserved names at its top left out) over the
-    tree `fd`; what the Run holds as a symlink or special file removes the starting file."""
+    tree `fd`; what the Run holds as a symlink or special file removes the starting file.
+    `files` is the Run's manifest (its record's, checked against the copy), else None."""
     from smevals.spec.workspace import RESERVED
-    from smevals.store.workspace import manifest_at, open_dir
+    from smevals.store.workspace import Folders, manifest_at, open_dir, remove
 
     source = open_dir(run_dir)
+    into, out_of = Folders(fd, make=True), Folders(source)
     try:
-        entries = manifest_at(source)
+        entries = files if isinstance(files, list) else manifest_at(source)
         for entry in entries:
-            rel = entry["path"]
+            rel = str(entry["path"])
             if rel in RESERVED:
                 continue
-            _remove(fd, rel)
+            _clear_way(fd, rel)
+            here, name = into.at(rel)
+            remove(here, name)
             if "sha256" in entry:
-                _copy(source, fd, rel)
+                _copy(*out_of.at(rel), here, name)
     finally:
+        into.close()
+        out_of.close()
         os.close(source)
 
 
-def _copy(source: int, fd: int, rel: str) -> None:
-    from smevals.store.regular import open_regular
-    from smevals.store.workspace import hash_copy, open_dir
+def _clear_way(fd: int, rel: str) -> None:
+    """Remove a starting file that stands where the Run has a folder (the tree holds no
+    links: each name below is a folder, a file or nothing)."""
+    parts = rel.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        path = "/".join(parts[:depth])
+        try:
+            info = os.stat(path, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if not stat.S_ISDIR(info.st_mode):
+            _remove(fd, path)
+            return
 
-    *folders, name = rel.split("/")
-    src, info = open_regular(rel, source)
-    here = os.dup(fd)
+
+def _copy(source: int, name_in: str, here: int, name: str) -> None:
+    from smevals.store.regular import open_regular
+    from smevals.store.workspace import hash_copy
+
+    src, info = open_regular(name_in, source)
     try:
-        for folder in folders:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder, 0o755, dir_fd=here)
-            inner = open_dir(folder, here)
-            os.close(here)
-            here = inner
         mode = 0o755 if info.st_mode & stat.S_IXUSR else 0o644
         out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode,
                       dir_fd=here)
@@ -162,5 +176,4 @@ def _copy(source: int, fd: int, rel: str) -> None:
         finally:
             os.close(out)
     finally:
-        os.close(here)
         os.close(src)

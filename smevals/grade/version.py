@@ -190,8 +190,9 @@ def hidden_inputs(grader: Grader) -> dict[str, str]:
     out: dict[str, str] = {}
     for check in grader.checks:
         files = check.options.get("files")
-        if checkers.canonical_name(check.checker) != "command" or not files:
-            continue
+        if checkers.canonical_name(check.checker) != "command" or not isinstance(
+                files, str | list) or not files:
+            continue                # none, or the Task's (`{task: KEY}`): grading data
         prefix = f"{files.rstrip('/')}/" if isinstance(files, str) else ""
         try:
             found = tree_of(eval_dir(grader), files)

@@ -7,14 +7,13 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
 from smevals.run.text import normalise
 from smevals.spec.model import Config, Eval
-from smevals.spec.workspace import Starting
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
@@ -29,6 +28,9 @@ from smevals.store.regular import (
 )
 from smevals.store.workspace import is_regular, open_dir, remove, write_new
 from smevals.store.write import RECORD_NAMES, Written
+
+if TYPE_CHECKING:
+    from smevals.spec.workspace import Stamps, Starting
 
 USAGE_FILE = "smevals-usage.json"
 
@@ -63,14 +65,14 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     staging = session.store.stage("run")
     try:
         started = datetime.now(UTC)
-        start, refused = _copy_in(job, staging.dir)
+        start, stamps, refused = _copy_in(session.ev, job, staging.dir)
         finished = _reclaimed(refused or _execute(session, job, staging.dir), staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
         record = _record(session, job, staging.dir, finished, started)
         if start is not None:
-            _settle(record, start, staging.dir)
+            _settle(record, start, stamps, staging.dir)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
     except BaseException:
         staging.abort()
@@ -78,35 +80,42 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     return Attempt(job, written, record)
 
 
-def _copy_in(job: Job, workspace: Path) -> tuple[Starting | None, Finished | None]:
-    """Copy the Task's starting files into the Run's workspace; a Finished that fails the Run
-    (the runner never starts) when they cannot be copied as planned."""
-    from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, starting
+def _copy_in(ev: Eval, job: Job, workspace: Path
+             ) -> tuple[Starting | None, Stamps, Finished | None]:
+    """Copy the Task's starting files (from the Eval folder of this session: a Dask worker
+    has its own copy) into the Run's workspace; a Finished that fails the Run (the runner
+    never starts) when they cannot be copied as planned."""
+    from smevals.spec.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
 
+    spec = job.task.doc.get(KEY)
+    if spec is None:
+        return None, {}, None
     try:
-        start = starting(job.task)
-        if start is None:
-            return None, None
+        start = tree_of(ev.path, spec)
         if start.digest != job.inputs.get("workspace"):
             raise CopyError("the starting files changed since the Run was planned")
         fd = open_dir(workspace)
         try:
-            copy_in(start, fd)
+            stamps = copy_in(start, fd)
+        except CopyError:
+            for name in os.listdir(fd):         # what was copied before it failed
+                remove(fd, name)
+            raise
         finally:
             os.close(fd)
     except (WorkspaceError, CopyError) as exc:
-        return None, Finished(b"", b"", None, "workspace", f"workspace: {exc}", 0.0, {})
-    return start, None
+        return None, {}, Finished(b"", b"", None, "launch", f"workspace: {exc}", 0.0, {})
+    return start, stamps, None
 
 
-def _settle(record: RunFields, start: Starting, workspace: Path) -> None:
+def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path) -> None:
     """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
     from smevals.run.workspace import settle
 
     fd = open_dir(workspace)
     try:
         with named(workspace):
-            done = settle(start, fd)
+            done = settle(start, fd, stamps)
     finally:
         os.close(fd)
     record["workspace"] = done.record()

@@ -79,17 +79,22 @@ def resolved_config(config: Config, runner: Runner, model: str) -> dict[str, Any
     return {**config.doc, "name": config.name, "runner": runner.display, "model": model}
 
 
+_UNKNOWN = "?"
+
+
 def inputs_of(task: Task, config: Config, runner: Runner, model: str,
-              config_digest: str | None = None) -> Inputs:
+              config_digest: str | None = None, files: str | None = _UNKNOWN) -> Inputs:
     """Hashes of what determines a Run: the task (without grading), the config as written
-    (with its model), and the runner's content. Paths on this machine are left out.
-    `config_digest` is `digest_of_config(config, model)`, when the caller already has it."""
+    (with its model), the runner's content, and the Task's starting files when it has some.
+    Paths on this machine are left out. `config_digest` is `digest_of_config(config,
+    model)` and `files` is `workspace_digest(task)`, when the caller already has them."""
     parts = {
         "task": sha256_bytes(dumps(task.doc)),
         "config": config_digest or digest_of_config(config, model),
         "runner": runner.digest,
     }
-    files = workspace_digest(task)
+    if files == _UNKNOWN:
+        files = workspace_digest(task)
     if files is not None:
         parts["workspace"] = files
     return cast(Inputs, {"hash": sha256_bytes(dumps(parts)), **parts})
@@ -122,8 +127,9 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     needs: dict[tuple[str, str], tuple[Inputs, int, int]] = {}
     digests = {model: digest_of_config(config, model) for model in models}
     for task in tasks:
+        files = workspace_digest(task)          # once per Task: it walks the files
         for model in models:
-            inputs = inputs_of(task, config, runner, model, digests[model])
+            inputs = inputs_of(task, config, runner, model, digests[model], files)
             existing = have[inputs["hash"]]
             wanted = 1 if repeat is None else max(0, repeat - existing)
             needs[(task.name, model)] = (inputs, existing, wanted)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from smevals.errors import SmevalsError
 from smevals.run.plan import REASONS as CHANGES
-from smevals.run.plan import Runner, differences, inputs_of, resolve_runner
+from smevals.run.plan import Runner, differences, inputs_of, resolve_runner, workspace_digest
 from smevals.spec.model import Eval
 from smevals.store.read import Obj
 from smevals.store.records import Inputs, RunBrief
@@ -38,6 +38,7 @@ class Staleness:
         self.runners: dict[str, Runner | None] = {}
         self.wants: dict[Cell, Want | None] = {}
         self.inputs: dict[Cell, Inputs] = {}
+        self.files: dict[str, str | None] = {}      # the digest of each Task's starting files
 
     def runner(self, config_name: str) -> Runner | None:
         """The config's runner, or None when it cannot be found here."""
@@ -51,8 +52,11 @@ class Staleness:
     def _inputs(self, cell: Cell) -> Inputs:
         if cell not in self.inputs:
             program = self.runner(cell[1]) or Runner(None, None, "", "")
-            self.inputs[cell] = inputs_of(self.tasks[cell[0]], self.ev.configs[cell[1]],
-                                          program, cell[2])
+            task = self.tasks[cell[0]]
+            if task.name not in self.files:
+                self.files[task.name] = workspace_digest(task)
+            self.inputs[cell] = inputs_of(task, self.ev.configs[cell[1]], program, cell[2],
+                                          files=self.files[task.name])
         return self.inputs[cell]
 
     def expected(self, cell: Cell) -> Want | None:

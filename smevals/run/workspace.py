@@ -9,13 +9,16 @@ starting files. The names smevals puts at the top of a Run are never the agent's
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from dataclasses import dataclass, field
 
 from smevals.run.wsdiff import DIFF_NAME, diff_text
-from smevals.spec.workspace import RESERVED, Starting
-from smevals.store.records import Truncation, WorkspaceChanges
-from smevals.store.workspace import descend, manifest_at, remove, write_new
+from smevals.spec.workspace import RESERVED, Stamps, Starting, stamp_of
+from smevals.store.records import FileEntry, Truncation, WorkspaceChanges
+from smevals.store.regular import NotRegular, open_regular
+from smevals.store.workspace import Folders, hash_copy, open_dir, remove, write_new
 
 
 @dataclass
@@ -33,22 +36,31 @@ class Settled:
                 "deleted": self.deleted}
 
 
-def settle(start: Starting, fd: int) -> Settled:
+def settle(start: Starting, fd: int, stamps: Stamps | None = None) -> Settled:
     """Compare the Run's workspace `fd` with the starting files: remove the unchanged ones,
     write `workspace.diff` (a file of that name the runner left is replaced) and say what
-    changed. Never follows a link or opens anything but a regular file."""
+    changed. Never follows a link or opens anything but a regular file. A starting file
+    whose inode, size, mtime and ctime are still those `copy_in` left (`stamps`) is
+    unchanged without being read: no write or chmod leaves the ctime as it was, except one
+    in the same clock tick as the copy, so a file copied in the copy's last tick is read
+    (git's "racily clean" rule)."""
     remove(fd, DIFF_NAME)
-    final = {e["path"]: e for e in manifest_at(fd) if not _reserved(e["path"])}
+    final: dict[str, FileEntry] = {}
+    last = max((s[3] for s in (stamps or {}).values()), default=0)
+    trusted = {rel: s for rel, s in (stamps or {}).items() if s[3] < last}
+    _walk(fd, "", trusted, start.sha256, final)
     done = Settled(start.digest)
     starting = start.by_rel()
+    unchanged = []
     for rel in sorted(starting):
         entry = final.get(rel)
         if entry is None:
             done.deleted.append(rel)
         elif entry.get("sha256") == start.sha256[rel]:
-            _remove_unchanged(fd, rel)
+            unchanged.append(rel)
         else:
             done.changed.append(rel)
+    _remove_unchanged(fd, unchanged)
     done.added = sorted(rel for rel in final if rel not in starting)
     text, written = diff_text(start, fd, done.changed, done.added, done.deleted, final)
     data = text.encode("utf-8")
@@ -59,23 +71,60 @@ def settle(start: Starting, fd: int) -> Settled:
     return done
 
 
-def _reserved(rel: str) -> bool:
-    return rel in RESERVED
-
-
-def _remove_unchanged(fd: int, rel: str) -> None:
-    """Unlink a starting file left as it was, then the folders it leaves empty."""
-    parts = rel.split("/")
-    fds = [os.dup(fd)]
-    try:
-        for folder in parts[:-1]:
-            fds.append(descend(fds[-1], [folder]))
-        os.unlink(parts[-1], dir_fd=fds[-1])
-        for depth in range(len(parts) - 1, 0, -1):
+def _walk(fd: int, prefix: str, stamps: Stamps, sums: dict[str, str],
+          out: dict[str, FileEntry]) -> None:
+    """Every file below the folder `fd` but smevals' own names at the top, as a manifest
+    entry; a regular file is hashed unless its stamp says it is a starting file untouched."""
+    with os.scandir(fd) as it:
+        names = sorted(entry.name for entry in it)
+    for name in names:
+        rel = prefix + name
+        if not prefix and name in RESERVED:
+            continue
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            inner = open_dir(name, fd)
             try:
-                os.rmdir(parts[depth - 1], dir_fd=fds[depth - 1])
-            except OSError:
-                break
+                _walk(inner, rel + "/", stamps, sums, out)
+            finally:
+                os.close(inner)
+        elif stat.S_ISLNK(info.st_mode):
+            out[rel] = {"path": rel, "symlink": os.readlink(name, dir_fd=fd)}
+        elif not stat.S_ISREG(info.st_mode):
+            out[rel] = {"path": rel, "special": True}
+        elif stamps.get(rel) == stamp_of(info):
+            out[rel] = {"path": rel, "size": info.st_size, "sha256": sums[rel]}
+        else:
+            out[rel] = _hashed(fd, name, rel)
+
+
+def _hashed(fd: int, name: str, rel: str) -> FileEntry:
+    try:
+        handle, _info = open_regular(name, fd)
+    except NotRegular:                      # swapped since the stat: as it is now
+        return {"path": rel, "special": True}
+    try:
+        size, digest = hash_copy(handle, None)
     finally:
-        for handle in fds:
-            os.close(handle)
+        os.close(handle)
+    return {"path": rel, "size": size, "sha256": digest}
+
+
+def _remove_unchanged(fd: int, rels: list[str]) -> None:
+    """Unlink the starting files left as they were, then the folders they leave empty."""
+    folders = Folders(fd)
+    emptied: set[str] = set()
+    try:
+        for rel in rels:
+            here, name = folders.at(rel)
+            os.unlink(name, dir_fd=here)
+            parent = rel.rpartition("/")[0]
+            while parent:
+                emptied.add(parent)
+                parent = parent.rpartition("/")[0]
+        for folder in sorted(emptied, key=lambda f: -f.count("/")):
+            here, name = folders.at(folder)
+            with contextlib.suppress(OSError):      # not empty: the agent's files are there
+                os.rmdir(name, dir_fd=here)
+    finally:
+        folders.close()

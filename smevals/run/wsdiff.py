@@ -34,7 +34,8 @@ def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
     parts: list[str] = []
     size = written = 0
     for rel in sorted({*changed, *added, *deleted}):
-        old = _old(sources[rel].source.as_posix()) if rel in sources else None
+        old = _old(sources[rel].source.as_posix(), start.sha256[rel]) if rel in sources \
+            else None
         new = None if rel in deleted else _new(fd, rel, final[rel])
         for line in _file_diff(rel, old, new):
             length = len(line.encode("utf-8"))
@@ -48,8 +49,14 @@ def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
 Side = bytes | str | None           # bytes; str: what it is instead (a link, too large ...)
 
 
-def _old(path: str) -> Side:
-    return _read(path, None)
+def _old(path: str, sha256: str) -> Side:
+    """A starting file as the Run began with it (the Eval's copy, when still the same)."""
+    import hashlib
+
+    data = _read(path, None)
+    if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() != sha256:
+        return "changed in the Eval since the Run started"
+    return data
 
 
 def _new(fd: int, rel: str, entry: FileEntry) -> Side:

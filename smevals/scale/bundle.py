@@ -26,8 +26,8 @@ class Bundle:
 
 def make_bundle(eval_dir: Path, store_root: Path,
                 runner: Runner | None) -> tuple[Bundle, dict[str, bytes]]:
-    """The Eval's files (hidden ones and the results store left out) and their contents by
-    sha256; a runner program outside the Eval is added under OUTSIDE."""
+    """The Eval's files (hidden ones at its top and the results store left out) and their
+    contents by sha256; a runner program outside the Eval is added under OUTSIDE."""
     found: list[tuple[str, int, str]] = []
     blobs: dict[str, bytes] = {}
     skip = {os.path.abspath(store_root)}
@@ -50,7 +50,9 @@ def _walk(folder: str, prefix: str, skip: set[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     with os.scandir(folder) as it:
         for entry in sorted(it, key=lambda e: e.name):
-            if entry.name.startswith(".") or entry.path in skip:
+            # hidden at the top (.git, .smevals, a venv ...); below, a Task's starting
+            # files may hold dot files, which are part of its inputs
+            if (entry.name.startswith(".") and not prefix) or entry.path in skip:
                 continue
             if entry.is_dir():
                 out.extend(_walk(entry.path, f"{prefix}{entry.name}/", skip))

@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SmevalsError
+from smevals.spec.load import bad_byte, display_path, printable
 from smevals.spec.model import Task
 from smevals.spec.paths import path_problem
 from smevals.store.canonical import dumps, sha256_bytes
 from smevals.store.regular import NotRegular, describe, megabytes, open_regular
-from smevals.store.workspace import descend, hash_copy, remove
+from smevals.store.workspace import Folders, hash_copy, remove
 
 KEY = "workspace"
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_FILES = 10_000
 SIZE_SETTING = "SMEVALS_MAX_WORKSPACE_MB"
 SIZE_MB = 100
@@ -77,14 +79,17 @@ def spec_problems(task: Task) -> list[Problem]:
     try:
         starting(task)
     except WorkspaceError as exc:
-        from smevals.spec.load import display_path
-
         line, col = task.locs.get((KEY, exc.index), task.pos(KEY))
         return [Problem(display_path(task.path), task.line or line, col, str(exc), KEY)]
     return []
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[Any, ...], Starting]] = {}
+
+
+def forget() -> None:
+    """Forget the digests kept of earlier calls (each file is hashed again)."""
+    _CACHE.clear()
 
 
 def starting(task: Task) -> Starting | None:
@@ -101,7 +106,7 @@ def tree_of(base: Path, spec: Any) -> Starting:
     or a list of files, each kept at its path), checked, bounded and hashed."""
     found = _find(base, spec)
     _bounded(found)
-    signature = tuple((rel, info.st_size, info.st_mtime_ns, info.st_ino) for rel, _, info in found)
+    signature = tuple((rel, *stamp_of(info)) for rel, _, info in found)
     key = (os.path.realpath(base), dumps(spec).decode())
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
@@ -116,6 +121,8 @@ Found = list[tuple[str, Path, os.stat_result]]
 
 def _find(base: Path, spec: Any) -> Found:
     if isinstance(spec, str):
+        if os.path.normpath(spec.replace("\\", "/")) == ".":
+            raise WorkspaceError("must be a folder inside the Eval, not the Eval itself")
         folder = _inside(base, spec, "folder")
         if not stat.S_ISDIR(folder[1].st_mode):
             raise WorkspaceError(f"'{spec}' is {_what(folder[0])}, not a folder")
@@ -164,6 +171,9 @@ def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
         items = sorted(entries, key=lambda e: e.name)
     for entry in items:
         rel = prefix + entry.name
+        if bad_byte(rel) is not None:
+            raise WorkspaceError(f"'{spec}/{printable(rel)}': the file name is not valid "
+                                 "UTF-8; rename it")
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
             _walk(Path(entry.path), rel + "/", spec, found)
@@ -216,42 +226,53 @@ class CopyError(Exception):
     """Files could not be copied as they were hashed (the message says which)."""
 
 
-def copy_in(start: Starting, fd: int, replace: bool = False) -> None:
+Stamps = dict[str, tuple[int, int, int, int]]
+
+
+def stamp_of(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What changes when a file is written, replaced or chmod-ed: inode, size, mtime, ctime."""
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
     """Copy the files of `start` into the folder `fd`, checking each file's bytes against
-    the digest it was hashed with. With `replace`, what is at a file's place is removed
-    first (never written through); without, it must be free."""
-    sums = {}
-    for item in start.files:
-        sums[item.rel] = _copy_one(item, fd, replace)
+    the digest it was hashed with; the stamp of each copy, by path. With `replace`, what is
+    at a file's place is removed first (never written through); without, it must be free."""
+    sums: dict[str, str] = {}
+    stamps: Stamps = {}
+    folders = Folders(fd, make=True)
+    try:
+        for item in start.files:
+            sums[item.rel], stamps[item.rel] = _copy_one(item, folders, replace)
+    finally:
+        folders.close()
     if digest_of(sums) != start.digest:
         changed = sorted(rel for rel, digest in sums.items() if start.sha256.get(rel) != digest)
         raise CopyError(f"file(s) changed while smevals read them: {', '.join(changed)}")
+    return stamps
 
 
-def _copy_one(item: StartFile, fd: int, replace: bool) -> str:
-    *folders, name = item.rel.split("/")
+def _copy_one(item: StartFile, folders: Folders,
+              replace: bool) -> tuple[str, tuple[int, int, int, int]]:
     try:
-        here = descend(fd, folders, make=True)
+        here, name = folders.at(item.rel)
     except OSError as exc:
         raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
+    if replace:
+        remove(here, name)
     try:
-        if replace:
-            remove(here, name)
+        source, _info = open_regular(str(item.source))
+    except OSError as exc:
+        raise CopyError(f"'{item.rel}' cannot be read: {exc}") from None
+    try:
+        out = os.open(name, _NEW, 0o755 if item.executable else 0o644, dir_fd=here)
         try:
-            source, _info = open_regular(str(item.source))
-        except OSError as exc:
-            raise CopyError(f"'{item.rel}' cannot be read: {exc}") from None
-        try:
-            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                          0o755 if item.executable else 0o644, dir_fd=here)
-            try:
-                return hash_copy(source, out)[1]
-            finally:
-                os.close(out)
+            digest = hash_copy(source, out)[1]
+            return digest, stamp_of(os.fstat(out))
         finally:
-            os.close(source)
+            os.close(out)
     finally:
-        os.close(here)
+        os.close(source)
 
 
 def file_sha256(path: Path, rel: str) -> str:

@@ -180,3 +180,32 @@ def descend(fd: int, folders: list[str], make: bool = False) -> int:
         os.close(here)
         raise
     return here
+
+
+class Folders:
+    """Descriptors of the folders below one folder, each opened once (without following a
+    link) however many files are placed in it: for copying or removing many files."""
+
+    def __init__(self, fd: int, make: bool = False):
+        self.root = fd
+        self.make = make
+        self.open: dict[str, int] = {}
+
+    def at(self, rel: str) -> tuple[int, str]:
+        """(descriptor of the folder holding `rel`, its last name)."""
+        folder, _, name = rel.rpartition("/")
+        if not folder:
+            return self.root, name
+        found = self.open.get(folder)
+        if found is None:
+            parent, last = self.at(folder)
+            if self.make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(last, 0o755, dir_fd=parent)
+            found = self.open[folder] = open_dir(last, parent)
+        return found, name
+
+    def close(self) -> None:
+        for fd in self.open.values():
+            os.close(fd)
+        self.open.clear()

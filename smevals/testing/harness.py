@@ -21,7 +21,7 @@ from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
 from smevals.store.read import Obj, Store
-from smevals.store.records import CheckRecord, RunFields
+from smevals.store.records import CheckRecord, RunFields, WorkspaceChanges
 from smevals.testing.cases import Case
 
 RUN_FOLDER = "run"
@@ -78,12 +78,32 @@ def _lay_out(run_dir: Path, case: Case) -> None:
 
 
 def _run_record(ev: Eval, case: Case) -> RunFields:
-    """A fixture's Run (without inputs: grading never reads them)."""
+    """A fixture's Run (without inputs: grading never reads them). For a Task with starting
+    files, the case's files are the agent's work on top of them (the final tree a `command`
+    Check sees is the starting files with the case's files over them)."""
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    return cast(RunFields, {"eval": ev.name, "task": case.task, "grading": case.grading,
-            "config": {"name": "fixture", "runner": "fixture", "model": case.model},
-            "model": case.model, "usage": case.usage, "status": "ok", "started": now,
-            "ended": now, "duration_seconds": 0.0, "exit_code": 0})
+    record = cast(RunFields, {"eval": ev.name, "task": case.task, "grading": case.grading,
+                  "config": {"name": "fixture", "runner": "fixture", "model": case.model},
+                  "model": case.model, "usage": case.usage, "status": "ok", "started": now,
+                  "ended": now, "duration_seconds": 0.0, "exit_code": 0})
+    changes = _changes(ev, case)
+    if changes is not None:
+        record["workspace"] = changes
+    return record
+
+
+def _changes(ev: Eval, case: Case) -> WorkspaceChanges | None:
+    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
+
+    spec = case.task.get(KEY)
+    if spec is None:
+        return None
+    try:
+        start = tree_of(ev.path, spec)
+    except WorkspaceError:
+        return None                 # `validate` names it; the tree is the case's files
+    return {"hash": start.digest, "changed": sorted(n for n in case.files if n in start.sha256),
+            "added": sorted(n for n in case.files if n not in start.sha256), "deleted": []}
 
 
 def mismatches(case: Case, got: Outcome, checks: list[CheckRecord],

@@ -4,6 +4,7 @@ one that prints megabytes, bad JUnit XML."""
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -150,6 +151,8 @@ def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> 
     ev, checks = graded
     (run,) = (ev / "results" / "runs").rglob("run.json")
     assert (run.parent / "output.txt").read_text() == "./notes.txt\n"      # no tests/
+    tail = checks["pytest"]["details"].pop("stdout")       # its end, in the details
+    assert re.search(r"\n1 failed, 2 passed in [\d.]+s$", tail), tail
     assert checks["pytest"] == {
         "checker": "command", "name": "pytest", "ok": False, "score": 2 / 3,
         "notes": "command exited with code 1: 1 of 3 tests failed "
@@ -208,6 +211,8 @@ def test_python_is_smevals_python_and_each_check_has_its_own_copy(graded) -> Non
     ("checker: command\n    files: x", "2:5: checks[0].command: missing required option"),
     ("checker: command\n    command: 'true'\n    files: ../x",
      "4:5: checks[0].files: may not contain '..' ('../x')"),
+    ("checker: command\n    command: 'true'\n    junit: /tmp/r.xml",
+     "4:5: checks[0].junit: must be a relative path, not '/tmp/r.xml'"),
     ("checker: command\n    command: []",
      "3:5: checks[0].command: expected a command line (run by sh -c) or a non-empty list of "
      "arguments, got []"),
@@ -247,3 +252,26 @@ def test_editing_a_hidden_file_is_a_new_grader_version(cli, tmp_path: Path) -> N
     assert "grading 1 Run(s)" in res.out
     versions = {g["grader"]["version"] for g in grade_records(ev)}
     assert len(versions) == 2
+
+
+def test_fixtures_of_a_task_with_starting_files(cli, tmp_path: Path) -> None:
+    """`smevals test`: a case's files are the agent's work over the Task's starting files."""
+    ev = make_eval(tmp_path / "ev", tasks={"calc": "prompt: p\nworkspace: start\n"},
+                   graders={"default": "checks:\n  - checker: command\n"
+                                       "    command: python -m pytest -q -p no:cacheprovider\n"
+                                       "    files: hidden\n"},
+                   files={"configs/echo.sh": "#!/bin/sh\necho hi\n",
+                          "start/notes.txt": "starting notes\n",
+                          "hidden/test_calc.py": PYTEST_TESTS.replace('"src"', '"."')})
+    fixtures = ev / "graders" / "default.fixtures"
+    write(fixtures / "good.yaml", "task: calc\noutput: done\nfiles: {calc.py: good.py}\n"
+                                  "expect: pass\n")
+    write(fixtures / "bad.yaml", "task: calc\noutput: done\nfiles: {calc.py: bad.py}\n"
+                                 "expect: fail\nscore: {min: 0.66, max: 0.67}\n")
+    write(fixtures / "good.py", "def add(a, b):\n    return a + b\n\n\n"
+                                "def sub(a, b):\n    return a - b\n")
+    write(fixtures / "bad.py", "def add(a, b):\n    return a + b\n\n\n"
+                               "def sub(a, b):\n    return a + b\n")
+    res = cli("test", str(ev))
+    assert res.code == 0, res.both
+    assert "2 case(s): 2 ok, 0 mismatch(es)" in res.out
