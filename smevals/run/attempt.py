@@ -167,7 +167,8 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
     ctx = BuiltinContext(config=job.config, config_dir=session.config.path.parent,
                          task=job.task.doc, model=job.model, sample_index=job.sample,
                          workspace=workspace, timeout=session.timeout,
-                         environ=session.environ, cancel=_event(session))
+                         environ=session.environ, cancel=_event(session),
+                         children=session.groups)
     start = time.monotonic()
     out = run_builtin(session.runner.builtin or "", ctx)
     lost = reclaim(workspace)

@@ -7,7 +7,10 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smevals.proc.child import Children
 
 Problems = list[tuple[str, str]]   # (field path, message)
 
@@ -25,6 +28,8 @@ class BuiltinContext:
     timeout: float | None
     environ: Mapping[str, str]
     cancel: threading.Event
+    children: Children | None = None     # where a built-in registers the processes it starts,
+                                         # so Ctrl-C and SIGTERM end them at once
 
 
 @dataclass

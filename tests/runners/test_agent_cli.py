@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.helpers import make_eval, run_cli
@@ -127,3 +128,41 @@ def test_a_runner_that_removes_or_replaces_its_workspace_fails_its_run(tmp_path)
     assert ("job / swap / m1 ... FAILED (the runner removed its workspace folder (a symlink "
             "to '/etc' is in its place now); the Run counts as failed)") in result.out
     assert Path("/etc/passwd").is_file()
+
+
+def test_ctrl_c_ends_a_running_bash_command_at_once(tmp_path) -> None:
+    import signal
+    import subprocess
+
+    from tests.helpers import SMEVALS
+    from tests.helpers.waiting import wait_for
+
+    marker = "987653.5"
+    ev = agent_eval(tmp_path, CONFIG.replace("max_turns: 3", "tool_timeout: 900"))
+    session = [{"tool_calls": [{"name": "bash", "arguments": {"command": f"sleep {marker}"}}]},
+               {"content": "done"}]
+    path = ev / "configs" / "sessions" / "good" / "job.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in session))
+    proc = subprocess.Popen([SMEVALS, "run", str(ev), "-m", "good", "--store",
+                             str(tmp_path / "store")], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: sleepers(marker), "the agent's sleep command")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)     # the command would sleep for days
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, out + err
+    assert "Interrupted" in err
+    wait_for(lambda: not sleepers(marker), "the sleep command to be killed")
+
+
+def sleepers(marker: str) -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() == f"sleep\0{marker}\0".encode():
+                found.append(pid)
+        except OSError:
+            pass
+    return found

@@ -246,3 +246,21 @@ def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -
     assert outcome.stderr == ("smevals:agent: cannot write transcript.jsonl into the "
                               "workspace: No such file or directory\n")
     assert not workspace.exists()
+
+
+def test_read_only_keeps_every_write_of_bash_in_the_workspace(tmp_path, make_ctx) -> None:
+    from smevals.proc.contain import find
+
+    if find("auto", False, True) is None:
+        pytest.skip("no mount namespace can be made here")
+    outside = tmp_path / "outside.txt"
+    command = f"echo in > in.txt; echo out > {outside}; echo home > $HOME/h; cat in.txt"
+    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": True}})
+    [(_name, output, _error)] = results(workspace)
+    lines = output.splitlines()                # stdout, then stderr
+    assert lines[0] == "in"
+    assert lines[1] == f"bash: line 1: {outside}: Read-only file system"
+    assert lines[2].endswith("/h: Read-only file system")
+    assert not outside.exists()
+    assert outcome.usage is not None and outcome.usage["sandbox"].endswith(", read-only")

@@ -116,7 +116,7 @@ def run(ctx: BuiltinContext) -> BuiltinOutcome:
                       names=tuple(_given(config, "tools", NAMES)),
                       tool_timeout=float(_given(config, "tool_timeout", 60.0)),
                       max_output=int(_given(config, "max_tool_output", 16384)),
-                      setting=_setting(ctx))
+                      setting=_setting(ctx), children=ctx.children)
     limits = Limits(int(_given(config, "max_turns", 20)), config.get("max_tokens"))
     loop = Loop(ctx, model, toolbox, limits)
     try:

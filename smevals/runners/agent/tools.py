@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from smevals.proc.child import Children
 from smevals.proc.sandbox import (
     Outcome,
     Policy,
@@ -73,6 +74,7 @@ class Toolbox:
     setting: Setting = field(default_factory=Setting)   # the `sandbox:` of Config and Task
     deadline: float | None = None     # time.monotonic() at which the Run ends
     written: int = 0                  # bytes written by write_file so far
+    children: Children | None = None  # the Run's processes: Ctrl-C ends a command at once
 
     def policy(self, timeout: float) -> Policy:
         """How `bash` runs: a private home, the `sandbox:` setting (no network by default)."""
@@ -145,7 +147,8 @@ class Toolbox:
         timeout = self.tool_timeout
         if self.deadline is not None:
             timeout = max(0.1, min(timeout, self.deadline - time.monotonic()))
-        out = run_sandboxed(["bash", "-c", command], self.workspace, self.policy(timeout))
+        out = run_sandboxed(["bash", "-c", command], self.workspace, self.policy(timeout),
+                            self.children)
         return _command_result(out, timeout, self.capped)
 
 
