@@ -13,7 +13,8 @@
    divided by its calls. Target: <= 10 ms per call for the loop itself (the file tools'
    figure; a bash call adds a sandbox start, figure 1's last line).
 
-Each figure is the median of `--trials` trials; the machine may be shared.
+Each figure is the median of `--trials` trials (the per-Run steps: and the best); the
+machine may be shared.
 
 Usage: python bench/agent.py [--files N] [--calls C] [--trials T] [--smoke]
 """
@@ -102,7 +103,9 @@ def per_run(files: int, trials: int, tmp: Path) -> dict[str, float]:
     print(f"sandbox here: {describe(Policy(timeout=1, env=sandbox_env(os.environ, tmp)))}")
     one_run(_copy(template, tmp / "warm"), tmp / "warm-ws")      # imports, the probe
     rows = [one_run(_copy(template, tmp / f"eval{t}"), tmp / f"ws{t}") for t in range(trials)]
-    return {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+    best = {key: min(row[key] for row in rows) for key in rows[0]}
+    return {**{key: statistics.median(row[key] for row in rows) for key in rows[0]},
+            **{f"{key} best": value for key, value in best.items()}}
 
 
 def _copy(template: Path, to: Path) -> Path:
@@ -169,15 +172,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as name:
         tmp = Path(name)
         run = per_run(args.files, args.trials, tmp)
-        total = sum(run.values())
-        print(f"per Run, workspace of {args.files} files (median of {args.trials}):")
-        for key, words in (("hash", "hash the starting files"),
-                           ("copy", "copy them into the workspace"),
-                           ("settle", "settle: drop unchanged, write workspace.diff"),
-                           ("sandbox", "start one command in the sandbox")):
-            print(f"  {words:<46} {run[key]:8.1f} ms")
+        steps = ("hash", "copy", "settle", "sandbox")
+        total = sum(run[key] for key in steps)
+        best = sum(run[f"{key} best"] for key in steps)
+        print(f"per Run, workspace of {args.files} files (median and best of {args.trials}):")
+        for key, words in zip(steps, ("hash the starting files", "copy them into the workspace",
+                                      "settle: drop unchanged, write workspace.diff",
+                                      "start one command in the sandbox"), strict=True):
+            print(f"  {words:<46} {run[key]:8.1f} ms {run[key + ' best']:8.1f} ms")
         verdict = "within" if total <= TARGET_RUN_MS else "ABOVE"
-        print(f"  {'total':<46} {total:8.1f} ms  ({verdict} the {TARGET_RUN_MS:g} ms target)")
+        print(f"  {'total':<46} {total:8.1f} ms {best:8.1f} ms  ({verdict} the "
+              f"{TARGET_RUN_MS:g} ms target)")
         call = per_call(args.calls, args.trials, tmp)
         print(f"per tool call of smevals:agent, replayed session of {args.calls} calls:")
         verdict = "within" if call["files"] <= TARGET_CALL_MS else "ABOVE"
