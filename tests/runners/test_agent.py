@@ -126,6 +126,8 @@ def test_token_limit(tmp_path, make_ctx) -> None:
                                    "null, not integer"),
     ([json.dumps({"tool_calls": [{"arguments": {}}]})],
      "sessions/m1/t1.jsonl:1: tool_calls[0] has no name"),
+    ([json.dumps({"content": "x", "usage": {"input_tokens": -1, "cost_usd": 0.1}})],
+     "sessions/m1/t1.jsonl:1: 'usage.input_tokens' must be a count of tokens, not -1"),
     ([""], "the recorded session sessions/m1/t1.jsonl is empty"),
 ])
 def test_malformed_session_fails_at_launch(tmp_path, make_ctx, lines, problem) -> None:

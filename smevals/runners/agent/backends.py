@@ -149,11 +149,13 @@ def load_session(path: Path, shown: str) -> list[Turn]:
     from smevals.store.regular import NotRegular, TooLarge, read_capped
 
     try:
-        data = read_capped(str(path), SESSION_CAP, "a recorded session",
-                           "(none: split the session)")[1]
+        data = read_capped(str(path), SESSION_CAP, "a recorded session", "")[1]
     except FileNotFoundError:
         raise RunFailed(f"no recorded session {shown} for this model and task") from None
-    except (NotRegular, TooLarge, OSError) as error:
+    except TooLarge:
+        raise RunFailed(f"the recorded session {shown} is above {SESSION_CAP >> 20} MB: "
+                        "split it into one file per sample", failure="launch") from None
+    except (NotRegular, OSError) as error:
         raise RunFailed(f"cannot read the recorded session {shown}: {error}",
                         failure="launch") from None
     turns: list[Turn] = []
@@ -179,7 +181,10 @@ def _recorded(line: bytes, turn: int) -> Turn:
     if content is not None and not isinstance(content, str):
         raise ValueError(f"'content' must be a string or null, not {type_name(content)}")
     usage = item.get("usage") or {}
-    if not isinstance(usage, dict) or not all(is_int(v) and v >= 0 for v in usage.values()):
-        raise ValueError("'usage' must be an object of token counts")
+    if not isinstance(usage, dict):
+        raise ValueError(f"'usage' must be an object, not {type_name(usage)}")
     counts = {k: v for k, v in usage.items() if k in ("input_tokens", "output_tokens")}
+    for key, value in counts.items():
+        if not (is_int(value) and value >= 0):
+            raise ValueError(f"'usage.{key}' must be a count of tokens, not {value!r}")
     return Turn(content or "", parse_calls(item.get("tool_calls"), turn), counts)
