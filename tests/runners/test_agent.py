@@ -249,3 +249,17 @@ def test_openai_http_error_ends_the_run_and_keeps_the_transcript(fake_openai, ma
     assert [e["type"] for e in found] == ["message", "message", "tool_call", "tool_result",
                                           "error"]
     assert timeless(outcome.usage)["input_tokens"] == 7
+
+
+def test_long_arguments_are_cut_in_usage_and_kept_whole_in_the_transcript(tmp_path,
+                                                                           make_ctx) -> None:
+    content = "x" * 5000
+    record(tmp_path, [tools(call("write_file", {"path": "big.txt", "content": content})),
+                      answer("ok")])
+    outcome, workspace = agent(make_ctx)
+    assert outcome.usage is not None
+    [used] = outcome.usage["tool_calls"]
+    assert used["arguments"] == {"path": "big.txt",
+                                 "content": "x" * 2000 + "[... 3000 more characters]"}
+    assert entries(workspace)[2]["arguments"]["content"] == content
+    assert (workspace / "big.txt").read_text() == content

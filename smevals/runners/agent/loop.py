@@ -134,7 +134,7 @@ class Loop:
 
     def use(self, call: Call, turn: int) -> dict[str, Any]:
         """Run one tool call; the `tool` message giving its result to the model."""
-        self.tally.calls.append({"name": call.name, "arguments": call.arguments,
+        self.tally.calls.append({"name": call.name, "arguments": brief(call.arguments),
                                  "id": call.id})
         self.add({"type": "tool_call", "id": call.id, "name": call.name,
                   "arguments": call.arguments}, turn)
@@ -166,6 +166,22 @@ class Loop:
 
     def note(self, reason: str) -> None:
         self.add({"type": "error", "message": reason})
+
+
+USAGE_TEXT = 2000      # characters of a string argument kept in usage.tool_calls
+
+
+def brief(value: Any) -> Any:
+    """A call's arguments for `usage.tool_calls`: each long string cut to USAGE_TEXT
+    characters, so that a Run writing big files keeps its usage under the usage file's
+    limit (the transcript keeps the arguments whole)."""
+    if isinstance(value, str) and len(value) > USAGE_TEXT:
+        return f"{value[:USAGE_TEXT]}[... {len(value) - USAGE_TEXT} more characters]"
+    if isinstance(value, dict):
+        return {key: brief(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [brief(item) for item in value]
+    return value
 
 
 def put_own(workspace: Path, name: str, data: bytes) -> None:
