@@ -166,3 +166,24 @@ def sleepers(marker: str) -> list[str]:
         except OSError:
             pass
     return found
+
+
+def test_run_against_an_openai_compatible_server(tmp_path, fake_openai) -> None:
+    from tools.fake_openai import completion
+
+    fake_openai.enqueue(200, completion(None, tool_calls=[{"id": "w", "function": {
+        "name": "write_file", "arguments": '{"path": "done.txt", "content": "yes"}'}}],
+        usage={"prompt_tokens": 30, "completion_tokens": 9}, finish_reason="tool_calls"))
+    fake_openai.reply("done", usage={"prompt_tokens": 50, "completion_tokens": 2})
+    ev = agent_eval(tmp_path, f"runner: smevals:agent\nmodel: tiny\nbase_url: "
+                              f"{fake_openai.base_url}\nretries: 0\n")
+    store = tmp_path / "store"
+    result = run_cli("run", str(ev), "--store", str(store))
+    assert result.code == 0, result.both
+    [run] = (store / "ev" / "runs" / "job" / "default" / "tiny").iterdir()
+    record = json.loads((run / "run.json").read_text())
+    assert (record["usage"]["input_tokens"], record["usage"]["output_tokens"]) == (80, 11)
+    assert (run / "done.txt").read_text() == "yes"
+    assert (run / "output.txt").read_text() == "done"
+    assert fake_openai.requests[1].body["messages"][-1] == {
+        "role": "tool", "tool_call_id": "w", "content": "wrote 3 bytes to done.txt"}
