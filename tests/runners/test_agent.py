@@ -47,7 +47,7 @@ def test_good_session_exact_transcript_usage_and_files(tmp_path, make_ctx) -> No
         {"type": "tool_call", "id": "call_1_0", "name": "bash",
          "arguments": {"command": "cat src/hello.txt; exit 3"}, "turn": 1},
         {"type": "tool_result", "id": "call_1_0", "name": "bash",
-         "output": "hi\n[exit code 3]", "is_error": True, "exit_code": 3, "turn": 1},
+         "output": "hi\n[exited with code 3]", "is_error": True, "exit_code": 3, "turn": 1},
         {"type": "message", "role": "assistant", "text": "Done: src/hello.txt says hi.",
          "turn": 2},
     ]

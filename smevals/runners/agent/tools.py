@@ -147,9 +147,9 @@ class Toolbox:
         timeout = self.tool_timeout
         if self.deadline is not None:
             timeout = max(0.1, min(timeout, self.deadline - time.monotonic()))
-        out = run_sandboxed(["bash", "-c", command], self.workspace, self.policy(timeout),
-                            self.children)
-        return _command_result(out, timeout, self.capped)
+        policy = self.policy(timeout)
+        out = run_sandboxed(["bash", "-c", command], self.workspace, policy, self.children)
+        return _command_result(out, policy, self.capped)
 
 
 def _required(arguments: dict[str, Any], key: str) -> Any:
@@ -158,22 +158,17 @@ def _required(arguments: dict[str, Any], key: str) -> Any:
     return arguments[key]
 
 
-def _command_result(out: Outcome, timeout: float, cap: Callable[[str], str]) -> Result:
+def _command_result(out: Outcome, policy: Policy, cap: Callable[[str], str]) -> Result:
+    """stdout, then stderr, capped; then what went wrong, in the sandbox's words
+    (`[exited with code 1]`, `[timed out after 60 s (every process it started was
+    killed)]`, `[killed by SIGXFSZ: ...]`)."""
     text = out.stdout.decode("utf-8", "replace")
     if out.stderr:
         text += ("" if not text or text.endswith("\n") else "\n") + \
             out.stderr.decode("utf-8", "replace")
     text = cap(text)
-    notes = []
-    if out.timed_out:
-        notes.append(f"[timed out after {timeout:g} s: every process of the command killed]")
-    elif out.error:
-        notes.append(f"[{out.error}]")
-    elif out.over_cap:
-        notes.append(f"[stopped: the command printed too much on {' and '.join(out.over_cap)}]")
-    if out.exit_code not in (0, None) or notes:
-        notes.append(f"[exit code {out.exit_code}]")
-    if notes:
-        text += ("" if not text or text.endswith("\n") else "\n") + "\n".join(notes)
+    why = out.why(policy)
+    if why:
+        text += ("" if not text or text.endswith("\n") else "\n") + f"[{why}]"
     failed = out.timed_out or out.error is not None or out.exit_code != 0
     return Result(text, is_error=failed, exit_code=out.exit_code)
