@@ -263,3 +263,13 @@ def test_read_only_keeps_every_write_of_bash_in_the_workspace(tmp_path, make_ctx
     assert lines[2].endswith("/h: Read-only file system")
     assert not outside.exists()
     assert outcome.usage is not None and outcome.usage["sandbox"].endswith(", read-only")
+
+
+def test_a_command_filling_the_disk_stops_at_the_file_size_limit(tmp_path, make_ctx) -> None:
+    command = "head -c 3000000 /dev/zero > big.bin"
+    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+    outcome, workspace = agent(make_ctx, {"sandbox": {"file_mb": 1}})
+    [(_name, output, error)] = results(workspace)
+    assert (workspace / "big.bin").stat().st_size == 1 << 20
+    assert output.endswith("[exited with code 153]")          # 128 + SIGXFSZ
+    assert error and outcome.exit_code == 0
