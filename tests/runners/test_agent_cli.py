@@ -187,3 +187,28 @@ def test_run_against_an_openai_compatible_server(tmp_path, fake_openai) -> None:
     assert (run / "output.txt").read_text() == "done"
     assert fake_openai.requests[1].body["messages"][-1] == {
         "role": "tool", "tool_call_id": "w", "content": "wrote 3 bytes to done.txt"}
+
+
+def test_the_agent_works_on_a_tasks_starting_files(tmp_path) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"job": "prompt: Fix app.py.\nworkspace: start\n"},
+                   configs={"default": CONFIG}, graders={"default": GRADER},
+                   files={"start/app.py": "print('helo')\n", "start/notes.txt": "keep\n"})
+    session = [
+        {"tool_calls": [{"name": "list_files", "arguments": {}},
+                        {"name": "read_file", "arguments": {"path": "app.py"}}]},
+        {"tool_calls": [{"name": "write_file",
+                         "arguments": {"path": "app.py", "content": "print('hello')\n"}}]},
+        {"content": "fixed"}]
+    path = ev / "configs" / "sessions" / "good" / "job.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in session))
+    store = tmp_path / "store"
+    result = run_cli("run", str(ev), "-m", "good", "--store", str(store))
+    assert result.code == 0, result.both
+    [run] = (store / "ev" / "runs" / "job" / "default" / "good").iterdir()
+    assert sorted(p.name for p in run.iterdir()) == [
+        "app.py", "output.txt", "run.json", "transcript.jsonl", "workspace.diff"]
+    assert "-print('helo')\n+print('hello')\n" in (run / "workspace.diff").read_text()
+    results = [json.loads(line) for line in (run / "transcript.jsonl").open()
+               if json.loads(line)["type"] == "tool_result"]
+    assert [r["output"] for r in results[:2]] == ["app.py\nnotes.txt", "print('helo')\n"]
