@@ -1,6 +1,5 @@
 """Built-in Runners that run in-process: `runner: smevals:replay`, `runner: smevals:openai` and
-`runner: smevals:llm` (the `llm` library; smevals' optional `llm` extra) and `runner: smevals:agent`
-(a tool-calling agent over the openai client or recorded sessions).
+`runner: smevals:llm` (the `llm` library; smevals' optional `llm` extra).
 
 Cheap to import: a built-in's module (and urllib, ssl, ...) loads only when it is used.
 """
