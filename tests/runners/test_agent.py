@@ -263,3 +263,16 @@ def test_long_arguments_are_cut_in_usage_and_kept_whole_in_the_transcript(tmp_pa
                                  "content": "x" * 2000 + "[... 3000 more characters]"}
     assert entries(workspace)[2]["arguments"]["content"] == content
     assert (workspace / "big.txt").read_text() == content
+
+
+def test_the_threat_table_of_the_agent_names_tests_that_exist() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "agents.md").read_text()
+    table = page[page.index("### What a hostile model meets"):page.index("### Recorded sess")]
+    named = set(re.findall(r"`(test_\w+)`", table))
+    source = "".join(p.read_text() for p in (root / "tests" / "runners").glob("test_agent*.py"))
+    assert len(named) >= 15
+    assert sorted(n for n in named if f"def {n}(" not in source) == []
