@@ -16,6 +16,7 @@ BENCH = ROOT / "bench"
 
 # Each script's smallest arguments.
 SMOKE = {
+    "agent.py": ["--smoke"],
     "checkers.py": ["--seconds", "0.001"],
     "crash.py": ["--kills", "1", "--tasks", "1", "--repeat", "5", "--jobs", "1",
                  "--min-delay", "0.05", "--max-delay", "0.1"],

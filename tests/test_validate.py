@@ -85,8 +85,8 @@ BAD_INPUTS = [
      "configs/default.yaml:1:9: responses: required by smevals:replay"),
     ("configs/default.yaml", "runner: smevals:nosuch\nmodel: m1\n",
      "configs/default.yaml:1:9: runner: unknown built-in runner smevals:nosuch; built-ins: "
-     "smevals:claude-code, smevals:codex, smevals:llm, smevals:openai, smevals:pi, "
-     "smevals:replay"),
+     "smevals:agent, smevals:claude-code, smevals:codex, smevals:llm, smevals:openai, "
+     "smevals:pi, smevals:replay"),
 ]
 
 

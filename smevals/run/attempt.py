@@ -66,7 +66,7 @@ def attempt(session: Session, job: Job) -> Attempt | None:
     try:
         started = datetime.now(UTC)
         start, stamps, refused = _copy_in(session.ev, job, staging.dir)
-        finished = refused or _execute(session, job, staging.dir)
+        finished = _reclaimed(refused or _execute(session, job, staging.dir), staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
@@ -171,6 +171,10 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
                          children=session.groups)
     start = time.monotonic()
     out = run_builtin(session.runner.builtin or "", ctx)
+    lost = reclaim(workspace)
+    if lost is not None:
+        out.exit_code, out.failure = out.exit_code or 1, "artifact"
+        out.stderr += f"{lost}\n"
     if out.usage is not None:      # never through what a harness left under that name
         fd = open_dir(workspace)
         try:
@@ -186,6 +190,33 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
                if len(data) > cap}
     return Finished(stdout[:cap], stderr[:cap], out.exit_code, failure, detail,
                     time.monotonic() - start, written)
+
+
+def reclaim(workspace: Path) -> str | None:
+    """When the runner removed its own workspace folder (or put a link or a file in its
+    place), an empty folder takes its place, never following what is there; why the Run
+    fails, or None when the folder is still there."""
+    try:
+        os.close(open_dir(workspace))
+        return None
+    except OSError:
+        pass
+    from smevals.store.regular import describe
+
+    now = ""
+    if os.path.lexists(workspace):
+        now = f" ({describe(str(workspace))} is in its place now)"
+        os.unlink(workspace)
+    os.mkdir(workspace)
+    return f"the runner removed its workspace folder{now}; the Run counts as failed"
+
+
+def _reclaimed(fin: Finished, workspace: Path) -> Finished:
+    lost = reclaim(workspace)
+    if lost is None:
+        return fin
+    return Finished(fin.stdout, fin.stderr, fin.exit_code, "artifact", lost, fin.seconds,
+                    fin.written)
 
 
 def _event(session: Session) -> threading.Event:

@@ -38,6 +38,7 @@ BUILTINS: dict[str, tuple[str, str]] = {
     "codex": ("smevals.runners.codex", "run"),
     "claude-code": ("smevals.runners.claude_code", "run"),
     "pi": ("smevals.runners.pi", "run"),
+    "agent": ("smevals.runners.agent", "run"),
 }
 
 

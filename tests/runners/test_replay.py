@@ -205,15 +205,15 @@ def test_bad_config_fails_the_run_at_launch(make_ctx) -> None:
 
 def test_unknown_builtin(make_ctx) -> None:
     assert config_problems("nope", {}) == [
-        ("runner", "unknown built-in runner smevals:nope; built-ins: smevals:claude-code, "
-                   "smevals:codex, smevals:llm, smevals:openai, smevals:pi, "
+        ("runner", "unknown built-in runner smevals:nope; built-ins: smevals:agent, "
+                   "smevals:claude-code, smevals:codex, smevals:llm, smevals:openai, smevals:pi, "
                    "smevals:replay"),
     ]
     outcome = run_builtin("nope", make_ctx(CONFIG, {"name": "t1"}))
     assert (outcome.exit_code, outcome.failure) == (1, "launch")
     assert outcome.stderr == (
-        "smevals:nope: unknown built-in runner smevals:nope; built-ins: smevals:claude-code, "
-        "smevals:codex, smevals:llm, smevals:openai, smevals:pi, "
+        "smevals:nope: unknown built-in runner smevals:nope; built-ins: smevals:agent, "
+        "smevals:claude-code, smevals:codex, smevals:llm, smevals:openai, smevals:pi, "
         "smevals:replay\n"
     )
 

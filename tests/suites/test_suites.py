@@ -25,11 +25,17 @@ EPOCH = "1767322800"      # the report's "Generated" line: 2026-01-02T03:00:00Z
 def test_the_shipped_suites() -> None:
     assert NAMES == ["agent-tools", "code-localization", "haiku", "json-extraction",
                      "pelican", "python-stdout", "rag-citations", "safety",
-                     "support-replies", "svg-artifacts", "text-to-sql"]
+                     "spec-implementation", "support-replies", "svg-artifacts", "text-to-sql"]
 
 
 def recorded(suite: Path) -> dict[tuple[str, str], int]:
-    """Samples per (task, model) in the suite's replay file."""
+    """Samples per (task, model) in the suite's replay file, or its agent's sessions
+    (configs/sessions/MODEL/TASK.jsonl: one recorded session, replayed for every sample;
+    or the folder MODEL/TASK/ of one session per sample)."""
+    sessions = suite / "configs" / "sessions"
+    if sessions.is_dir():
+        return {(p.stem, p.parent.name): len(list(p.glob("*.jsonl"))) if p.is_dir() else 1
+                for p in sorted(sessions.glob("*/*")) if p.is_dir() or p.suffix == ".jsonl"}
     counts: dict[tuple[str, str], int] = {}
     for line in (suite / "configs" / "responses.jsonl").read_text().splitlines():
         row = json.loads(line)
@@ -48,13 +54,15 @@ def test_suite_meets_the_bar(name: str) -> None:
     assert len(tasks) >= 5
     assert (suite / "README.md").read_text().startswith(f"# {name}\n")
     default = yaml.safe_load((suite / "configs" / "default.yaml").read_text())
-    assert default["runner"] == "smevals:replay"
+    agent = default["runner"] == "smevals:agent"      # replays sessions, not answers
+    assert default["runner"] == "smevals:agent" if agent else "smevals:replay"
     assert yaml.safe_load((suite / "configs" / "openai.yaml").read_text())["runner"] == \
-        "smevals:openai"
+        ("smevals:agent" if agent else "smevals:openai")
     counts = recorded(suite)
     models = models_of(suite)
     assert len(models) in (2, 3)
-    assert {(t, m): 3 for t in tasks for m in models} == counts
+    assert {(t, m) for t in tasks for m in models} == set(counts)
+    assert set(counts.values()) <= ({1, 3} if agent else {3})
     assert "{task: " in (suite / "graders" / "default.yaml").read_text()
 
 

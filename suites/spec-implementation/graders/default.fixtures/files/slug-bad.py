@@ -1,0 +1,2 @@
+def slugify(text: str) -> str:
+    return text.lower().replace(" ", "-")

@@ -1,0 +1,3 @@
+def to_roman(n: int) -> str:
+    """See SPEC.md."""
+    raise NotImplementedError

@@ -1,0 +1,3 @@
+def compare(a: str, b: str) -> int:
+    """See SPEC.md."""
+    raise NotImplementedError

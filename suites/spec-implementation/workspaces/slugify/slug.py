@@ -1,0 +1,3 @@
+def slugify(text: str) -> str:
+    """See SPEC.md."""
+    raise NotImplementedError
