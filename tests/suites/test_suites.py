@@ -76,10 +76,11 @@ def test_suite_runs_offline_and_matches_its_golden_report(name: str, tmp_path: P
     suite = tmp_path / name
     shutil.copytree(SUITES / name, suite, ignore=shutil.ignore_patterns("results", "__pycache__"))
     tasks = len(list((suite / "tasks").glob("*.yaml")))
+    configs = len(list((suite / "configs").glob("*.yaml")))
     env = {"SOURCE_DATE_EPOCH": EPOCH}
 
     res = run_cli("validate", str(suite))
-    assert (res.code, res.out) == (0, f"OK: 1 eval, {tasks} tasks, 2 configs, 1 grader; "
+    assert (res.code, res.out) == (0, f"OK: 1 eval, {tasks} tasks, {configs} configs, 1 grader; "
                                       "no problems\n"), res.both
 
     models = [arg for model in models_of(suite) for arg in ("-m", model)]
