@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,3 +74,13 @@ def judged_eval(tasks: int, delay: float) -> Iterator[tuple[FakeOpenAI, Path, di
             yield server, make_eval(Path(tmp) / "ev", tasks, ANSWER_RUNNER, grader), env
     finally:
         server.close()
+
+
+def timed_calls(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median and best milliseconds of `fn()` over `repeats` calls."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), min(times)

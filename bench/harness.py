@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench._common import timed_calls as timed  # noqa: E402
 from smevals.proc.sandbox import Policy, run_sandboxed, sandbox_env  # noqa: E402
 from smevals.runners import BuiltinContext, run_builtin  # noqa: E402
 from smevals.runners.claude_code import ClaudeReader  # noqa: E402
@@ -48,15 +46,6 @@ def claude_stream(events: int) -> bytes:
                   "num_turns": events // 3, "usage": {"input_tokens": 1, "output_tokens": 1}})
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
-
-def timed(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """Median and best milliseconds of `fn()` over `repeats` calls."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times), min(times)
 
 
 def one_run(tmp: Path, program: Path, count: list[int]) -> None:

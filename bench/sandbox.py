@@ -11,16 +11,14 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench._common import timed_calls as timed  # noqa: E402
 from smevals.proc.private import private_copy  # noqa: E402
 from smevals.proc.sandbox import Policy, describe, run_sandboxed, sandbox_env  # noqa: E402
 
@@ -32,15 +30,6 @@ def workspace(root: Path, files: int) -> Path:
         path.write_bytes(os.urandom(512).hex().encode())
     return root
 
-
-def timed(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
-    """Median and best milliseconds of `fn()` over `repeats` calls."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times), min(times)
 
 
 def main() -> None:
