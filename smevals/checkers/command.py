@@ -142,7 +142,8 @@ def _run(opts: dict[str, Any], inp: CheckInput, private: Path,
         else DEFAULT_TIMEOUT
     cap = int(opts.get("max_output_bytes", DEFAULT_CAP))
     policy = sandbox_setting(opts, inp).policy(
-        timeout, home, cap=cap, memory_mb=int(opts.get("memory_mb", DEFAULT_MEMORY_MB)))
+        timeout, home, cap=cap, memory_mb=int(opts.get("memory_mb", DEFAULT_MEMORY_MB)),
+        read_only=True)
     path = f"{os.path.dirname(sys.executable)}:{policy.env.get('PATH', '')}"
     policy = replace(policy, env={**policy.env, "PATH": path})   # its pytest, its python
     try:

@@ -51,16 +51,18 @@ _BWRAP = ("--die-with-parent", "--cap-drop", "ALL")
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE", re.IGNORECASE)
 
 FOLDER = "\0folder"      # in a read-only prefix: the program's folder, filled in by `wrap`
+HOME = "\0home"          # and its home (HOME, TMPDIR), also kept writable
 RO_TOOL = "smevals-ro"
 # In the new mount namespace (made with the private /proc): keep the folder writable (a
 # bind mount of its own), make every other mount read-only, then exec the rest.
-_READ_ONLY = r"""d=$1; shift
+_READ_ONLY = r"""d=$1 h=$2; shift 2
 fail() { echo "smevals-ro: $1" >&2; exit 125; }
+mount --bind "$h" "$h" 2>/dev/null || fail "cannot keep $h writable"
 mount --bind "$d" "$d" 2>/dev/null && cd "$d" || fail "cannot keep $d writable"
 while read -r _ _ _ _ m o _; do
   case $o in ro|ro,*) continue;; esac
   case $m in *\\*) m=$(printf '%b' "$m");; esac
-  case $m in /proc|/proc/*|"$d") continue;; esac
+  case $m in /proc|/proc/*|"$d"|"$h") continue;; esac
   mount -o remount,bind,ro "$m" 2>/dev/null || fail "cannot make $m read-only"
 done < /proc/self/mountinfo
 exec "$@"
@@ -87,12 +89,13 @@ class Way:
             pid = ("--unshare-pid", "--proc", "/proc") if self.processes else ()
             root: tuple[str, ...] = ("--ro-bind", "/", "/", "--dev", "/dev") if read_only \
                 else ("--dev-bind", "/", "/")
-            folder: tuple[str, ...] = ("--bind", FOLDER, FOLDER) if read_only else ()
+            folder: tuple[str, ...] = ("--bind", HOME, HOME, "--bind", FOLDER, FOLDER) \
+                if read_only else ()
             return ("bwrap", *net, *_BWRAP, *root, *pid, *folder, "--")
         net = () if network else ("--net",)
         pid = _PIDS if self.processes else ()
         root = ("--map-root-user",) if self.map_root else ()
-        ro = ("sh", "-c", _READ_ONLY, RO_TOOL, FOLDER) if read_only else ()
+        ro = ("sh", "-c", _READ_ONLY, RO_TOOL, FOLDER, HOME) if read_only else ()
         return ("unshare", *net, *pid, *root, "--", *ro, *(_SETPRIV if self.processes else ()))
 
 
@@ -120,10 +123,13 @@ class Containment:
     backend: str = "none"
     read_only: bool = False             # everything but the program's folder is read-only
 
-    def wrap(self, argv: list[str], folder: Path | None = None) -> list[str]:
-        """`argv` behind the prefix; `folder` (the program's, kept writable) fills FOLDER."""
+    def wrap(self, argv: list[str], folder: Path | None = None,
+             home: Path | None = None) -> list[str]:
+        """`argv` behind the prefix; `folder` (the program's, kept writable) fills FOLDER,
+        `home` (also kept writable; by default `folder`) fills HOME."""
         where = os.path.realpath(folder) if folder is not None else "/"
-        return [where if part == FOLDER else part for part in self.prefix] + argv
+        fills = {FOLDER: where, HOME: os.path.realpath(home) if home is not None else where}
+        return [fills.get(part, part) for part in self.prefix] + argv
 
     @property
     def container(self) -> bool:

@@ -232,7 +232,8 @@ def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
                     memory_bytes=policy.memory_mb * MIB,
                     file_bytes=policy.file_mb * MIB, processes=policy.processes,
                     core_dumps=False)
-    spec = Spec(box.wrap(argv, cwd), cwd, env, timeout=policy.timeout, cap=policy.cap,
+    home = Path(env["HOME"]) if os.path.isdir(env.get("HOME", "")) else cwd
+    spec = Spec(box.wrap(argv, cwd, home), cwd, env, timeout=policy.timeout, cap=policy.cap,
                 limits=limits, stop_at_cap=True)
     res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from smevals.proc.contain import BACKENDS
+from smevals.proc.contain import BACKENDS, find
 from smevals.proc.container import DEFAULT_IMAGE
 from smevals.proc.sandbox import FILE_CAP, MIB, PROCESSES, Policy, describe, sandbox_env
 
@@ -81,7 +81,7 @@ class Setting:
     network: bool = False
     env: tuple[str, ...] = ()
     image: str = DEFAULT_IMAGE
-    read_only: bool = False
+    read_only: bool | None = None       # None: the caller's default (see `policy`)
     memory_mb: int | None = None        # None: the caller's default
     processes: int = PROCESSES
     file_mb: int = FILE_CAP // MIB
@@ -106,13 +106,21 @@ class Setting:
         return self != Setting()
 
     def policy(self, timeout: float, home: Path, *, cap: int = 1024 * 1024,
-               memory_mb: int = 1024, environ: Mapping[str, str] | None = None) -> Policy:
-        """The Policy of code run with this setting in `home` (its private folder)."""
+               memory_mb: int = 1024, environ: Mapping[str, str] | None = None,
+               read_only: bool = False) -> Policy:
+        """The Policy of code run with this setting in `home` (its private folder).
+        `read_only`: where the setting does not say, make everything but the program's
+        folder and its home read-only wherever this machine can (the agent's `bash` and
+        `command` ask for it; elsewhere the root stays writable as it was)."""
         env = sandbox_env(os.environ if environ is None else environ, home, self.env)
+        if self.read_only is not None:
+            read_only = self.read_only
+        elif read_only:
+            read_only = find(self.backend, self.network, True) is not None
         return Policy(timeout, env, memory_mb=self.memory_mb or memory_mb, cap=cap,
                       network=self.network, processes=self.processes, file_mb=self.file_mb,
                       backend=self.backend, require=self.require, image=self.image,
-                      read_only=self.read_only)
+                      read_only=read_only)
 
     def describe(self) -> str:
         """What contains code run with this setting here (`sandbox.describe`);

@@ -240,7 +240,7 @@ def test_no_command_runs_uncontained_beside_a_secret(tmp_path, make_ctx, monkeyp
 
 def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -> None:
     record(tmp_path, [tools(call("bash", {"command": 'rm -rf "$PWD"'})), answer("gone")])
-    outcome, workspace = agent(make_ctx)
+    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": False}})
     assert (outcome.exit_code, outcome.failure) == (1, "exit")
     assert outcome.stderr == ("smevals:agent: cannot write transcript.jsonl into the "
                               "workspace: No such file or directory\n")
@@ -248,21 +248,25 @@ def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -
 
 
 def test_read_only_keeps_every_write_of_bash_in_the_workspace(tmp_path, make_ctx) -> None:
+    """By default (and with `read_only: true`) bash writes only in the workspace and its
+    home, wherever a mount namespace can be made; `rm -rf "$PWD"` cannot remove the
+    workspace itself."""
     from smevals.proc.contain import find
 
     if find("auto", False, True) is None:
         pytest.skip("no mount namespace can be made here")
     outside = tmp_path / "outside.txt"
-    command = f"echo in > in.txt; echo out > {outside}; echo home > $HOME/h; cat in.txt"
-    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
-    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": True}})
-    [(_name, output, _error)] = results(workspace)
-    lines = output.splitlines()                # stdout, then stderr
-    assert lines[0] == "in"
-    assert lines[1] == f"bash: line 1: {outside}: Read-only file system"
-    assert lines[2].endswith("/h: Read-only file system")
-    assert not outside.exists()
-    assert outcome.usage is not None and outcome.usage["sandbox"].endswith(", read-only")
+    command = (f"echo in > in.txt; echo out > {outside}; echo home > $HOME/h; cat in.txt $HOME/h;"
+               f" rm -rf \"$PWD\"")
+    for setting in ({}, {"sandbox": {"read_only": True}}):
+        record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+        outcome, workspace = agent(make_ctx, setting)
+        [(_name, output, _error)] = results(workspace)
+        lines = output.splitlines()                # stdout, then stderr
+        assert lines[:3] == ["in", "home", f"bash: line 1: {outside}: Read-only file system"]
+        assert not outside.exists()
+        assert outcome.exit_code == 0 and workspace.is_dir()
+        assert outcome.usage is not None and outcome.usage["sandbox"].endswith(", read-only")
 
 
 def test_a_command_filling_the_disk_stops_at_the_file_size_limit(tmp_path, make_ctx) -> None:

@@ -77,9 +77,10 @@ class Toolbox:
     children: Children | None = None  # the Run's processes: Ctrl-C ends a command at once
 
     def policy(self, timeout: float) -> Policy:
-        """How `bash` runs: a private home, the `sandbox:` setting (no network by default)."""
+        """How `bash` runs: a private home, the `sandbox:` setting (no network by default;
+        everything but the workspace and the home read-only wherever the machine can)."""
         return self.setting.policy(timeout, self.home, cap=self.max_output * 4,
-                                   environ=self.environ)
+                                   environ=self.environ, read_only=True)
 
     def sandbox(self) -> str:
         """What contains `bash` here; SandboxRefused when the setting cannot be met, or
