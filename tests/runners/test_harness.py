@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from smevals.spec.load import display_path as shown
 from tests.helpers import SMEVALS, make_eval, wait_for
 from tests.helpers.harness import fake_harness, fixture, seen
 from tests.helpers.records import run_dirs, runs
@@ -465,19 +466,20 @@ def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
         "claude": "runner: smevals:claude-code\nmodel: m\nmax_turns: 0\nargs: [1]\n"
                   "allowed_tool: [Bash]\n",
         "pi": "runner: smevals:pi\nmodel: m\nallowed_tools: [Read]\nmax_budget_usd: 1\n"})
+    at = shown(ev)
     result = cli("validate", str(ev))
     assert result.code == 2
     assert result.err.splitlines()[:-1] == [
-        f"{ev}/configs/claude.yaml:3:1: max_turns: must be > 0, not 0",
-        f"{ev}/configs/claude.yaml:4:1: args.0: must be a string, not integer",
-        f"{ev}/configs/claude.yaml:5:1: allowed_tool: unknown key for smevals:claude-code; "
+        f"{at}/configs/claude.yaml:3:1: max_turns: must be > 0, not 0",
+        f"{at}/configs/claude.yaml:4:1: args.0: must be a string, not integer",
+        f"{at}/configs/claude.yaml:5:1: allowed_tool: unknown key for smevals:claude-code; "
         "did you mean 'allowed_tools'? known keys: allowed_tools, args, description, "
         "disallowed_tools, env, executable, max_budget_usd, max_output_bytes, max_turns, model, "
         "name, permission_mode, prompt_template, runner, sandbox, system, timeout",
-        f"{ev}/configs/codex.yaml:3:1: sandbox_mode: must be one of read-only, workspace-write, "
+        f"{at}/configs/codex.yaml:3:1: sandbox_mode: must be one of read-only, workspace-write, "
         "danger-full-access",
-        f"{ev}/configs/codex.yaml:4:1: env.0: is not an environment variable name: 'BAD-NAME'",
-        f"{ev}/configs/pi.yaml:3:1: allowed_tools.0: is not a Pi tool name: 'Read'",
-        f"{ev}/configs/pi.yaml:4:1: max_budget_usd: unknown key for smevals:pi; known keys: "
+        f"{at}/configs/codex.yaml:4:1: env.0: is not an environment variable name: 'BAD-NAME'",
+        f"{at}/configs/pi.yaml:3:1: allowed_tools.0: is not a Pi tool name: 'Read'",
+        f"{at}/configs/pi.yaml:4:1: max_budget_usd: unknown key for smevals:pi; known keys: "
         "allowed_tools, args, description, env, executable, max_output_bytes, model, name, "
         "prompt_template, runner, sandbox, system, timeout"]

@@ -16,6 +16,7 @@ import pytest
 from smevals.proc.contain import available, containment, find
 from smevals.proc.setting import SCHEMA, Setting
 from smevals.schemas import load_schema
+from smevals.spec.load import display_path as shown
 from tests.helpers import Result, make_eval
 
 if not sys.platform.startswith("linux"):
@@ -70,8 +71,9 @@ def test_run_refuses_a_backend_this_machine_cannot_give_before_any_runner(
                    files={"configs/echo.sh": MARKER_RUNNER})
     res = cli("run", str(ev))
     assert (res.code, res.out) == (2, "")
+    at = shown(ev)
     assert res.err == (
-        f"Error: {ev}/configs/default.yaml:3:1: sandbox: backend 'docker' cannot be used here "
+        f"Error: {at}/configs/default.yaml:3:1: sandbox: backend 'docker' cannot be used here "
         f"({bin_dir}/docker info failed: its daemon does not answer); this machine gives: "
         f"{', '.join(available())}\n")
     assert not (ev / "runner-started").exists() and not (ev / "results").exists()
@@ -85,8 +87,9 @@ def test_a_tasks_requirement_is_refused_at_the_task(cli: CLI, tmp_path: Path) ->
                    files={"configs/echo.sh": MARKER_RUNNER})
     res = cli("run", str(ev))
     assert res.code == 2
+    at = shown(ev)
     assert res.err == (
-        f"Error: {ev}/tasks/strict.yaml:2:1: sandbox: require: true asks for the network and "
+        f"Error: {at}/tasks/strict.yaml:2:1: sandbox: require: true asks for the network and "
         f"other processes to be hidden, and the strongest containment here is 'none'; this "
         f"machine gives: {', '.join(available())}\n")
     assert not (ev / "runner-started").exists()
@@ -101,7 +104,8 @@ def test_grade_and_run_g_refuse_a_checks_sandbox_before_grading(cli: CLI, tmp_pa
                             "strict": strict},
                    files={"configs/echo.sh": MARKER_RUNNER})
     assert cli("run", str(ev)).code == 0
-    why = (f"Error: {ev}/graders/strict.yaml:4:5: checks[0].sandbox: require: true asks for the "
+    at = shown(ev)
+    why = (f"Error: {at}/graders/strict.yaml:4:5: checks[0].sandbox: require: true asks for the "
            f"network and other processes to be hidden, and the strongest containment here is "
            f"'none'; this machine gives: {', '.join(available())}\n")
     res = cli("grade", str(ev), "-g", "strict")

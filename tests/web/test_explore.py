@@ -39,12 +39,16 @@ def shown_tasks(page: Any) -> list[str]:
     return page.locator("table.grid tbody tr:not([hidden]) th a").all_inner_texts()
 
 
+LISTED = """() => [...document.querySelectorAll('table.runs tbody tr')].map(row => {
+  const c = row.querySelectorAll('td');
+  return [c[0].innerText, c[1].innerText.split('\\n')[0], c[3].innerText];
+})"""
+
+
 def listed(page: Any) -> list[tuple[str, str, str]]:
-    """(task, model, result) of each Run in the Run list."""
-    rows = page.locator("table.runs tbody tr")
-    cells = [r.locator("td") for r in rows.all()]
-    return [(c.nth(0).inner_text(), c.nth(1).inner_text().split("\n")[0], c.nth(3).inner_text())
-            for c in cells]
+    """(task, model, result) of each Run in the Run list, read in one go (the list may be
+    drawn again while it is read row by row)."""
+    return [(task, model, result) for task, model, result in page.evaluate(LISTED)]
 
 
 def goto(w: Watched, url: str, matching: bool = True) -> None:
