@@ -206,8 +206,10 @@ def test_a_run_that_lands_appears_without_a_reload(tmp_path: Path, open_page) ->
         w.page.wait_for_selector(BOARD_ROWS)
         assert "huge" not in models(w.page)
         state3(builder)                        # new Runs and Grades: model "huge", task epsilon
+        # the server notices within a poll (0.3 s) and reads the store again; a loaded
+        # machine (two test workers and Chromium on 2 cores) has made that take over 5 s
         wait_until(w.page, "[...document.querySelectorAll('table.leaderboard tbody tr')]"
-                                 ".some((r) => r.innerText.includes('huge'))")
+                           ".some((r) => r.innerText.includes('huge'))", seconds=20)
         assert w.page.locator("table.grid th a", has_text="epsilon").count() == 1
         w.shot("served-live-update")
         w.clean()
