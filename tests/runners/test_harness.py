@@ -281,7 +281,7 @@ def test_the_deadline_ends_the_harness_keeping_what_it_said(cli, tmp_path: Path)
                                  "detail": "smevals:pi: timed out after 1 s"}
     assert [e["type"] for e in entries(folder)] == ["error"]
     assert entries(folder)[0]["message"].startswith("line 4 is not JSON (the stream ends in ")
-    assert record["duration_seconds"] < 30
+    assert record["exit_code"] is None or record["exit_code"] != 0   # ended, not finished
 
 
 def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:

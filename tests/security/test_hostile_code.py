@@ -211,11 +211,10 @@ print("bye")
 def test_gigabytes_of_output_are_capped_and_the_program_stopped(private: Path) -> None:
     private.mkdir()
     code = "import sys\nwhile True:\n    sys.stdout.buffer.write(b'x' * 65536)\n"
-    started = time.monotonic()
     out, pol = run(code, private, timeout=60, cap=100_000)
+    # stopped at the cap, not at the deadline: `timed_out` is False
     assert (len(out.stdout), out.over_cap, out.timed_out) == (100_000, ["stdout"], False)
     assert out.why(pol) == "stdout passed the output cap of 100000 bytes (stopped)"
-    assert time.monotonic() - started < 50          # stopped at the cap, not the deadline
 
 
 def test_secrets_in_the_environment_pass_only_when_the_setting_names_them(
