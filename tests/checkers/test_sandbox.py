@@ -16,6 +16,7 @@ import pytest
 
 from smevals.proc.contain import containment
 from tests.helpers import SMEVALS, Result, make_eval, run_cli_process
+from tools.processes import with_arg
 
 SANDBOX = containment().name
 
@@ -149,21 +150,6 @@ def test_the_program_cannot_reach_the_network(cli) -> None:
         assert check(cli, program, "blocked") == {"ok": True, "score": 1.0}
 
 
-def sleepers(arg: str) -> list[int]:
-    """Pids of live processes whose command line holds `arg` (seen from outside: in a PID
-    namespace the program's own pids mean nothing here)."""
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if arg.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(name))
-    return found
-
-
 def test_detached_descendants_are_killed_at_the_end(cli, tmp_path: Path) -> None:
     arg = f"45.{os.getpid()}{time.monotonic_ns() % 10**6}"
     program = f"""
@@ -178,9 +164,9 @@ def test_detached_descendants_are_killed_at_the_end(cli, tmp_path: Path) -> None
     """
     assert check(cli, program, "42") == {"ok": True, "score": 1.0}
     end = time.monotonic() + 3
-    while sleepers(arg) and time.monotonic() < end:
+    while with_arg(arg) and time.monotonic() < end:
         time.sleep(0.05)
-    assert sleepers(arg) == []
+    assert with_arg(arg) == []
 
 
 def test_files_are_limited_in_size(cli) -> None:

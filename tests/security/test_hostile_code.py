@@ -20,6 +20,7 @@ from smevals.proc.contain import containment, find
 from smevals.proc.private import private_copy
 from smevals.proc.sandbox import Outcome, Policy, run_sandboxed
 from smevals.proc.setting import Setting
+from tools.processes import with_arg
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the sandbox's namespaces are Linux's", allow_module_level=True)
@@ -41,25 +42,11 @@ def run(code: str, cwd: Path, timeout: float = 20, cap: int = 1 << 20,
     return run_sandboxed([sys.executable, "-c", code], cwd, pol), pol
 
 
-def live(arg: str) -> list[int]:
-    """Live processes whose command line holds `arg` (seen from outside any namespace)."""
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
-            state = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if arg.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(name))
-    return found
-
-
 def none_left(arg: str) -> bool:
     end = time.monotonic() + 3
-    while live(arg) and time.monotonic() < end:
+    while with_arg(arg) and time.monotonic() < end:
         time.sleep(0.05)
-    return live(arg) == []
+    return with_arg(arg) == []
 
 
 def unique() -> str:
