@@ -1,7 +1,7 @@
 """What the harness runners (`smevals:codex`, `smevals:claude-code`, `smevals:pi`) share:
-their config keys, finding the harness, its private home and its environment; running it
-in the Run's workspace and turning its event stream into the Run is runners/harness_run.py
-(the stream's reading: runners/events.py).
+their config keys, finding the harness, its private home and its environment, and running
+it in the Run's workspace; turning its event stream into the Run is
+runners/harness_outcome.py (the stream's reading: runners/events.py).
 
 A harness runs as a child process (smevals.proc): its own session, stdin closed, the Run's
 deadline, every process it started killed at its end, Ctrl-C ending it at once. It sees
@@ -19,18 +19,25 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals.runners import server
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
 from smevals.runners.events import Event, Reader
 from smevals.runners.options import ENV_NAME, config_problems_for, options_schema
-from smevals.runners.server import Server
+from smevals.runners.server import Server, server_of
+from smevals.runners.versions import ASK_TIMEOUT, version_of
+from smevals.runners.watch import LineWatch
 from smevals.schemas import Schema
+
+if TYPE_CHECKING:
+    from smevals.proc.sandbox import Outcome, Policy
+    from smevals.proc.setting import Setting
 
 STREAM_CAP = 64 * 1024 * 1024   # bytes of its stream read (`max_output_bytes`); stopped past it
 STDERR_CAP = 1024 * 1024        # bytes of the harness's stderr kept
@@ -253,8 +260,116 @@ def write_file(path: Path, text: str) -> None:
         out.write(text)
 
 
-def run(harness: Harness, ctx: BuiltinContext) -> BuiltinOutcome:
-    """One Run of `harness` (runners/harness_run.py)."""
-    from smevals.runners.harness_run import run_harness
+# --- running it ---
 
-    return run_harness(harness, ctx)
+
+def run(harness: Harness, ctx: BuiltinContext) -> BuiltinOutcome:
+    if problems := config_problems(harness, ctx.config):
+        text = "; ".join(f"{key}: {message}" for key, message in problems)
+        raise RunFailed(f"bad config: {text}", failure="launch")
+    prompt = task_prompt(ctx, harness)
+    program, why = find_executable(harness, ctx.config, ctx.config_dir, ctx.environ)
+    if program is None:
+        raise RunFailed(why.removeprefix(harness.prefix + ": "), failure="launch")
+    setting = _setting(ctx)
+    watch = LineWatch(harness.retrying)
+    with private_home() as home:
+        env, missing = environment(ctx, harness, home, setting.env)
+        rules = policy(ctx, setting, env, watch)
+        launch = Launch(ctx, home, env, server_of(ctx.config, ctx.environ), _contained(rules))
+        argv = [program, *harness.prepare(launch), *(ctx.config.get("args") or []),
+                *harness.prompt(ctx, prompt)]
+        version = version_of(program, lambda asked: _ask(asked, ctx, rules))
+        start = watch.start = time.monotonic()
+        child = _launch(argv, ctx, rules)
+    seconds = time.monotonic() - start
+    launch.notes[:0] = [f"env: {name} is not set, so not passed" for name in missing]
+    from smevals.runners.harness_outcome import outcome
+
+    return outcome(harness, launch, child, watch, prompt, seconds,
+                   {"runner": {"name": harness.prefix, "version": version}})
+
+
+# --- in the sandbox ---
+
+
+def _setting(ctx: BuiltinContext) -> Setting:
+    """The `sandbox:` setting of the Config, then the Task's (smevals.proc.setting)."""
+    from smevals.proc.setting import Setting
+
+    try:
+        setting = Setting.merged(ctx.config.get("sandbox"), ctx.task.get("sandbox"))
+    except ValueError as error:
+        raise RunFailed(str(error), failure="launch") from None
+    if setting.backend in ("docker", "podman"):
+        raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
+                        "runners (the harness and its home are on this machine): use auto, "
+                        "bwrap, unshare or none", failure="launch")
+    if setting.read_only:
+        raise RunFailed("sandbox: read_only is not supported by the harness runners (a "
+                        "harness writes its private home, outside the workspace)",
+                        failure="launch")
+    return setting
+
+
+def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str],
+           watch: LineWatch | None = None) -> Policy:
+    """How the harness runs: the setting's containment and limits, with the network on
+    unless a `sandbox:` says `network: false` (a harness must reach its model), more address
+    space and processes than other code (a Node.js harness reserves gigabytes it never
+    uses, and runs threads, shells and tests), a deadline even without `timeout`, and the
+    idle deadline (`idle_timeout`) watched on its events."""
+    from smevals.proc.sandbox import Policy
+
+    layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
+              if isinstance(layer, Mapping)]
+    given = {key for layer in layers for key in layer}
+    network = setting.network if "network" in given else True
+    processes = setting.processes if "processes" in given else PROCESSES
+    return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
+                  cap=stream_cap(ctx), network=network, processes=processes,
+                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require,
+                  idle=idle_timeout(ctx.config), watch=watch)
+
+
+def idle_timeout(config: Mapping[str, Any]) -> float:
+    value = config.get("idle_timeout")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        and value > 0 else DEFAULT_IDLE
+
+
+def _contained(rules: Policy) -> bool:
+    """Whether smevals' sandbox will hide the harness's processes (a containment other
+    than `none`): then a harness's own sandbox, which cannot nest in it, is off."""
+    from smevals.proc.sandbox import SandboxRefused, describe
+
+    try:
+        return describe(rules) != "none"
+    except SandboxRefused as refused:
+        raise RunFailed(refused.reason, failure="launch") from None
+
+
+def stream_cap(ctx: BuiltinContext) -> int:
+    """Bytes of the harness's stdout (its events) and of its stderr read, each."""
+    value = ctx.config.get("max_output_bytes")
+    return value if isinstance(value, int) and value > 0 else STREAM_CAP
+
+
+def _launch(argv: list[str], ctx: BuiltinContext, rules: Policy) -> Outcome:
+    """Start a harness program (the one place that does): host paths throughout."""
+    from smevals.proc.sandbox import SandboxRefused, run_sandboxed
+
+    try:
+        return run_sandboxed(argv, ctx.workspace, rules, ctx.children)
+    except SandboxRefused as refused:
+        raise RunFailed(refused.reason, failure="launch") from None
+
+
+def _ask(argv: list[str], ctx: BuiltinContext,
+         rules: Policy) -> tuple[int | None, bytes, bytes, str | None]:
+    """`argv` (the harness's `--version`) run as the harness runs, briefly."""
+    asked = replace(rules, timeout=min(ASK_TIMEOUT, rules.timeout), idle=None, watch=None,
+                    cap=64 * 1024)
+    out = _launch(argv, ctx, asked)
+    why = out.error or ("timed out" if out.timed_out else None)
+    return out.exit_code, out.stdout, out.stderr, why

@@ -17,7 +17,8 @@ FIRST = Usage(input=900, cached=600, output=40, reasoning=25)
 LAST = Usage(input=1000, cached=900, output=8, reasoning=3)
 
 
-def usage_of(cli, tmp_path: Path, runner: str, server: ModelServer, extra: str = "") -> dict[str, Any]:
+def usage_of(cli, tmp_path: Path, runner: str, server: ModelServer,
+             extra: str = "") -> dict[str, Any]:
     ev = make_eval(tmp_path / "ev", tasks={"t": "prompt: Write notes.txt, then say done.\n"},
                    files={}, configs={"default": f"runner: smevals:{runner}\nmodel: tiny\n"
                                                  f"base_url: {server.base_url}\nretries: 0\n"
