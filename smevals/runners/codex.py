@@ -79,14 +79,16 @@ def _prepare(launch: common.Launch) -> list[str]:
 
 
 def _config_toml(launch: common.Launch) -> str:
-    """Codex's settings for the Run: no update check; the Config's server as a provider."""
-    lines = ["check_for_update_on_startup = false"]
+    """Codex's settings for the Run: no update check, no analytics; the Config's server as a
+    provider (server-sent events, not WebSockets)."""
+    lines = ["check_for_update_on_startup = false", "", "[analytics]", "enabled = false"]
     server = launch.server
     if server is None:
         return "\n".join(lines) + "\n"
-    lines += [f"model_provider = {_toml(PROVIDER)}", "", f"[model_providers.{PROVIDER}]",
-              f"name = {_toml(PROVIDER)}", f"base_url = {_toml(server.base_url)}",
-              'wire_api = "responses"']
+    lines[:0] = [f"model_provider = {_toml(PROVIDER)}"]
+    lines += ["", f"[model_providers.{PROVIDER}]", f"name = {_toml(PROVIDER)}",
+              f"base_url = {_toml(server.base_url)}", 'wire_api = "responses"',
+              "supports_websockets = false"]
     if server.key_env and server.key:        # Codex refuses an `env_key` that is not set
         lines.append(f"env_key = {_toml(server.key_env)}")
     retries = common.max_retries(launch)

@@ -58,9 +58,10 @@ def test_codex_gets_a_provider_of_the_responses_api(cli, tmp_path: Path,
     assert cli("run", str(ev)).code == 0
     started = seen(tmp_path / "seen.json")
     assert started["files"][".codex/config.toml"] == (
-        'check_for_update_on_startup = false\nmodel_provider = "smevals"\n\n'
-        '[model_providers.smevals]\nname = "smevals"\nbase_url = "http://127.0.0.1:11434/v1"\n'
-        'wire_api = "responses"\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 2\n'
+        'model_provider = "smevals"\ncheck_for_update_on_startup = false\n\n[analytics]\n'
+        'enabled = false\n\n[model_providers.smevals]\nname = "smevals"\n'
+        'base_url = "http://127.0.0.1:11434/v1"\nwire_api = "responses"\n'
+        'supports_websockets = false\nenv_key = "LOCAL_KEY"\nrequest_max_retries = 2\n'
         'stream_max_retries = 2\n')
     assert started["env"]["LOCAL_KEY"] == KEY and KEY not in json.dumps(started["files"])
     assert started["argv"][:9] == ["exec", "--json", "--skip-git-repo-check", "--color",
