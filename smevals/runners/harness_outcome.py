@@ -37,7 +37,7 @@ def outcome(harness: Harness, launch: Launch, child: Outcome, watch: LineWatch, 
     read = read_stream(child.stdout, harness.reader(ctx.config), watch.at)
     notes = [f"{harness.prefix}: {note}" for note in launch.notes]
     paths = pattern(roots(ctx.workspace))
-    read.entries = relative(_sent(ctx, harness, prompt) + read.entries, paths)
+    read.entries = _sent(ctx, harness, prompt) + relative(read.entries, paths)
     read.final = relative(read.final, paths)
     left = keep_transcript(ctx.workspace, read.entries)
     if left is not None:
