@@ -58,6 +58,27 @@ def test_output_past_the_cap_is_read_and_counted(tmp_path: Path) -> None:
     assert (res.stderr.data, res.stderr.truncated) == (b"y" * 10, False)
 
 
+def test_an_idle_child_is_stopped_and_its_output_kept(tmp_path: Path) -> None:
+    """`idle`: no activity on stdout for that long stops the tree (not the deadline); a
+    `watch` sees each chunk and decides what counts: here `retry` lines do not."""
+    code = ("import sys, time; print('start', flush=True); time.sleep(1); "
+            "[print('retry', flush=True) or time.sleep(0.3) for _ in range(1000)]")
+    seen: list[bytes] = []
+
+    def watch(chunk: bytes) -> bool:
+        seen.append(chunk)
+        return b"retry" not in chunk
+
+    res = run_child(Spec([sys.executable, "-c", code], tmp_path, dict(os.environ), timeout=120,
+                         idle=2.5, watch=watch))
+    assert res.idle and not res.timed_out and res.exit_code != 0
+    assert res.stdout.data.startswith(b"start\nretry\n")
+    assert b"".join(seen) == res.stdout.data
+    quiet = run_child(Spec([sys.executable, "-c", "print('done')"], tmp_path, dict(os.environ),
+                           idle=60))
+    assert (quiet.idle, quiet.exit_code, quiet.stdout.data) == (False, 0, b"done\n")
+
+
 def test_limits_are_set_before_exec(tmp_path: Path) -> None:
     code = ("import resource as r; print(r.getrlimit(r.RLIMIT_FSIZE), "
             "r.getrlimit(r.RLIMIT_CORE))")

@@ -100,6 +100,8 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
     if any(diff.errored):
         lines.append(f"- Errored Grades left out (a judge or webhook gave no verdict; neither "
                      f"pass nor fail): A {diff.errored[0]}; B {diff.errored[1]}")
+    lines += [f"- Runner changed: {c['config']} / {c['model']}: {', '.join(c['a'])} -> "
+              f"{', '.join(c['b'])}" for c in runner_changes(diff)]
     why = explanation(diff)
     if why:
         lines.append(f"- {why}")
@@ -108,6 +110,18 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
     lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
     lines += ["", "### Added and removed", ""] + change_lines(diff)
     return lines
+
+
+def runner_changes(diff: EvalDiff) -> list[dict[str, Any]]:
+    """The config x model pairs whose Runs record another runner version on each side (a
+    harness's, or the agent loop's: their provenance), which the inputs hash leaves out."""
+    changes = []
+    for g in diff.groups:
+        a = [name for name, _ in g.a.runners] if g.a else []
+        b = [name for name, _ in g.b.runners] if g.b else []
+        if a and b and a != b:
+            changes.append({"config": g.config, "model": g.model, "a": a, "b": b})
+    return changes
 
 
 def stale_text(reasons: dict[str, int]) -> str:
@@ -289,6 +303,7 @@ def eval_json(diff: EvalDiff) -> dict[str, Any]:
         "version_b": diff.version_b, "version_changed": diff.version_changed,
         "version_changed_files": diff.changed_files,
         "same_runs": diff.same_runs, "explanation": explanation(diff),
+        **({"runner_changed": changes} if (changes := runner_changes(diff)) else {}),
         "groups": [{**group_json(g, diff.alpha), "left_out": _left_json(diff, g)}
                    for g in diff.groups],
         "left_out": {side: {what: _total(left, what) for what in ("ungraded", "errored", "stale")}

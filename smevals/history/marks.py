@@ -1,7 +1,8 @@
 """What changed for a config x model since the previous (older) listed commit that had it,
 said as `diff` says it: the grader version with the files that changed it
-(`diff.compare.changed_files`), and the reasons a Run goes stale (`run.plan.differences`:
-task edited, config changed, runner changed)."""
+(`diff.compare.changed_files`), the reasons a Run goes stale (`run.plan.differences`:
+task edited, config changed, runner changed), and the runner versions its Runs record (a
+harness's or the agent loop's, which the inputs leave out: also `runner changed`)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ class Marker:
         for reason in differences(before["inputs"], now["inputs"]):
             marks.append(BY_REASON[reason])
             changes.append(_tasks_text(before, now) if reason == "task edited" else reason)
+        versions = (before.get("runners") or [], now.get("runners") or [])
+        if all(versions) and versions[0] != versions[1]:
+            if RUNNER not in marks:
+                marks.append(RUNNER)
+            changes.append(f"runner changed: {', '.join(versions[0])} -> "
+                           f"{', '.join(versions[1])}")
         row["marks"], row["changes"] = marks, changes
 
 

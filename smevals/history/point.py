@@ -32,6 +32,7 @@ class Identity(TypedDict):
     files: dict[str, str]           # what the grader version covers (grade/version.py)
     inputs: dict[str, str]          # "task" (every Task's hash), "config", "runner"
     tasks: list[str]                # the Task names the Eval defines
+    runners: list[str]              # the runner versions its Runs record (report.rows.runner_of)
 
 
 class Point(TypedDict):
@@ -125,7 +126,8 @@ def _identity(ev: Eval, staleness: Staleness, group: Group, version: str,
         inputs = {"task": tasks_digest(ev),
                   "config": digest_of_config(config, group.model), "runner": runner.digest}
     return {"grader_version": version, "files": dict(files), "inputs": inputs,
-            "tasks": sorted(t.name for t in ev.tasks)}
+            "tasks": sorted(t.name for t in ev.tasks),
+            "runners": [name for name, _ in group.runners]}
 
 
 _HASHED: dict[int, tuple[Eval, str]] = {}    # by id(): Evals reused across commits

@@ -36,7 +36,7 @@ import math
 import os
 import shutil
 import signal
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +100,8 @@ class Policy:
     require: bool = False
     image: str = container.DEFAULT_IMAGE
     read_only: bool = False
+    idle: float | None = None           # stopped after this many seconds without activity
+    watch: Callable[[bytes], bool] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -112,6 +114,7 @@ class Outcome:
     error: str | None = None
     sandbox: str = "none"               # the containment used: see `describe`
     leftovers: int = 0                  # other processes of its tree found at the end
+    idle: bool = False                  # stopped after `Policy.idle` seconds without activity
 
     def why(self, policy: Policy) -> str | None:
         """What went wrong, in words for a record (None when nothing did): it could not
@@ -234,12 +237,12 @@ def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
                     core_dumps=False)
     home = Path(env["HOME"]) if os.path.isdir(env.get("HOME", "")) else cwd
     spec = Spec(box.wrap(argv, cwd, home), cwd, env, timeout=policy.timeout, cap=policy.cap,
-                limits=limits, stop_at_cap=True)
+                limits=limits, stop_at_cap=True, idle=policy.idle, watch=policy.watch)
     res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
     return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
-                   box.name, res.leftovers)
+                   box.name, res.leftovers, idle=res.idle)
 
 
 def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy,

@@ -114,6 +114,8 @@ def group_json(group: Group, rank: int, task_pass: str = DEFAULT,
                    "task_passed": task_passes(t.rows, task_pass), **_stats(t)}
                   for t in by_task(group)],
         "checks": [c.as_dict() for c in checks],
+        **({"runners": [{"runner": name, "runs": n} for name, n in group.runners]}
+           if group.runners else {}),      # harness runners and the agent: their versions
     }
 
 

@@ -214,10 +214,20 @@ def block_lines(group: Group, with_tasks: bool, checks: list[CheckRow] | None = 
     if tags:
         lines.append(f"- tags: {tags}")
     lines += [f"- check {c.check}: {c.line}" for c in checks or []]
+    if group.runners:
+        lines.append(runners_line(group.runners))
     if with_tasks:
         lines.append("- scores by task:")
         lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]
     return lines
+
+
+def runners_line(runners: list[tuple[str, int]]) -> str:
+    """`- runner: smevals:codex 0.171.0`, or with several versions each with its Runs."""
+    if len(runners) == 1:
+        return f"- runner: {runners[0][0]}"
+    return "- runners: " + ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})"
+                                     for name, n in runners)
 
 
 def _task_text(task: Group) -> str:

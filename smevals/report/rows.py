@@ -124,6 +124,17 @@ def cell_of(run: Obj[RunBrief]) -> tuple[str, str, str]:
             str(rec.get("model")))
 
 
+def runner_of(run: Obj[RunBrief]) -> str | None:
+    """`smevals:codex 0.171.0`: the runner and version a Run records in its provenance (a
+    harness runner or `smevals:agent`), or None."""
+    provenance = run.record.get("provenance")
+    runner = provenance.get("runner") if isinstance(provenance, dict) else None
+    if not isinstance(runner, dict):
+        return None
+    name, version = runner.get("name"), runner.get("version")
+    return f"{name} {version}" if isinstance(name, str) and isinstance(version, str) else None
+
+
 Want = tuple[tuple[str, str | None], ...]    # (inputs key, expected value) pairs
 Expected = Callable[[tuple[str, str, str]], "Want | None"]
 

@@ -189,7 +189,7 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
     written = {name: len(data) for name, data in (("stdout", stdout), ("stderr", stderr))
                if len(data) > cap}
     return Finished(stdout[:cap], stderr[:cap], out.exit_code, failure, detail,
-                    time.monotonic() - start, written)
+                    time.monotonic() - start, written, dict(out.provenance or {}))
 
 
 def reclaim(workspace: Path) -> str | None:
@@ -216,7 +216,7 @@ def _reclaimed(fin: Finished, workspace: Path) -> Finished:
     if lost is None:
         return fin
     return Finished(fin.stdout, fin.stderr, fin.exit_code, "artifact", lost, fin.seconds,
-                    fin.written)
+                    fin.written, fin.provenance)
 
 
 def _event(session: Session) -> threading.Event:
@@ -245,7 +245,7 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
         "duration_seconds": round(fin.seconds, 3), "exit_code": fin.exit_code,
         "status": "failed" if failure else "ok", "failure": failure,
         "text": {"output_bytes_replaced": out_bad, "stderr_bytes_replaced": err_bad},
-        "usage": usage, "provenance": session.provenance,
+        "usage": usage, "provenance": {**session.provenance, **fin.provenance},
     }
     if usage_error:
         record["usage_error"] = usage_error

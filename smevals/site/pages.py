@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from smevals.grade.score import score_note
-from smevals.report.rows import cell_of
+from smevals.report.rows import cell_of, runner_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.gallery import Linker, picture_json, read_head
@@ -124,6 +124,7 @@ def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, A
         "model": model, "sample": rec.get("sample"), "status": loaded.status(run),
         "prompt": capped(task_doc.get("prompt")), "messages": capped(task_doc.get("messages")),
         "task_doc": capped(task_doc), "config_doc": capped(rec.get("config")),
+        "runner": runner_of(run),       # a harness's or the agent's name and version
         "record": {key: capped(rec.get(key)) for key in RECORD_KEYS},
         "output": read_text(loaded, run, "output.txt", OUTPUT_LIMIT),
         "stderr": read_text(loaded, run, "stderr.txt", STDERR_LIMIT),

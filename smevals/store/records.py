@@ -118,6 +118,7 @@ class RunBrief(TypedDict):
     task: ReadOnly[dict[str, Any]]
     config: ReadOnly[dict[str, Any]]
     inputs: ReadOnly[Inputs]
+    provenance: ReadOnly[NotRequired[dict[str, Any]]]     # only its `runner`
 
 
 class CheckRecord(TypedDict):

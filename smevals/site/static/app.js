@@ -657,7 +657,8 @@
     const r = run.record;
     return h("div", null,
       h("dl", { class: "kv" }, [["Run", run.id], ["Folder", run.rel], ["Exit code", r.exit_code],
-        ["Ended", when(r.ended)], ["Inputs hash", r.inputs && r.inputs.hash]].map(([k, v]) =>
+        ["Ended", when(r.ended)], ["Inputs hash", r.inputs && r.inputs.hash],
+        ["Runner", run.runner]].filter(([k, v]) => k !== "Runner" || v).map(([k, v]) =>
         h("div", null, h("dt", null, k), h("dd", null, v === null || v === undefined ? "–" : String(v))))),
       r.usage ? folded("Usage", json(r.usage)) : null,
       r.usage_error ? h("p", { class: "note" }, `Usage file: ${r.usage_error}`) : null,
