@@ -1,6 +1,7 @@
-"""The pure side of the SQL checkers: the SQL in an answer, a top-level ORDER BY, and the
-execution-accuracy comparison of two result sets (Spider's rule: multisets of rows, in order
-when the reference orders them; values compared after type normalisation)."""
+"""The pure side of the SQL checkers: the SQL in an answer, a top-level ORDER BY, and two
+result sets compared with their columns as given (multisets of rows, or lists when order
+counts; values compared after type normalisation). The rules of Spider and BIRD, which
+also try other orders of the columns or compare sets, are in sqlmatch.py."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def has_top_level_order_by(sql: str) -> bool:
 # ---- comparing results ------------------------------------------------------------------
 
 
-def _rank(value: Any) -> tuple[int, Any]:
+def rank(value: Any) -> tuple[int, Any]:
     """A sort key across SQLite's types (NULL < numbers < text < blobs), as SQLite orders."""
     if value is None:
         return (0, 0)
@@ -105,12 +106,12 @@ def _rank(value: Any) -> tuple[int, Any]:
     return (4, repr(value))
 
 
-def _row_key(row: Row) -> tuple[tuple[int, Any], ...]:
-    return tuple(_rank(v) for v in row)
+def row_key(row: Row) -> tuple[tuple[int, Any], ...]:
+    return tuple(rank(v) for v in row)
 
 
 def values_match(a: Any, b: Any, tolerance: float) -> bool:
-    ra, rb = _rank(a), _rank(b)
+    ra, rb = rank(a), rank(b)
     if ra[0] != rb[0]:
         return False
     if ra[0] != 1:
@@ -134,7 +135,7 @@ def first_difference(got: Sequence[Row], want: Sequence[Row], ordered: bool,
                      tolerance: float) -> dict[str, Any] | None:
     """None when the results match; else what differs (bounded, JSON-ready)."""
     if not ordered:
-        got, want = sorted(got, key=_row_key), sorted(want, key=_row_key)
+        got, want = sorted(got, key=row_key), sorted(want, key=row_key)
     index = next((i for i, (g, w) in enumerate(zip(got, want, strict=False))
                   if not rows_match(g, w, tolerance)), min(len(got), len(want)))
     if index == len(got) == len(want):
@@ -162,8 +163,8 @@ def _unmatched(got: Sequence[Row], want: Sequence[Row], tolerance: float
                ) -> tuple[list[Row], list[Row]]:
     """Rows of `want` not in `got`, and rows of `got` not in `want` (as multisets; exact
     values first, then within the tolerance)."""
-    missing = _beyond(want, Counter(_row_key(r) for r in got))
-    extra = _beyond(got, Counter(_row_key(r) for r in want))
+    missing = _beyond(want, Counter(row_key(r) for r in got))
+    extra = _beyond(got, Counter(row_key(r) for r in want))
     if tolerance > 0:
         missing, extra = _pair_close(missing, extra, tolerance)
     return missing, extra
@@ -173,7 +174,7 @@ def _beyond(rows: Sequence[Row], other: Counter[Any]) -> list[Row]:
     """The rows that `other` (a multiset of row keys) does not account for."""
     out = []
     for row in rows:
-        key = _row_key(row)
+        key = row_key(row)
         if other[key] > 0:
             other[key] -= 1
         else:

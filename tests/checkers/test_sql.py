@@ -351,3 +351,79 @@ def test_without_a_grader_the_path_starts_at_the_current_folder(
     assert smevals.check({"checker": "sql_valid", "database": "gone.sql"}, "SELECT 1") == {
         "ok": False, "notes": "option 'database': no such file: gone.sql (relative to the "
                               "current folder)"}
+
+
+# ---- Spider's and BIRD's rules (tests/checkers/test_sql_agreement.py compares them) ------
+
+
+def test_columns_in_another_order_match_unless_strict(folder: Path) -> None:
+    ref = "SELECT name, city, score FROM people"
+    assert passes(folder, "SELECT score, name, city FROM people", reference=ref)
+    assert check(folder, "SELECT score, name, city FROM people", reference=ref,
+                 columns="strict")["notes"] == "the rows differ from the expected ones"
+    assert passes(folder, "SELECT city, name FROM people", expected_rows=[
+        ["ann", "Oslo"], ["bob", None], ["cy", "Oslo"], ["bob", "Rome"]])
+    assert not passes(folder, "SELECT city, name FROM people", match_columns=True,
+                      reference="SELECT city AS name, name AS city FROM people")
+
+
+def test_hundreds_of_columns_are_searched_without_recursion(folder: Path) -> None:
+    values = list(range(300))
+    gold = "SELECT " + ", ".join(map(str, values))
+    pred = "SELECT " + ", ".join(map(str, reversed(values)))
+    assert passes(folder, pred, reference=gold)
+
+
+def test_a_search_over_too_many_column_orders_stops_and_names_strict(folder: Path) -> None:
+    from itertools import permutations
+
+    columns = list(permutations([0.5, 1.5, 2.5, 3.5]))
+    gold, pred = (" UNION ALL ".join("SELECT " + ", ".join(str(c[r]) for c in part)
+                                     for r in range(4))
+                  for part in (columns[:10], columns[10:20]))
+    assert check(folder, pred, reference=gold) == {"ok": False, "notes": (
+        "too many orders of the 10 columns could match the expected ones (the search stops "
+        "after 1,000,000 values compared); give `columns: strict` to compare the columns in "
+        "the order the query gives them")}
+    assert check(folder, pred, reference=gold, columns="strict")["score"] == 0.0
+    assert check(folder, pred, reference=gold, float_tolerance=0)["score"] == 0.0
+
+
+def test_two_empty_results_match_whatever_their_columns(folder: Path) -> None:
+    assert passes(folder, "SELECT name FROM people WHERE 0",
+                  reference="SELECT name, city FROM people WHERE 0")
+    assert passes(folder, "SELECT name, city FROM people WHERE 0", expected_rows=[])
+    assert check(folder, "SELECT name FROM people WHERE 0", reference="SELECT name FROM "
+                 "people")["notes"] == "the query returns 0 row(s), expected 4"
+    assert check(folder, "SELECT name FROM people WHERE 0", match_columns=True,
+                 reference="SELECT city FROM people WHERE 0")["notes"] == \
+        "the column names differ (match_columns)"
+
+
+def test_bird_compares_sets_with_the_columns_in_order(folder: Path) -> None:
+    ref = "SELECT name FROM people ORDER BY id"
+    assert passes(folder, "SELECT DISTINCT name FROM people ORDER BY name DESC", reference=ref,
+                  mode="bird")
+    assert check(folder, "SELECT city, name FROM people", mode="bird",
+                 reference="SELECT name, city FROM people")["notes"] == \
+        "the rows differ from the expected ones (compared as sets)"
+    assert passes(folder, "SELECT city, name FROM people", mode="bird", columns="any_order",
+                  reference="SELECT name, city FROM people")
+    assert check(folder, "SELECT DISTINCT city FROM people", mode="bird",
+                 reference="SELECT name FROM people") == {
+        "ok": False, "score": 0.0, "notes": "the rows differ from the expected ones "
+                                            "(compared as sets)",
+        "details": {"rows": 3, "expected_rows": 4, "missing": [["ann"], ["bob"], ["cy"]],
+                    "unexpected": [[None], ["Oslo"], ["Rome"]]}}
+    assert check(folder, "SELECT name FROM people WHERE 0", mode="bird",
+                 reference=ref)["notes"] == "the query returns 0 row(s), expected 4"
+
+
+def test_the_modes_options_are_checked(folder: Path) -> None:
+    assert check(folder, "SELECT 1", reference="SELECT 1", mode="bird", ordered=True) == {
+        "ok": False, "notes": "option 'ordered': mode: bird compares the rows as sets, so "
+                              "their order cannot count (drop `ordered`, or use mode: spider)"}
+    assert check(folder, "SELECT 1", reference="SELECT 1", mode="test-suite")["notes"] == \
+        "option 'mode': expected one of 'spider', 'bird', got \"test-suite\""
+    assert check(folder, "SELECT 1", reference="SELECT 1", columns="loose")["notes"] == \
+        "option 'columns': expected one of 'any_order', 'strict', got \"loose\""
