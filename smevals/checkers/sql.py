@@ -3,8 +3,9 @@
 sql_execution runs the model's SQL and a reference (a query, or `expected_rows`) on a private
 read-only copy of the Eval's SQLite database and compares the results as Spider's execution
 accuracy does (or BIRD's, with `mode: bird`); sql_valid only compiles the SQL against the
-schema (EXPLAIN). The database side (building a `.sql` script, the read-only connection, the
-limits) is in sqldb.py, the comparison in sqlcompare.py and sqlmatch.py.
+schema (EXPLAIN). The database side is in sqldb.py (finding it, building a `.sql` script)
+and sqlrun.py (the read-only connection, the limits); the comparison in sqlcompare.py and
+sqlmatch.py.
 """
 
 from __future__ import annotations
@@ -26,17 +27,16 @@ from smevals.checkers.base import (
 )
 from smevals.checkers.inputs import input_text
 from smevals.checkers.sqlcompare import extract_sql, has_top_level_order_by, strip_sql
-from smevals.checkers.sqldb import (
+from smevals.checkers.sqldb import database_path, private_copy
+from smevals.checkers.sqlmatch import ANY_ORDER, BIRD, SPIDER, STRICT, Rules, mismatch
+from smevals.checkers.sqlrun import (
     QueryError,
     Result,
     check_timeout,
-    database_path,
     explain,
     open_readonly,
-    private_copy,
     run_query,
 )
-from smevals.checkers.sqlmatch import ANY_ORDER, BIRD, SPIDER, STRICT, Rules, mismatch
 
 if TYPE_CHECKING:
     import sqlite3

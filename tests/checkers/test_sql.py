@@ -427,3 +427,72 @@ def test_the_modes_options_are_checked(folder: Path) -> None:
         "option 'mode': expected one of 'spider', 'bird', got \"test-suite\""
     assert check(folder, "SELECT 1", reference="SELECT 1", columns="loose")["notes"] == \
         "option 'columns': expected one of 'any_order', 'strict', got \"loose\""
+
+
+# ---- memory (issue 34, item 5) -------------------------------------------------------------
+
+CTE = ("WITH RECURSIVE r(n, b) AS (SELECT 1, zeroblob(15000000) UNION ALL "
+       "SELECT n + 1, zeroblob(15000000) FROM r) ")
+LIBRARY_CHECK = """
+import json, os, sys
+import smevals
+os.chdir(sys.argv[1])
+result = smevals.check({"checker": sys.argv[2], "database": "db.sql", **json.loads(sys.argv[3])},
+                       sys.argv[4])
+print(json.dumps(result))
+"""
+
+
+def check_in_a_process(folder: Path, name: str, sql: str, megabytes: str,
+                       **opts: Any) -> dict[str, Any]:
+    """A Check in a process of its own: SQLite's heap limit holds for a whole process and
+    is only ever lowered in it, so a test of a low limit must not lower it for the others."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", LIBRARY_CHECK, str(folder), name,
+                           json.dumps(opts), sql], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SMEVALS_MAX_SQL_MB": megabytes})
+    assert proc.returncode == 0, proc.stderr
+    return dict(json.loads(proc.stdout))
+
+
+def test_the_rows_a_query_returns_are_bounded_in_memory(folder: Path) -> None:
+    result = check_in_a_process(folder, "sql_execution", CTE + "SELECT n, b FROM r", "64",
+                                reference="SELECT 1")
+    assert result == {"ok": False, "score": 0.0, "notes": (
+        "the query failed: the rows the query returns take more than 64 MB "
+        "(SMEVALS_MAX_SQL_MB raises it)"), "details": {"sql": CTE + "SELECT n, b FROM r"}}
+
+
+def test_what_sqlite_allocates_for_a_query_is_bounded(folder: Path) -> None:
+    wide = "SELECT " + ", ".join(["zeroblob(4000000)"] * 20)
+    notes = ("the query needs more than 24 MB of memory (SQLite's heap limit; "
+             "SMEVALS_MAX_SQL_MB raises it)")
+    assert check_in_a_process(folder, "sql_execution", wide, "24", reference="SELECT 1")[
+        "notes"] == f"the query failed: {notes}"
+    grouped = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2000) "
+               "SELECT count(*) FROM (SELECT DISTINCT randomblob(50000) FROM r)")
+    assert check_in_a_process(folder, "sql_execution", grouped, "24", reference="SELECT 1")[
+        "notes"] == f"the query failed: {notes}"
+    assert check_in_a_process(folder, "sql_valid", wide, "24") == {"ok": True, "score": 1.0}
+    assert check_in_a_process(folder, "sql_execution", "SELECT count(*) FROM people", "24",
+                              reference="SELECT 4") == {"ok": True, "score": 1.0}
+
+
+def test_a_malformed_memory_setting_fails_the_check(folder: Path) -> None:
+    assert check_in_a_process(folder, "sql_valid", "SELECT 1", "lots") == {
+        "ok": False, "notes": "SMEVALS_MAX_SQL_MB: 'lots' is not a size in megabytes "
+                              "(a number above 0)"}
+
+
+def test_pragmas_read_as_tables_are_judged_as_the_pragmas(folder: Path) -> None:
+    assert check(folder, "SELECT * FROM pragma_database_list", reference="SELECT 1")[
+        "notes"] == ("the query failed: refused: PRAGMA database_list is not allowed (only "
+                     "schema-reading pragmas)")
+    assert check(folder, "SELECT file FROM pragma_database_list", name="sql_valid")[
+        "notes"] == ("invalid SQL: refused: PRAGMA database_list is not allowed (only "
+                     "schema-reading pragmas)")
+    assert passes(folder, "SELECT name FROM pragma_table_info('pets')",
+                  expected_rows=["owner", "kind"])
