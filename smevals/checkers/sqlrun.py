@@ -1,7 +1,7 @@
 """Running one statement of the SQL checkers on a private, read-only copy of the database,
 under a time limit, a row limit, a memory limit and an authorizer that allows reading only.
 
-The memory limit (SMEVALS_MAX_SQL_MB, 256 MB) bounds both what SQLite allocates (its hard
+The memory limit (SMEVALS_MAX_SQL_MB, 128 MB) bounds both what SQLite allocates (its hard
 heap limit, which holds for the whole process, so for all the queries it runs at once; temp
 tables and sorts are kept in that memory, never in files) and what the rows a query returns
 take (read one at a time and counted: bytes of a blob, characters of text, 8 per number).
@@ -25,7 +25,7 @@ DEFAULT_TIMEOUT = 5.0
 MAX_VALUE_BYTES = 16 * 1024 * 1024       # the longest string or blob a query may make
 MAX_SQL_BYTES = 1024 * 1024
 MEMORY_SETTING = "SMEVALS_MAX_SQL_MB"
-MEMORY_MB = 256
+MEMORY_MB = 128
 
 _SQLITE_RECURSIVE = getattr(sqlite3, "SQLITE_RECURSIVE", 33)
 _ALLOWED = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, _SQLITE_RECURSIVE})
@@ -87,7 +87,7 @@ def open_readonly(path: Path) -> tuple[sqlite3.Connection, list[str]]:
 
 def memory_limit() -> int:
     """Bytes a query may take (SQLite's heap, and the rows it returns): SMEVALS_MAX_SQL_MB
-    megabytes, 256 unless set; a malformed value fails the Check, saying so."""
+    megabytes, 128 unless set; a malformed value fails the Check, saying so."""
     from smevals.store.regular import megabytes
 
     try:
