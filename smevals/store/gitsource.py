@@ -26,6 +26,9 @@ from smevals.store.gitcat import (
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 _LINK_MODE = "120000"
+LINKED = "link"            # the "record blob" of a symlink where an object folder belongs
+LINKED_WHY = ("a symlink where a folder of the store belongs: never followed (an object is "
+              "a real folder)")
 SCAN_CHUNK = 4000           # objects whose blobs verify fetches at a time
 
 
@@ -273,6 +276,9 @@ def _parse_listing(items: list[str], kind: str) -> Listed:
             continue
         path = item[tab + 1:]
         parts = path.split("/", depth)
+        if len(parts) == depth and item[:6] == _LINK_MODE and "/." not in "/" + path:
+            objects[path] = LINKED                  # a symlink where an object belongs
+            continue
         if len(parts) <= depth:
             continue                                # a stray file above the objects
         rel = path[:len(path) - len(parts[-1]) - 1]
