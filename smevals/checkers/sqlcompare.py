@@ -145,6 +145,27 @@ def first_difference(got: Sequence[Row], want: Sequence[Row], ordered: bool,
     return _difference(got, want, ordered, index, tolerance)
 
 
+def rows_equal(got: Sequence[Row], want: Sequence[Row], ordered: bool, tolerance: float
+               ) -> bool:
+    """Whether the results match (as `first_difference` finds), without saying how not: the
+    columns holding no float must match exactly first, which rules most pairs out at once."""
+    if len(got) != len(want):
+        return False
+    if ordered:
+        return all(rows_match(g, w, tolerance) for g, w in zip(got, want, strict=True))
+    width = len(want[0]) if want else 0
+    exact = [i for i in range(width) if tolerance <= 0 or (
+        not any(isinstance(r[i], float) for r in got)
+        and not any(isinstance(r[i], float) for r in want))]
+
+    def project(rows: Sequence[Row]) -> Counter[Any]:
+        return Counter(tuple(rank(r[i]) for i in exact) for r in rows)
+
+    if project(got) != project(want):
+        return False
+    return len(exact) == width or first_difference(got, want, False, tolerance) is None
+
+
 def _difference(got: Sequence[Row], want: Sequence[Row], ordered: bool, index: int,
                 tolerance: float) -> dict[str, Any]:
     out: dict[str, Any] = {"rows": len(got), "expected_rows": len(want)}
@@ -184,15 +205,44 @@ def _beyond(rows: Sequence[Row], other: Counter[Any]) -> list[Row]:
 
 def _pair_close(missing: list[Row], extra: list[Row], tolerance: float
                 ) -> tuple[list[Row], list[Row]]:
+    """Pair the rows left over on each side within the tolerance: walking both in order (two
+    near-equal rows sort side by side), then, when few are left, each against each; what
+    finds no partner stays."""
+    missing, extra = _walk_pairs(missing, extra, tolerance)
+    if not missing or not extra or len(missing) * len(extra) > PAIR_LIMIT:
+        return missing, extra
     left = list(extra)
     still: list[Row] = []
-    for row in missing[:1000]:
+    for row in missing:
         partner = next((i for i, e in enumerate(left) if rows_match(row, e, tolerance)), None)
         if partner is None:
             still.append(row)
         else:
             left.pop(partner)
-    return still + missing[1000:], left
+    return still, left
+
+
+PAIR_LIMIT = 100_000        # pairs of left-over rows compared each against each, at most
+
+
+def _walk_pairs(missing: list[Row], extra: list[Row], tolerance: float
+                ) -> tuple[list[Row], list[Row]]:
+    a = sorted(missing, key=row_key)
+    b = sorted(extra, key=row_key)
+    keys_a, keys_b = [row_key(r) for r in a], [row_key(r) for r in b]
+    still_a: list[Row] = []
+    still_b: list[Row] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if rows_match(a[i], b[j], tolerance):
+            i, j = i + 1, j + 1
+        elif keys_a[i] < keys_b[j]:
+            still_a.append(a[i])
+            i += 1
+        else:
+            still_b.append(b[j])
+            j += 1
+    return still_a + a[i:], still_b + b[j:]
 
 
 def shown(rows: Sequence[Row]) -> list[list[Any]]:

@@ -29,6 +29,7 @@ from smevals.checkers.sqlcompare import (
     first_difference,
     rank,
     row_key,
+    rows_equal,
     rows_match,
     shown,
     values_match,
@@ -69,8 +70,7 @@ def _spider(got: Sequence[Row], want: Sequence[Row], rules: Rules) -> Mismatch |
     if len(got) != len(want):
         return _shown_difference(got, want, rules)
     for order in _orders(got, want, rules):
-        if first_difference(_reordered(got, order), want, rules.ordered,
-                            rules.tolerance) is None:
+        if rows_equal(_reordered(got, order), want, rules.ordered, rules.tolerance):
             return None
     return _shown_difference(got, want, rules)
 

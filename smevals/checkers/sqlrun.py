@@ -211,7 +211,8 @@ def _read_rows(cursor: sqlite3.Cursor, deadline: float, timeout: float, max_rows
     for row in cursor:
         if len(rows) == max_rows:
             raise QueryError(f"the query returns more than {max_rows} rows (max_rows)")
-        taken += sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+        for value in row:
+            taken += len(value) if value.__class__ is str or value.__class__ is bytes else 8
         if taken > limit:
             raise QueryError(f"the rows the query returns take more than {_megabytes(limit)} "
                              f"({MEMORY_SETTING} raises it)")
