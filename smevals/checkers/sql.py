@@ -92,7 +92,8 @@ def _shape(row: Any) -> list[Any] | dict[str, Any]:
     CHECKERS,
     "sql_execution",
     "Run the SQL (the output, its first ```sql block, or file:) and a reference on the Eval's "
-    "SQLite database; pass when the results match.",
+    "SQLite database; pass when the results match as Spider's evaluation compares them "
+    "(columns in any order; BIRD's sets with mode: bird).",
     properties={
         "database": DATABASE_OPTION,
         "reference": {**NONEMPTY, "x-expect": "a non-empty SQL query"},
