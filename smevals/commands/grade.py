@@ -136,6 +136,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     version = grader_version(grader)
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # a writer: never through a linked folder
+    store.note_orphans()
     history = grades_by_run(store.grades(), grader.name)
     selected = _select(store, ev, opts, history)
     summary.damaged += sum(rel.startswith("runs/") for rel, _why in store.broken)

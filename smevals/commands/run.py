@@ -17,6 +17,7 @@ from smevals.grade.problems import (
 )
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session, attempt
+from smevals.run.bounds import limits as run_limits
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.plan import Job, PairPlan, check_runnable, plan_jobs, resolve_runner
 from smevals.run.prepared import Prepared
@@ -139,6 +140,7 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     check_runnable(runner, config)
     store = Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # before any runner starts (exit 2)
+    run_limits()                                # a malformed SMEVALS_MAX_RUN_* too
     timeout = opts.timeout if opts.timeout is not None else config.timeout
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))

@@ -111,6 +111,8 @@ class Changes:
     configs: list[str] = field(default_factory=list)
     # the Runs counted per config x model: [{"config", "model", "runs"}], by config, model
     runs_by_pair: list[dict[str, str | int]] = field(default_factory=list)
+    # Runs of this side that the other side holds damaged (left out there, not removed)
+    damaged: list[str] = field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.runs or self.tasks or self.models or self.configs)
@@ -212,16 +214,21 @@ def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
     """What B has that A has not (added) and the reverse (removed): Runs, over every Run
     matching the filters (failed and stale ones included); tasks, models and configs, over
     the Runs whose task and config the side's Eval still defines (a deleted task is a
-    removed task even though its Runs stay in the store)."""
+    removed task even though its Runs stay in the store). A Run that the other side holds
+    damaged is neither: it is listed as damaged there, and its task, model and config count
+    as present there."""
     runs_a = {r.rel: r for r in a.collected.runs}
     runs_b = {r.rel: r for r in b.collected.runs}
     cells_a, cells_b = _defined_cells(a), _defined_cells(b)
     out = []
-    for mine, theirs, cells, other in ((runs_b, runs_a, cells_b, cells_a),
-                                       (runs_a, runs_b, cells_a, cells_b)):
-        new = mine.keys() - theirs.keys()
+    for mine, theirs, cells, other, there in ((runs_b, runs_a, cells_b, cells_a, a),
+                                              (runs_a, runs_b, cells_a, cells_b, b)):
+        broken = {str(d.get("path")) for d in there.damaged} & mine.keys()
+        new = mine.keys() - theirs.keys() - broken
         change = Changes(runs=sorted(mine[rel].id for rel in new),
-                         runs_by_pair=_by_pair([mine[rel] for rel in new]))
+                         runs_by_pair=_by_pair([mine[rel] for rel in new]),
+                         damaged=sorted(mine[rel].id for rel in broken))
+        other = other + _defined(there, [cell_of(mine[rel]) for rel in broken])
         for index, attr in ((0, "tasks"), (2, "models"), (1, "configs")):
             have = {c[index] for c in other}
             setattr(change, attr, sorted({c[index] for c in cells} - have))
@@ -238,7 +245,12 @@ def _by_pair(runs: list[Obj[RunBrief]]) -> list[dict[str, str | int]]:
 
 
 def _defined_cells(report: EvalReport) -> list[tuple[str, str, str]]:
-    cells = [cell_of(r) for r in report.collected.runs]
+    return _defined(report, [cell_of(r) for r in report.collected.runs])
+
+
+def _defined(report: EvalReport, cells: list[tuple[str, str, str]]
+             ) -> list[tuple[str, str, str]]:
+    """The cells whose task and config the side's Eval defines."""
     tasks, configs = report.tasks, report.configs
     if tasks is None or configs is None:
         return cells

@@ -266,6 +266,10 @@ def change_lines(diff: EvalDiff) -> list[str]:
         for what, items in (("Runs", change.runs), ("tasks", change.tasks),
                             ("models", change.models), ("configs", change.configs)):
             lines.append(f"- {word} {what}: {_listing(items)}")
+    for side, change in (("A", diff.added), ("B", diff.removed)):
+        if change.damaged:
+            lines.append(f"- Runs damaged in {side} (left out there, not removed; see "
+                         f"`smevals verify`): {_listing(change.damaged)}")
     return lines
 
 

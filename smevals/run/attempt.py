@@ -70,7 +70,8 @@ def attempt(session: Session, job: Job) -> Attempt | None:
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
-        record = _record(session, job, staging.dir, finished, started)
+        over = _bounded(staging.dir, stamps)
+        record = _record(session, job, staging.dir, finished, started, over)
         if start is not None:
             _settle(record, start, stamps, staging.dir)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
@@ -223,8 +224,21 @@ def _event(session: Session) -> threading.Event:
     return session.groups.cancelled
 
 
+def _bounded(workspace: Path, stamps: Stamps) -> Failure | None:
+    """Remove what the runner left past the limits of a Run, before any of it is read
+    (run/bounds.py); why the Run then fails."""
+    from smevals.run.bounds import bound
+
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            return bound(fd, stamps)
+    finally:
+        os.close(fd)
+
+
 def _record(session: Session, job: Job, workspace: Path, fin: Finished,
-            started: datetime) -> RunFields:
+            started: datetime, over: Failure | None = None) -> RunFields:
     out_text, out_bad = normalise(_whole_chars(fin.stdout, "stdout" in fin.written))
     err_text, err_bad = normalise(_whole_chars(fin.stderr, "stderr" in fin.written))
     failure: Failure | None = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
@@ -233,7 +247,8 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
         with named(workspace):
             left = _write_texts(fd, out_text, err_text)
             usage, usage_error = _usage(fd)
-            refused = [f for f in (left, _refuse_undecodable(fd), _refuse_reserved(fd)) if f]
+            refused = [f for f in (left, over, _refuse_undecodable(fd), _refuse_reserved(fd))
+                       if f]
         failure = refused[0] if refused else failure
     finally:
         os.close(fd)

@@ -119,6 +119,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
     choice, kind, shown = _choice(ev, spec, current)
     try:
         brief = not spec.full_records
+        store.note_orphans(brief)
         runs, grades = store.runs(brief=brief), store.grades(brief=brief)
     except SourceError as exc:
         raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None

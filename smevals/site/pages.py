@@ -203,6 +203,9 @@ def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> 
     info: dict[str, Any] = {"path": path, "size": entry.get("size")}
     if not artifacts.safe_inner(path):
         return {**info, "kind": "unsafe"}
+    size = entry.get("size")
+    if isinstance(size, int) and size > _run_limit():     # never read, never copied
+        return {**info, "kind": "binary", "not_shown": artifacts.over_limit(_run_limit())}
     head = None if "symlink" in entry or entry.get("special") else \
         read_head(loaded, obj, path, 4 * PREVIEW_LIMIT)
     kind = artifacts.kind_of(entry, head)
@@ -216,3 +219,9 @@ def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> 
     if kind == "text" and not (obj.kind == "run" and path in SHOWN_APART):
         info["preview"] = text_of(head, PREVIEW_LIMIT)
     return info
+
+
+def _run_limit() -> int:
+    from smevals.run.bounds import limits
+
+    return limits().size

@@ -66,7 +66,7 @@ def test_new_runs_tasks_and_models_are_listed(repo: Path, golden) -> None:
     assert (len(ev["added"]["runs"]), ev["added"]["tasks"], ev["added"]["models"]) == (
         3, ["epsilon"], ["huge"])
     assert ev["removed"] == {"runs": [], "tasks": [], "models": [], "configs": [],
-                             "runs_by_pair": []}
+                             "runs_by_pair": [], "damaged": []}
     assert ev["added"]["runs_by_pair"] == [{"config": "default", "model": "huge", "runs": 1},
                                            {"config": "default", "model": "large", "runs": 2}]
     statuses = {(g["config"], g["model"]): g["status"] for g in ev["groups"]}
