@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,7 @@ class Spec:
     cap: int = 1 << 20                  # bytes kept of each stream
     limits: Limits = field(default_factory=Limits)
     stop_at_cap: bool = False           # kill the child once a stream passes the cap
+    prepare: Callable[[], None] | None = None   # run in the child after its limits, before exec
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def _start(spec: Spec, env: dict[str, str], tag: str,
         proc = subprocess.Popen(
             spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=launcher(spec.limits))
+            preexec_fn=launcher(spec.limits, spec.prepare))
         ROOTS.add(proc.pid)
     guardian.register(proc.pid, tag)
     tree = Tree(proc.pid, tag)

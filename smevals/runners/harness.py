@@ -250,10 +250,10 @@ def _setting(ctx: BuiltinContext) -> Setting:
         raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
                         "runners (the harness and its home are on this machine): use auto, "
                         "bwrap, unshare or none", failure="launch")
-    if setting.read_only:
-        raise RunFailed("sandbox: read_only is not supported by the harness runners (a "
-                        "harness writes its private home, outside the workspace)",
-                        failure="launch")
+    if setting.read_only and setting.view == "host":
+        raise RunFailed("sandbox: read_only is not supported by the harness runners with "
+                        "view: host (a harness writes its private home, outside the "
+                        "workspace)", failure="launch")
     return setting
 
 
@@ -261,7 +261,9 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy
     """How the harness runs: the setting's containment and limits, with the network on
     unless a `sandbox:` says `network: false` (a harness must reach its model), more address
     space and processes than other code (a Node.js harness reserves gigabytes it never
-    uses, and runs threads, shells and tests), and a deadline even without `timeout`."""
+    uses, and runs threads, shells and tests), and a deadline even without `timeout`. In
+    its own view of the filesystem (unless `view: host`), the harness's executable is
+    shown by its real path (its npm package folder too) and `node` with it."""
     from smevals.proc.sandbox import Policy
 
     layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
@@ -271,7 +273,8 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy
     processes = setting.processes if "processes" in given else PROCESSES
     return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
                   cap=stream_cap(ctx), network=network, processes=processes,
-                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require)
+                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require,
+                  view=setting.view, expose=setting.expose, programs=("node",))
 
 
 def stream_cap(ctx: BuiltinContext) -> int:
