@@ -15,7 +15,14 @@ import pytest
 
 from smevals.proc.contain import available, containment
 from smevals.proc.private import CopyLimit, private_copy
-from smevals.proc.sandbox import Policy, SandboxRefused, describe, run_sandboxed, sandbox_env
+from smevals.proc.sandbox import (
+    Bind,
+    Policy,
+    SandboxRefused,
+    describe,
+    run_sandboxed,
+    sandbox_env,
+)
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the sandbox's namespaces are Linux's", allow_module_level=True)
@@ -232,6 +239,19 @@ def test_docker_runs_the_program_in_a_throw_away_container_with_the_limits_as_fl
         "--volume", f"{work}:/workspace", "--workdir", "/workspace",
         "--env", "HOME", "--env", "MODEL_URL", "--env", "PATH",
         "example/image:1", Path(sys.executable).name, "/workspace/prog.py", "arg"]
+    home, out = tmp_path / "home", tmp_path / "out"
+    home.mkdir()
+    out.mkdir()
+    pol = Policy(7, {**env, "HOME": str(home)}, backend="docker", expose=(str(tmp_path),),
+                 binds=(Bind(str(out), "/smevals/out", writable=True),))
+    assert describe(pol) == f"docker (python:3.11-slim), exposing {tmp_path}"
+    run_sandboxed(["prog"], work, pol)
+    flags = calls(log)[-1]
+    at = flags.index("--workdir")
+    assert flags[at - 2:at + 10] == [
+        "--volume", f"{work}:/workspace", "--workdir", "/workspace",
+        "--volume", f"{home}:/home/sandbox", "--volume", f"{tmp_path}:{tmp_path}:ro",
+        "--volume", f"{out}:/smevals/out", "--env", "HOME"]
 
 
 def test_a_container_stopped_at_its_deadline_is_removed_from_the_daemon(
