@@ -136,7 +136,7 @@ def bash(*commands: str) -> list[dict[str, Any]]:
               for c in commands), {"content": "done"}]
 
 
-HONEST = [{"tool_calls": [{"name": "write_file", "arguments": {
+HONEST: list[dict[str, Any]] = [{"tool_calls": [{"name": "write_file", "arguments": {
               "path": "impl.py", "content": "def answer():\n    return 42\n"}}]},
           {"tool_calls": [{"name": "bash", "arguments": {
               "command": f"{sys.executable} -c 'import impl; print(impl.answer())'; pwd"}}]},

@@ -239,11 +239,11 @@ def test_docker_runs_the_program_in_a_throw_away_container_with_the_limits_as_fl
         "--volume", f"{work}:/workspace", "--workdir", "/workspace",
         "--env", "HOME", "--env", "MODEL_URL", "--env", "PATH",
         "example/image:1", Path(sys.executable).name, "/workspace/prog.py", "arg"]
-    home, out = tmp_path / "home", tmp_path / "out"
+    home, report = tmp_path / "home", tmp_path / "out"
     home.mkdir()
-    out.mkdir()
+    report.mkdir()
     pol = Policy(7, {**env, "HOME": str(home)}, backend="docker", expose=(str(tmp_path),),
-                 binds=(Bind(str(out), "/smevals/out", writable=True),))
+                 binds=(Bind(str(report), "/smevals/out", writable=True),))
     assert describe(pol) == f"docker (python:3.11-slim), exposing {tmp_path}"
     run_sandboxed(["prog"], work, pol)
     flags = calls(log)[-1]
@@ -251,7 +251,7 @@ def test_docker_runs_the_program_in_a_throw_away_container_with_the_limits_as_fl
     assert flags[at - 2:at + 10] == [
         "--volume", f"{work}:/workspace", "--workdir", "/workspace",
         "--volume", f"{home}:/home/sandbox", "--volume", f"{tmp_path}:{tmp_path}:ro",
-        "--volume", f"{out}:/smevals/out", "--env", "HOME"]
+        "--volume", f"{report}:/smevals/out", "--env", "HOME"]
 
 
 def test_a_container_stopped_at_its_deadline_is_removed_from_the_daemon(
