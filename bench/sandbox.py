@@ -1,7 +1,9 @@
 """The sandbox's own cost: the private copy of a workspace (`private_copy`, N files of 1 KiB
 in folders of 50), and starting `true` under each containment this machine gives (the
-strongest local one, the same with the network allowed, the same with everything but the
-folder read-only, and none), median and best of R.
+strongest local one in its own view of the filesystem, the default; the same with the
+network allowed; with the machine's files in sight (`view: host`), also with everything
+but the folder read-only; and none), median and best of R. SMEVALS_BENCH_BACKEND=bwrap (or
+unshare) asks for that backend instead of `auto`.
 
 Usage: python bench/sandbox.py [--files 1000] [--repeats 30]
 """
@@ -50,12 +52,14 @@ def main() -> None:
         home = Path(tmp) / "home"
         home.mkdir()
         env = sandbox_env(os.environ, home)
+        backend = os.environ.get("SMEVALS_BENCH_BACKEND", "auto")
         cases: tuple[tuple[str, dict[str, Any]], ...] = (
-            ("auto", {}), ("auto, network allowed", {"network": True}),
-            ("auto, read-only", {"read_only": True}),
-            ("none", {"backend": "none"}))
+            ("private view", {}), ("private view, network allowed", {"network": True}),
+            ("host view", {"view": "host"}),
+            ("host view, read-only", {"view": "host", "read_only": True}),
+            ("none, host view", {"backend": "none", "view": "host"}))
         for label, fields in cases:
-            policy = Policy(20, env, **fields)
+            policy = Policy(20, env, **{"backend": backend, **fields})
             name = describe(policy)
             median, best = timed(functools.partial(run_sandboxed, ["true"], home, policy),
                                  args.repeats)

@@ -6,7 +6,8 @@ A `View` lists everything that exists for the program; nothing else does:
   `/lib*`, kept as links where the host has links), `/etc` less every entry its owner keeps
   from other users (no "others may read" bit: `shadow`, `gshadow`, `sudoers`, ssh host
   keys, `ssl/private`, ...; a file reads as empty, a folder as empty), the Python smevals
-  runs (`sys.prefix` and `sys.base_prefix`, real paths), the programs a caller runs
+  runs (`sys.prefix` and `sys.base_prefix`, real paths; its user's site-packages where
+  Python reads one), the programs a caller runs
   (`programs`, and the program of argv: its real path, or its npm package folder when it
   lies in `node_modules`; a bare name such as `node` is looked up on the program's PATH),
   and the paths a setting exposes (`expose`);
@@ -352,11 +353,16 @@ def _private(mode: int) -> bool:
 
 @functools.cache
 def _python() -> list[tuple[str, str]]:
-    """(the path, its real path) of each prefix of the Python smevals runs."""
+    """(the path, its real path) of each prefix of the Python smevals runs, and of its
+    user's site-packages where Python reads one (`pip install --user`)."""
+    import site
+
+    user = site.getusersitepackages() if site.ENABLE_USER_SITE else ""
     found: dict[str, str] = {}
-    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix):
-        given = os.path.abspath(prefix)
-        found.setdefault(given, os.path.realpath(given))
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, user):
+        if prefix and os.path.isdir(prefix):
+            given = os.path.abspath(prefix)
+            found.setdefault(given, os.path.realpath(given))
     return sorted(found.items())
 
 

@@ -7,6 +7,9 @@ where this machine cannot give it, naming why.
 - `bwrap`: bubblewrap on PATH, or the binary SMEVALS_TEST_BWRAP names (a copy extracted
   from the distribution's package, so that a machine without it installed system-wide,
   whose other tests must see no bwrap, can still test it).
+
+With SMEVALS_REQUIRE_SANDBOX=1 (set by .ci/run, which installs bubblewrap and runs as
+root) a test of `unshare` or `bwrap` that cannot have it fails instead of skipping.
 """
 
 from __future__ import annotations
@@ -15,11 +18,19 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import pytest
 
 KINDS = ("unshare", "unshare --map-root-user", "bwrap")
 BWRAP_VAR = "SMEVALS_TEST_BWRAP"
+REQUIRED = ("unshare", "bwrap")
+
+
+def _lacking(kind: str, why: str) -> NoReturn:
+    if os.environ.get("SMEVALS_REQUIRE_SANDBOX") == "1" and kind in REQUIRED:
+        pytest.fail(f"SMEVALS_REQUIRE_SANDBOX=1: {why}")
+    pytest.skip(why)
 
 
 def bwrap() -> str | None:
@@ -49,15 +60,15 @@ def use(kind: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     if kind == "bwrap":
         found = bwrap()
         if found is None:
-            pytest.skip(f"bubblewrap is not installed here (nor named by {BWRAP_VAR})")
+            _lacking(kind, f"bubblewrap is not installed here (nor named by {BWRAP_VAR})")
         monkeypatch.setenv("PATH", f"{os.path.dirname(found)}:{os.environ['PATH']}")
     monkeypatch.setattr(contain, "_WAYS", tuple(w for w in contain._WAYS if w.name == kind))
     forget()
     try:
         box = contain.find("auto", view=True)
         if box is None:
-            pytest.skip(f"{kind} cannot build a view here: "
-                        f"{contain.probe_failure('auto', False)}")
+            _lacking(kind, f"{kind} cannot build a view here: "
+                           f"{contain.probe_failure('auto', False)}")
         yield box.name
     finally:
         forget()
