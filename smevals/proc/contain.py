@@ -226,13 +226,20 @@ def _local(backend: str, network: bool, read_only: bool, path: str) -> Containme
         if backend not in ("auto", way.backend) or (
                 (network or read_only) and not way.processes):
             continue
-        prefix = way.prefix(network, read_only)
+        prefix = _located(way.prefix(network, read_only), path)
         if _starts(prefix, path):
             name = way.name + (", network allowed" if network else "") + (
                 ", read-only" if read_only else "")
             return Containment(name, prefix, network=not network, processes=way.processes,
                                backend=way.backend, read_only=read_only)
     return NONE if backend == "auto" and not read_only else None
+
+
+def _located(prefix: tuple[str, ...], path: str) -> tuple[str, ...]:
+    """`prefix` with its tools by their paths on `path` (the program's own PATH, which
+    starts them, may not have them)."""
+    return tuple((shutil.which(part, path=path) or part)
+                 if part in ("bwrap", "unshare", "setpriv", "sh") else part for part in prefix)
 
 
 _FAILED: dict[tuple[str, bool, str], list[str]] = {}
@@ -293,7 +300,7 @@ def _view_starts(box: Containment, path: str) -> str | None:
 def _starts(prefix: tuple[str, ...], path: str) -> bool:
     """Whether `prefix true` runs here (every tool on `path`, exit 0); a read-only prefix
     is tried on a folder of its own, which it must be able to write."""
-    tools = _tools(prefix) + (["sh", "mount"] if FOLDER in prefix else [])
+    tools = _tools(prefix) + (["mount"] if FOLDER in prefix else [])
     if any(shutil.which(tool, path=path) is None for tool in tools):
         return False
     env = {"PATH": path}
