@@ -25,6 +25,8 @@ exits with 125 (sandbox.EXIT_WRAPPER), so the program never runs on a half-built
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import functools
 import os
@@ -80,7 +82,13 @@ def root_folder() -> str:
     if folder is None or not os.path.isdir(folder):
         folder = tempfile.mkdtemp(prefix="smevals-view-")
         _ROOT["path"] = folder
+        atexit.register(_remove, folder)
     return folder
+
+
+def _remove(folder: str) -> None:
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 _ROOT: dict[str, str] = {}
