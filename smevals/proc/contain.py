@@ -23,7 +23,7 @@ reachable and leaves out the network namespace; everything else stays):
 - nothing (`none`): the program sees the network and every process of the user.
 
 With `view=True` (the default of every Policy: smevals.proc.view) the ways also build the
-program's own filesystem: bubblewrap from its arguments (`view.bwrap_args`), unshare by a
+program's own filesystem: bubblewrap from its arguments (`mountns.bwrap_args`), unshare by a
 function the child runs before exec (`mountns.preparer`: the namespaces, the mounts, the
 move onto `/`), after which `unshare --fork --kill-child --mount-proc` only makes the
 program process 1 with a `/proc` of its own. `none` gives no view. `view=False` is the
@@ -165,7 +165,8 @@ class Containment:
         out: list[str] = []
         for part in self.prefix:
             if part == VIEW:
-                from smevals.proc.view import View, bwrap_args
+                from smevals.proc.mountns import bwrap_args
+                from smevals.proc.view import View
 
                 assert isinstance(layout, View)
                 out += bwrap_args(layout, not self.network, self.processes)

@@ -1,4 +1,5 @@
-"""Make a View (smevals.proc.view) for the unshare backend, between fork and exec.
+"""Make a View (smevals.proc.view): bubblewrap's arguments (`bwrap_args`), or, for the
+unshare backend, the steps its child takes between fork and exec.
 
 `preparer(view, ...)` returns the function the child runs after its limits are set and
 before it execs `unshare --fork --kill-child --mount-proc -- setpriv ... PROGRAM` (or
@@ -36,7 +37,7 @@ from typing import Any
 
 from smevals.proc.view import SHM_MB, WORKSPACE, Mount, View
 
-__all__ = ["TOOL", "Step", "preparer", "root_folder"]
+__all__ = ["TOOL", "Step", "bwrap_args", "preparer", "root_folder"]
 
 TOOL = "smevals-view"
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -264,3 +265,29 @@ def _unescape(text: str) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+def bwrap_args(view: View, network: bool, pid: bool) -> list[str]:
+    """bubblewrap's arguments for `view` (before `--` and the program)."""
+    args = ["--die-with-parent", "--cap-drop", "ALL", *([] if network else ["--unshare-net"]),
+            *(["--unshare-pid", "--as-pid-1"] if pid else [])]
+    for link, text in view.links:
+        args += ["--symlink", text, link]
+    for mount in view.mounts:
+        args += _bwrap_mount(mount)
+    return [*args, "--chdir", WORKSPACE, "--remount-ro", "/"]
+
+
+def _bwrap_mount(mount: Mount) -> list[str]:
+    if mount.kind == "bind":
+        return ["--bind" if mount.writable else "--ro-bind", mount.source, mount.target]
+    if mount.kind == "tmpfs":
+        return ["--size", str(mount.size_mb << 20), "--perms", "1777", "--tmpfs", mount.target]
+    if mount.kind == "hide":
+        if not mount.is_dir:
+            return ["--ro-bind", "/dev/null", mount.target]
+        return ["--size", "4096", "--tmpfs", mount.target, "--remount-ro", mount.target]
+    if mount.kind == "dev":
+        return ["--dev", "/dev", "--size", str(SHM_MB << 20), "--perms", "1777",
+                "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    return ["--proc", "/proc"]

@@ -28,7 +28,8 @@ Callers pass host paths: `View.inside(path)` is a host path's path in the view, 
 paths in the workspace, the home or an extra bind; a colon-separated list part by part).
 `build` raises ViewError where no such view can be made (an exposed path that does not
 exist or holds the workspace, smevals' own Python where the workspace goes).
-`smevals.proc.mountns` makes a View with the unshare backend, `bwrap_args` with bubblewrap.
+`smevals.proc.mountns` makes a View: bubblewrap's arguments (`bwrap_args`), or the steps
+the unshare backend's child takes.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 __all__ = ["HOME", "SHM_MB", "TMP_MB", "WORKSPACE", "Bind", "Mount", "View", "ViewError",
-           "build", "bwrap_args", "check_expose", "expose_problem", "package_of"]
+           "build", "check_expose", "expose_problem", "package_of"]
 
 WORKSPACE = "/workspace"
 HOME = "/home/sandbox"
@@ -375,29 +376,3 @@ def package_of(path: str) -> str | None:
     at = parts.index("node_modules")
     end = at + (3 if len(parts) > at + 2 and parts[at + 1].startswith("@") else 2)
     return "/".join(parts[:end]) if len(parts) > end - 1 else None
-
-
-def bwrap_args(view: View, network: bool, pid: bool) -> list[str]:
-    """bubblewrap's arguments for `view` (before `--` and the program)."""
-    args = ["--die-with-parent", "--cap-drop", "ALL", *([] if network else ["--unshare-net"]),
-            *(["--unshare-pid", "--as-pid-1"] if pid else [])]
-    for link, text in view.links:
-        args += ["--symlink", text, link]
-    for mount in view.mounts:
-        args += _bwrap_mount(mount)
-    return [*args, "--chdir", WORKSPACE, "--remount-ro", "/"]
-
-
-def _bwrap_mount(mount: Mount) -> list[str]:
-    if mount.kind == "bind":
-        return ["--bind" if mount.writable else "--ro-bind", mount.source, mount.target]
-    if mount.kind == "tmpfs":
-        return ["--size", str(mount.size_mb << 20), "--perms", "1777", "--tmpfs", mount.target]
-    if mount.kind == "hide":
-        if not mount.is_dir:
-            return ["--ro-bind", "/dev/null", mount.target]
-        return ["--size", "4096", "--tmpfs", mount.target, "--remount-ro", mount.target]
-    if mount.kind == "dev":
-        return ["--dev", "/dev", "--size", str(SHM_MB << 20), "--perms", "1777",
-                "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
-    return ["--proc", "/proc"]
