@@ -65,13 +65,13 @@ def listed(path):
 
 
 def found():
-    hits, end, seen = [], time.monotonic() + 5, 0
+    hits, end, seen = [], time.monotonic() + 40, 0
     for here, dirs, files in os.walk("/"):
         if here == "/":
             dirs[:] = [d for d in dirs if d not in ("proc", "sys", "usr")]
         hits += [os.path.join(here, f) for f in files if f == "test_impl.py"]
         seen += 1
-        if time.monotonic() > end or seen > 100000:
+        if time.monotonic() > end or seen > 1000000:
             return hits + ["(stopped)"]
     return sorted(hits)
 

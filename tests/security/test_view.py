@@ -125,7 +125,7 @@ def test_match_output_runs_model_code_that_sees_only_its_folder(cli: CLI,
         program = probe(ev, sockets)
         expected = "PROBE " + json.dumps({**NOTHING, "cwd": "/workspace", "home": "/workspace"},
                                          sort_keys=True)
-        grader = ("checks:\n  - checker: match_output\n    expected_output: "
+        grader = ("checks:\n  - checker: match_output\n    timeout: 60\n    expected_output: "
                   f"{json.dumps(expected)}\n")
         hostile_eval(ev, configs={"default": "runner: ./show.sh\nmodel: m\n"},
                      graders={"default": grader},
