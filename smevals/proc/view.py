@@ -287,7 +287,7 @@ class _Builder:
 
     def put(self, bind: Bind, recursive: bool = False, quiet: bool = False) -> None:
         target = _through(bind.target, self.links)
-        place = _fixed(target)
+        place = _fixed(target) or ("/tmp" if target == "/tmp" else None)
         if place:
             if quiet:
                 return
