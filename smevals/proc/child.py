@@ -35,6 +35,7 @@ class Spec:
     stop_at_cap: bool = False           # kill the child once a stream passes the cap
     idle: float | None = None           # kill it after this many seconds without activity
     watch: Callable[[bytes], bool] | None = None    # sees stdout's chunks: activity? (stream.py)
+    prepare: Callable[[], None] | None = None   # run in the child after its limits, before exec
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def _start(spec: Spec, env: dict[str, str], tag: str,
         proc = subprocess.Popen(
             spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=launcher(spec.limits))
+            preexec_fn=launcher(spec.limits, spec.prepare))
         ROOTS.add(proc.pid)
     guardian.register(proc.pid, tag)
     tree = Tree(proc.pid, tag)

@@ -305,10 +305,10 @@ def _setting(ctx: BuiltinContext) -> Setting:
         raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
                         "runners (the harness and its home are on this machine): use auto, "
                         "bwrap, unshare or none", failure="launch")
-    if setting.read_only:
-        raise RunFailed("sandbox: read_only is not supported by the harness runners (a "
-                        "harness writes its private home, outside the workspace)",
-                        failure="launch")
+    if setting.read_only and setting.view == "host":
+        raise RunFailed("sandbox: read_only is not supported by the harness runners with "
+                        "view: host (a harness writes its private home, outside the "
+                        "workspace)", failure="launch")
     return setting
 
 
@@ -318,7 +318,9 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str],
     unless a `sandbox:` says `network: false` (a harness must reach its model), more address
     space and processes than other code (a Node.js harness reserves gigabytes it never
     uses, and runs threads, shells and tests), a deadline even without `timeout`, and the
-    idle deadline (`idle_timeout`) watched on its events."""
+    idle deadline (`idle_timeout`) watched on its events. In its own view of the filesystem
+    (unless `view: host`), the harness's executable is shown by its real path (the npm
+    `node_modules` tree it lies in too) and `node` with it."""
     from smevals.proc.sandbox import Policy
 
     layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
@@ -329,6 +331,7 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str],
     return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
                   cap=stream_cap(ctx), network=network, processes=processes,
                   file_mb=setting.file_mb, backend=setting.backend, require=setting.require,
+                  view=setting.view, expose=setting.expose, programs=("node",),
                   idle=idle_timeout(ctx.config), watch=watch)
 
 
@@ -344,7 +347,7 @@ def _contained(rules: Policy) -> bool:
     from smevals.proc.sandbox import SandboxRefused, describe
 
     try:
-        return describe(rules) != "none"
+        return not describe(rules).startswith("none")
     except SandboxRefused as refused:
         raise RunFailed(refused.reason, failure="launch") from None
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from smevals.proc.contain import containment, find
+from smevals.proc.sandbox import Policy, describe
 from tests.helpers import grade_records, make_eval, write
 
-# `command` keeps everything but its copy and its home read-only wherever it can
-_RO = find("auto", False, True)
-SANDBOX = _RO.name if _RO is not None else containment().name
+# `command` runs in its own view of the filesystem (smevals.proc.view)
+SANDBOX = describe(Policy(1.0, {}))
 
 AGENT = """
 #!/bin/sh

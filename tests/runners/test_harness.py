@@ -4,6 +4,7 @@ harness (tests/helpers/harness.py) replays a recorded stream and records how it 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -20,16 +21,22 @@ PROGRAMS = {"codex": "codex", "claude-code": "claude", "pi": "pi"}
 
 
 def containment() -> str:
-    """What contains a harness here by default (`usage.sandbox`): it depends on the machine."""
+    """What contains a harness of `harness_eval` here (`usage.sandbox`): it depends on the
+    machine."""
     from smevals.proc.sandbox import Policy, describe
 
-    return describe(Policy(1.0, {}, network=True))
+    return describe(Policy(1.0, {}, network=True, view="host"))
 
 
 def harness_eval(tmp_path: Path, runner: str, stream: Path | bytes, config: str = "",
                  code: int = 0, stderr: str = "", model: str = "m1",
                  graders: dict[str, str] | None = None, **fake: Any) -> Path:
-    """An Eval whose config runs `smevals:RUNNER` on a fake harness replaying `stream`."""
+    """An Eval whose config runs `smevals:RUNNER` on a fake harness replaying `stream`. The
+    fake reads its stream and writes what it saw outside the workspace, so it runs with
+    the machine's files (`view: host`) unless `config` gives a `sandbox:` (the private view
+    of a harness: tests/security/test_view.py)."""
+    if "sandbox:" not in config:
+        config += "sandbox: {view: host}\n"
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: {model}\n"
                                        f"executable: ../bin/{PROGRAMS[runner]}\n{config}"},
@@ -306,12 +313,12 @@ def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:
     """(Where it is the first process of its own PID namespace, a process cannot kill
     itself: this one runs with `backend: none`.)"""
     ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"),
-                      "sandbox: {backend: none}\n", signal=9)
+                      "sandbox: {backend: none, view: host}\n", signal=9)
     assert cli("run", str(ev)).code == 1
     record, folder = only_run(ev)
     assert record["failure"] == {"kind": "signal",
                                  "detail": "smevals:codex: the harness was killed by SIGKILL"}
-    assert record["usage"]["sandbox"] == "none"
+    assert record["usage"]["sandbox"] == "none, host view"
     assert (folder / "output.txt").read_text() == \
         "Fixed `slugify` to fold accents; all 4 tests pass."
 
@@ -365,7 +372,12 @@ def test_a_harness_not_installed_is_exit_2_before_any_run(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner: str, package: str) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: m1\n"})
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    bare = tmp_path / "bare"            # what the sandbox needs, and no harness
+    bare.mkdir()
+    for tool in ("unshare", "setpriv", "bwrap"):
+        if found := shutil.which(tool):
+            (bare / tool).symlink_to(found)
+    monkeypatch.setenv("PATH", str(bare))
     result = cli("run", str(ev))
     assert result.code == 2
     program = PROGRAMS[runner]
@@ -402,7 +414,8 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: -v is not an option\n"}, files={},
                    configs={"default": "runner: smevals:pi\nmodel: default\n"
                                        "allowed_tools: []\n"
-                                       "sandbox: {network: false, memory_mb: 2048}\n"})
+                                       "sandbox: {network: false, memory_mb: 2048, "
+                                       "view: host}\n"})
     fake_harness(tmp_path / "bin" / "pi", fixture("pi-good.jsonl"), tmp_path / "seen.json",
                  program="pi")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
@@ -412,14 +425,15 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     assert seen(tmp_path / "seen.json")["address_space"] == 2048 * 1024 * 1024
     from smevals.proc.sandbox import Policy, describe
 
-    assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False))
+    assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False,
+                                                              view="host"))
 
 
 def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
     from smevals.proc.sandbox import Policy, SandboxRefused, describe
 
     try:
-        describe(Policy(1.0, {}, read_only=True))
+        describe(Policy(1.0, {}, read_only=True, view="host"))
     except SandboxRefused:
         pytest.skip("this machine cannot give read_only: `run` refuses it before any Run")
     ev = harness_eval(tmp_path, "pi", fixture("pi-good.jsonl"))
@@ -428,8 +442,8 @@ def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
     record, _ = only_run(ev)
     assert record["failure"] == {
         "kind": "launch", "detail": "smevals:pi: sandbox: read_only is not supported by the "
-                                    "harness runners (a harness writes its private home, "
-                                    "outside the workspace)"}
+                                    "harness runners with view: host (a harness writes its "
+                                    "private home, outside the workspace)"}
     assert not (tmp_path / "seen.json").exists()
 
 

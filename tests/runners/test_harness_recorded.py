@@ -35,7 +35,7 @@ def replay(cli: Any, tmp_path: Path, stream: Path, **fake: Any) -> tuple[dict[st
                    files={}, configs={"default": (
                        f"runner: smevals:{runner}\nmodel: scripted-model\n"
                        f"executable: ../bin/{program}\nbase_url: http://127.0.0.1:9/v1\n"
-                       "idle_timeout: 2\n")})
+                       "idle_timeout: 2\nsandbox: {view: host}\n")})
     fake_harness(ev / "bin" / program, stream, tmp_path / "seen.json", program=program,
                  version=f"{program} {version}", **fake)
     cli("run", "--timeout", "300", str(ev))

@@ -24,14 +24,22 @@ URL = "http://127.0.0.1:11434/v1"
 def containment() -> str:
     from smevals.proc.sandbox import Policy, describe
 
-    return describe(Policy(1.0, {}, network=True))
+    return describe(Policy(1.0, {}, network=True, view="host"))
+
+
+def host_view(config: str) -> str:
+    """The fake harness reads its stream and writes what it saw outside the workspace: it
+    runs with the machine's files (`view: host`) unless `config` gives a `sandbox:` (the
+    private view is tested in tests/security/test_view.py)."""
+    return "" if "sandbox:" in config else "sandbox: {view: host}\n"
 
 
 def server_eval(tmp_path: Path, runner: str, config: str, stream: Path | bytes | None = None,
                 **fake: Any) -> Path:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: qwen3:8b\n"
-                                       f"executable: ../bin/{PROGRAMS[runner]}\n{config}"})
+                                       f"executable: ../bin/{PROGRAMS[runner]}\n{config}"
+                                       + host_view(config)})
     stream = stream if stream is not None else fixture(
         {"codex": "codex-good.jsonl", "claude-code": "claude-good.jsonl",
          "pi": "pi-good.jsonl"}[runner])
@@ -163,7 +171,7 @@ def test_bad_server_keys_are_exit_2_at_their_line(cli, tmp_path: Path) -> None:
 def test_codex_keeps_its_own_sandbox_where_smevals_has_none(cli, tmp_path: Path) -> None:
     """Codex's own sandbox cannot start inside smevals' (bubblewrap cannot nest): where
     smevals' is in force it is off, where smevals' is off (`backend: none`) it is on."""
-    off = server_eval(tmp_path / "off", "codex", "sandbox: {backend: none}\n")
+    off = server_eval(tmp_path / "off", "codex", "sandbox: {backend: none, view: host}\n")
     assert cli("run", str(off)).code == 0
     argv = seen(tmp_path / "off" / "seen.json")["argv"]
     assert argv[argv.index("--sandbox") + 1] == "workspace-write"

@@ -18,7 +18,7 @@ GRADER = "checks:\n  - checker: contains\n    value: slugify\n"
 def codex_eval(tmp_path: Path, version: str) -> Path:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": "runner: smevals:codex\nmodel: m1\n"
-                                       "executable: bin/codex\n"},
+                                       "executable: bin/codex\nsandbox: {view: host}\n"},
                    graders={"default": GRADER})
     set_version(ev, version)
     return ev
