@@ -177,7 +177,8 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
                               timeout=check.timeout, check_name=check.spec.get("name"),
                               judge=judge_context(ctx.job, check) if ctx.job else None,
                               grader_dir=ctx.job.grader.path.parent if ctx.job else None,
-                              run_workspace=ctx.tree.path if ctx.tree else None)
+                              run_workspace=ctx.tree.path if ctx.tree else None,
+                              agent_files=ctx.tree.agent_files if ctx.tree else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 
