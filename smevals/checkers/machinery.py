@@ -125,10 +125,9 @@ def shadow_of(path: str, folders: Collection[str], names: Collection[str]) -> st
             continue
         rest = path[len(prefix):]
         first, sep, _ = rest.partition("/")
-        if sep:                                         # inside a folder: a package
-            return f"{prefix}{first}/" if first in names else None
-        module = _module_name(first)
-        if module in names:
+        if sep and first in names:                      # inside a folder: a package
+            return f"{prefix}{first}/"
+        if not sep and _module_name(first) in names:
             return path
     return None
 
