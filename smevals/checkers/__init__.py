@@ -46,7 +46,10 @@ CATALOG_VERSION = "1"
 
 # Built-ins whose figures changed since CATALOG_VERSION: a grader that uses one hashes this
 # in (smevals.grade.version), so Grades made before the change count as an older version.
-REVISED: dict[str, str] = {"bleu": "2: sacrebleu's sentence_bleu"}
+REVISED: dict[str, str] = {"bleu": "2: sacrebleu's sentence_bleu",
+                           "command": "2: machinery refused, Python isolated, the report "
+                                      "outside the tree, figures over the exit code, counts "
+                                      "against a clean tree; tampering marks (issue 34)"}
 
 _FAMILY: dict[str, str] = {
     "contains": "text",

@@ -170,21 +170,13 @@ def _refuse(inp: CheckInput, tree: Path, hidden: Starting | None) -> None:
     """Fail, naming them, when the agent left files that configure or replace the test
     machinery (checkers/machinery.py) and the Task's `allow:` does not name them."""
     agent = dict(inp.agent_files()) if inp.agent_files is not None else _every_file(tree)
-    marks = machinery.refused(agent, tree_reader(tree), list(hidden.sha256) if hidden else [],
-                              patterns(inp.task, "allow"))
+    marks = machinery.refused(agent, machinery.folder_reader(tree),
+                              list(hidden.sha256) if hidden else [],
+                              machinery.patterns(inp.task, "allow"))
     if marks:
         fail(f"refused, not run: the agent left {machinery.said(marks)}; files that configure "
              "or replace the test machinery are not run (a Task's `allow:` can name one)",
              score=0.0, refused=[{"path": m.path, "kind": m.kind} for m in marks])
-
-
-def patterns(task: Any, key: str) -> list[str]:
-    """The Task's list of path patterns under `key` (`allow`, `protect`), else []."""
-    value = task.get(key) if hasattr(task, "get") else None
-    if isinstance(value, str):
-        return [value]
-    return [v for v in value if isinstance(v, str) and v.strip()] \
-        if isinstance(value, list) else []
 
 
 def _every_file(tree: Path) -> dict[str, str]:
@@ -194,34 +186,6 @@ def _every_file(tree: Path) -> dict[str, str]:
         for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
             out[name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")] = "added"
     return out
-
-
-def tree_reader(tree: Path) -> machinery.Reader:
-    """`read(rel)`: the first bytes of a regular file below `tree`, never following a link;
-    None when it cannot be read."""
-    from smevals.store.regular import open_regular
-    from smevals.store.workspace import descend, open_dir
-
-    def read(rel: str) -> bytes | None:
-        *folders, name = rel.split("/")
-        try:
-            root = open_dir(tree)
-            try:
-                here = descend(root, folders)
-            finally:
-                os.close(root)
-            try:
-                fd, _info = open_regular(name, here)
-            finally:
-                os.close(here)
-        except OSError:
-            return None
-        try:
-            return os.read(fd, machinery.READ_CAP)
-        finally:
-            os.close(fd)
-
-    return read
 
 
 @dataclass(frozen=True)

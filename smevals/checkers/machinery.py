@@ -26,11 +26,14 @@ in shell globs (`*` also across `/`).
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
 
 READ_CAP = 1 << 20          # bytes of a file read to look for a pytest section or load_tests
 
@@ -82,6 +85,43 @@ def matches(path: str, patterns: Iterable[str]) -> bool:
                 fnmatchcase(path[:i], folder) for i, c in enumerate(path) if c == "/"):
             return True
     return False
+
+
+def patterns(task: Any, key: str) -> list[str]:
+    """The Task's path patterns under `key` (`allow`, `protect`): a list, or one string."""
+    value = task.get(key) if hasattr(task, "get") else None
+    if isinstance(value, str):
+        value = [value]
+    return [v for v in value if isinstance(v, str) and v.strip()] \
+        if isinstance(value, list) else []
+
+
+def folder_reader(root: Path, cap: int = READ_CAP) -> Reader:
+    """`read(rel)`: the first `cap` bytes of a regular file below `root`, never following a
+    link on the way; None when there is none or it cannot be read."""
+    from smevals.store.regular import open_regular
+    from smevals.store.workspace import descend, open_dir
+
+    def read(rel: str) -> bytes | None:
+        *folders, name = rel.split("/")
+        try:
+            top = open_dir(root)
+            try:
+                here = descend(top, folders)
+            finally:
+                os.close(top)
+            try:
+                fd, _info = open_regular(name, here)
+            finally:
+                os.close(here)
+        except OSError:
+            return None
+        try:
+            return os.read(fd, cap)
+        finally:
+            os.close(fd)
+
+    return read
 
 
 def kind_of(path: str, read: Reader) -> str | None:

@@ -58,16 +58,7 @@ class FinalTree:
         """The Run's own files in the tree, by path: "changed" for a starting file it
         changed, else "added" (smevals' names at the top left out). A Run of a Task without
         starting files added every file it has."""
-        files = self.run.get("files")
-        if not isinstance(files, list):         # a fixture's Run: its folder says
-            from smevals.store.workspace import manifest_at, open_dir
-
-            fd = open_dir(self.run_dir)
-            try:
-                files = manifest_at(fd)
-            finally:
-                os.close(fd)
-        return agent_files({**self.run, "files": files})
+        return agent_files_at(self.run, self.run_dir)
 
     def close(self) -> None:
         if self._path is not None:
@@ -119,6 +110,21 @@ class FinalTree:
                 f"{str(changes.get('hash'))[:12]} in the Run, {start.digest[:12]} in the Eval); "
                 "the Check is not run against other files: run the Task again")
         return start
+
+
+def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
+    """`agent_files` of a Run whose record may lack its manifest (a fixture's Run): its
+    folder `run_dir` then says."""
+    files = run.get("files")
+    if not isinstance(files, list):
+        from smevals.store.workspace import manifest_at, open_dir
+
+        fd = open_dir(run_dir)
+        try:
+            files = manifest_at(fd)
+        finally:
+            os.close(fd)
+    return agent_files({**run, "files": files})
 
 
 def agent_files(run: dict[str, Any]) -> dict[str, str]:

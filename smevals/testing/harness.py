@@ -16,6 +16,7 @@ from smevals.grade.apply import (
     GradeJob,
     grade_record,  # the Grade `smevals grade` writes
     run_checks,
+    tampering_of,
 )
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
@@ -56,7 +57,8 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         workspace = root / "grade"
         workspace.mkdir()
         results = run_checks(job, workspace, {**case.task, **case.grading})
-        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0)
+        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0,
+                             tampering_of(job, root / RUN_FOLDER, case.grading))
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
