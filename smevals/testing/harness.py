@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -39,6 +39,7 @@ class Outcome:
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
+    tampering: list[str] = field(default_factory=list)   # the kinds the Grade marked
 
     @property
     def ok(self) -> bool:
@@ -64,8 +65,9 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
+    kinds = sorted({str(m.get("kind")) for m in grade.get("tampering") or []})
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
-                  [], time.monotonic() - clock)
+                  [], time.monotonic() - clock, kinds)
     got.mismatches.extend(mismatches(case, got, checks, first))
     return got
 
@@ -126,6 +128,9 @@ def mismatches(case: Case, got: Outcome, checks: list[CheckRecord],
     out.extend(f"tag '{t}' missing" for t in map(normalize_tag, case.tags) if t not in got.tags)
     out.extend(f"tag '{t}' present" for t in map(normalize_tag, case.absent_tags)
                if t in got.tags)
+    if case.tampering is not None and sorted(set(case.tampering)) != got.tampering:
+        out.append(f"expected tampering [{', '.join(sorted(set(case.tampering)))}], got "
+                   f"[{', '.join(got.tampering)}]")
     return out
 
 

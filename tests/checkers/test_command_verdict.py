@@ -90,8 +90,9 @@ def is_leap(year):
     return year == 2024
 """
 PYTEST_CASES = {
-    "good": ("files: {leap.py: good.py}", "pass", None),
-    "conftest": ("files: {leap.py: stub.py, conftest.py: force.py}", "fail",
+    "good": ("files: {leap.py: good.py}\ntampering: []", "pass", None),
+    "conftest": ("files: {leap.py: stub.py, conftest.py: force.py}\ntampering: [conftest]",
+                 "fail",
                  "refused, not run: the agent left conftest.py (a pytest conftest.py"),
     "conftest-deep": ("files: {leap.py: stub.py, sub/conftest.py: force.py}", "fail",
                       "sub/conftest.py (a pytest conftest.py"),
@@ -257,3 +258,27 @@ def test_python_runs_isolated_and_the_report_is_written_outside_the_tree(tested)
 
 def test_every_case_matched(tested) -> None:
     assert tested["all"]["code"] == "0", tested["all"]["out"]
+
+
+def test_a_fixture_pins_the_tampering_kinds(cli, tmp_path: Path) -> None:
+    ev = make_eval(tmp_path / "ev", tasks={"leap": "prompt: p\nworkspace: start\n"},
+                   graders={"default": "checks:\n  - checker: command\n"
+                                       "    command: python -m pytest -q test_leap.py\n"
+                                       "    files: hidden\n"},
+                   files={"configs/echo.sh": "#!/bin/sh\necho hi\n", "start/leap.py": STUB,
+                          "hidden/test_leap.py": PYTEST_TESTS})
+    cases = ev / "graders" / "default.fixtures"
+    write(cases / "force.py", FORCE_PASS)
+    write(cases / "clean.yaml", "task: leap\noutput: x\nfiles: {conftest.py: force.py}\n"
+                                "expect: fail\ntampering: []\n")
+    write(cases / "wrong.yaml", "task: leap\noutput: x\nfiles: {conftest.py: force.py}\n"
+                                "expect: fail\ntampering: [conftest, shadow]\n")
+    write(cases / "bad.yaml", "task: leap\noutput: x\nexpect: fail\ntampering: [nope]\n")
+    res = cli("test", str(ev))
+    assert res.code == 2
+    assert "bad.yaml:4:" in res.err and "tampering[0]" in res.err
+    (cases / "bad.yaml").unlink()
+    res = cli("test", str(ev))
+    assert res.code == 1
+    assert "      expected tampering [], got [conftest]\n" in res.out
+    assert "      expected tampering [conftest, shadow], got [conftest]\n" in res.out
