@@ -15,7 +15,8 @@ from tests.helpers import make_eval, run_cli
 from tests.web.pages import wait_until
 
 AGENT = """#!/bin/sh
-printf 'def is_leap(year):\\n    return year %% 4 == 0 and (year %% 100 != 0 or year %% 400 == 0)\\n' > leap.py
+printf 'def is_leap(year):\\n    return year %% 4 == 0 and ' > leap.py
+printf '(year %% 100 != 0 or year %% 400 == 0)\\n' >> leap.py
 case "$SMEVALS_TASK" in
   machinery) printf 'import pytest\\n' > conftest.py ;;
   protected) printf 'edited <script>window.PWNED=1</script>\\n' >> README.md ;;
