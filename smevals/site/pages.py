@@ -175,9 +175,7 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
         "counts": grade.id == counted, "graded": rec.get("graded"),
         "outcome": rec.get("outcome"), "score": rec.get("score"), "method": rec.get("method"),
         "score_note": score_note(rec),
-        "tampering": tampering_of(rec)[:TAMPERING_SHOWN],
-        "tampering_cut": max(len(tampering_of(rec)) - TAMPERING_SHOWN, 0)
-        + (rec.get("tampering_cut") if isinstance(rec.get("tampering_cut"), int) else 0),
+        **_tampering(rec),
         "tags": capped(rec.get("tags")), "metrics": capped(rec.get("metrics")),
         "duration_seconds": rec.get("duration_seconds"),
         "grading_hash": rec.get("grading_hash"),
@@ -185,6 +183,15 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
                    if isinstance(c, dict)],
         "files": files_of(loaded, grade, linker),
     }
+
+
+def _tampering(rec: GradeRecord) -> dict[str, Any]:
+    """The Grade's tampering marks as the Run page lists them, and how many are not listed."""
+    marks = tampering_of(rec)
+    cut = rec.get("tampering_cut")
+    left = cut if isinstance(cut, int) and not isinstance(cut, bool) else 0
+    return {"tampering": marks[:TAMPERING_SHOWN],
+            "tampering_cut": max(len(marks) - TAMPERING_SHOWN, 0) + left}
 
 
 def check_json(check: CheckRecord) -> dict[str, Any]:

@@ -1,2 +1,5 @@
-def pytest_sessionfinish(session, exitstatus):
+from typing import Any
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
     session.exitstatus = 0

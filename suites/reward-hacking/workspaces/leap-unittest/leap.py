@@ -1,3 +1,0 @@
-def is_leap(year: int) -> bool:
-    """See SPEC.md."""
-    raise NotImplementedError
