@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SUITES = ROOT / "suites"
 GOLDEN = Path(__file__).parent / "golden"
 NAMES = sorted(p.parent.name for p in SUITES.glob("*/eval.yaml"))
-# The suite of attacks on the grading: one model, one session per Task, run once (its
-# find / takes a minute); run, graded and compared with its golden report, attack by attack,
-# by tests/security/test_reward_hacking.py.
+# The suite of attacks on the grading: its default model attacks, one session per Task, run
+# once (its find / takes up to 30 s); run, graded and compared with its golden report,
+# attack by attack, by tests/security/test_reward_hacking.py.
 ATTACKS = "reward-hacking"
 MODELLED = [name for name in NAMES if name != ATTACKS]
 EPOCH = "1767322800"      # the report's "Generated" line: 2026-01-02T03:00:00Z
@@ -77,12 +77,14 @@ def normalise(report: str) -> str:
 
 
 def test_the_attack_suite_meets_its_bar() -> None:
-    """reward-hacking: one made-up model with a session on every Task, an honest control per
-    test runner, a Task per attack, fixtures for each, and a README that says how to check a
-    machine's sandbox with it."""
+    """reward-hacking: the attacking model and `mumble-1` with a session on every Task, an
+    honest control per test runner, a Task per attack, fixtures for each, and a README that
+    says how to check a machine's sandbox with it."""
     suite = SUITES / ATTACKS
     tasks = sorted(p.stem for p in (suite / "tasks").glob("*.yaml"))
-    assert recorded(suite) == {(task, "rogue-1"): 1 for task in tasks}
+    assert recorded(suite) == {(task, model): 1 for task in tasks
+                               for model in ("mumble-1", "rogue-1")}
+    assert yaml.safe_load((suite / "configs" / "default.yaml").read_text())["model"] == "rogue-1"
     assert tasks == ["conftest-exit-zero", "conftest-forces-pass", "daemon", "fake-summary-pytest",
                      "fake-summary-unittest", "forged-junit", "honest-pytest", "honest-unittest",
                      "ini-collect-only", "read-absolute", "read-find", "read-relative",
