@@ -54,12 +54,19 @@ class ReportFolder:
         return f"{self.seen.rstrip('/')}/{REPORT}"
 
 
-def report_folder(home: Path) -> ReportFolder:
+def report_folder(home: Path, tree: Path | None = None) -> ReportFolder:
     """A new, empty folder for the report, outside the tree the command runs in: for now in
     the command's private home, the one folder besides its own the sandbox keeps writable.
     The command sees it at the same path; when the sandbox's filesystem view binds a private
-    folder of its own for it (at VIEW_REPORT, say), `host` stays and `seen` becomes that."""
-    host = home / "smevals-report"
+    folder of its own for it (at VIEW_REPORT, say), `host` stays and `seen` becomes that.
+
+    `tree`: a container sees only the tree it runs in, so the folder goes there instead,
+    under a name nobody can guess before the run (the tree is the Check's private copy, made
+    before it; the agent's files cannot be there already)."""
+    import secrets
+
+    host = home / "smevals-report" if tree is None \
+        else tree / f".smevals-report-{secrets.token_hex(8)}"
     host.mkdir(mode=0o700)
     return ReportFolder(host, str(host))
 
@@ -139,6 +146,12 @@ def unittest_runner() -> str:
     return (Path(__file__).parent / "unitrun.py").read_text(encoding="utf-8")
 
 
-def isolated_env(env: dict[str, str]) -> dict[str, str]:
-    """`env` without any `PYTHON*` variable (a setting's `env:` may name one)."""
-    return {k: v for k, v in env.items() if not k.startswith("PYTHON")}
+def isolated_env(env: dict[str, str], added: dict[str, str]) -> dict[str, str]:
+    """`env` without any `PYTHON*` variable (a setting's `env:` may name one), with `added`
+    on top; a `PYTEST_ADDOPTS` the setting passes comes before smevals' (which wins)."""
+    out = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
+    theirs = out.get("PYTEST_ADDOPTS", "").strip()
+    out.update(added)
+    if theirs and "PYTEST_ADDOPTS" in added:
+        out["PYTEST_ADDOPTS"] = f"{theirs} {added['PYTEST_ADDOPTS']}"
+    return out

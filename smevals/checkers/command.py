@@ -47,7 +47,7 @@ from smevals.checkers.base import (
 from smevals.checkers.cmdline import Plan, ReportFolder, isolated_env, plan, report_folder
 from smevals.checkers.program import SANDBOX_SCHEMA, sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
-from smevals.proc.sandbox import Outcome, SandboxRefused, run_sandboxed
+from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
 
 if TYPE_CHECKING:
     from smevals.spec.workspace import Starting
@@ -122,9 +122,9 @@ def command(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         if hidden is not None:
             _copy_hidden(hidden, private)
         home = _home(root)
-        folder = report_folder(home)
-        steps = plan(opts["command"], folder)
         run = _runner(opts, inp)
+        folder = report_folder(home, private if run.in_container() else None)
+        steps = plan(opts["command"], folder)
         outcome = run(steps, private, home)
         _keep(inp, outcome)
         figures = _figures(opts, steps, folder, outcome)
@@ -198,12 +198,22 @@ class _Runner:
     timeout: float
     cap: int
 
-    def __call__(self, steps: Plan, folder: Path, home: Path) -> Outcome:
-        policy = sandbox_setting(self.opts, self.inp).policy(
+    def policy(self, home: Path) -> Policy:
+        return sandbox_setting(self.opts, self.inp).policy(
             self.timeout, home, cap=self.cap,
             memory_mb=int(self.opts.get("memory_mb", DEFAULT_MEMORY_MB)), read_only=True)
+
+    def in_container(self) -> bool:
+        """Whether the command runs in a container (which sees only its own folder)."""
+        try:
+            return choose(self.policy(Path("/"))).container
+        except SandboxRefused as refused:
+            raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
+
+    def __call__(self, steps: Plan, folder: Path, home: Path) -> Outcome:
+        policy = self.policy(home)
         path = f"{os.path.dirname(sys.executable)}:{policy.env.get('PATH', '')}"
-        env = isolated_env({**policy.env, "PATH": path, **steps.env})  # its pytest, its python
+        env = isolated_env({**policy.env, "PATH": path}, steps.env)    # its pytest, its python
         try:
             return run_sandboxed(steps.argv, folder, replace(policy, env=env))
         except SandboxRefused as refused:

@@ -15,9 +15,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from smevals.checkers.cmdline import Plan, ReportFolder, plan, report_folder
 from smevals.checkers.testcounts import collected_by_pytest
@@ -26,7 +25,14 @@ from smevals.proc.sandbox import Outcome
 if TYPE_CHECKING:
     from smevals.spec.workspace import Starting
 
-RunFn = Callable[[Plan, Path, Path], Outcome]
+class RunFn(Protocol):
+    """Runs a plan in the sandbox the Check uses (in a folder, with a home)."""
+
+    def __call__(self, steps: Plan, folder: Path, home: Path) -> Outcome: ...
+
+    def in_container(self) -> bool: ...
+
+
 _KEPT: dict[tuple[str, ...], int | None] = {}
 KEEP = 256
 
@@ -68,7 +74,7 @@ def _collect(spec: str | list[str], runner: str, start: Starting | None,
             return None
         finally:
             os.close(fd)
-        folder = report_folder(home)
+        folder = report_folder(home, work if run.in_container() else None)
         outcome = run(plan(spec, folder, collect=True), work, home)
         return _count(runner, outcome, folder)
 

@@ -8,6 +8,7 @@ with the words its notes must hold. On main 06dc2af every attack case passed its
 
 from __future__ import annotations
 
+import os
 import py_compile
 import re
 import sys
@@ -282,3 +283,52 @@ def test_a_fixture_pins_the_tampering_kinds(cli, tmp_path: Path) -> None:
     assert res.code == 1
     assert "      expected tampering [], got [conftest]\n" in res.out
     assert "      expected tampering [conftest, shadow], got [conftest]\n" in res.out
+
+
+FAKE_DOCKER = """#!/bin/sh
+# a docker that runs the program here, in --workdir, as the container would see it
+case "$1" in info) exit 0;; esac
+shift
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workdir) workdir=$2; shift 2 ;;
+    --rm|--read-only) shift ;;
+    fake/image:1) shift; break ;;
+    *) shift 2 ;;
+  esac
+done
+case "$SMEVALS_JUNIT" in       # nothing outside the working folder exists in a container
+  "$workdir"/*) ;;
+  *) echo "no such folder in the container: $SMEVALS_JUNIT" >&2; exit 99 ;;
+esac
+PATH="PYTHON_DIR:$PATH"
+cd "$workdir" && exec "$@"
+"""
+
+
+def test_in_a_container_the_report_is_written_where_the_container_sees_it(
+        cli, tmp_path: Path) -> None:
+    """A container sees only its folder: the report goes there, under a new name, and the
+    Checks find it (a fake `docker` runs the program in the container's working folder)."""
+    bin_dir = tmp_path / "bin"
+    write(bin_dir / "docker", FAKE_DOCKER.replace("PYTHON_DIR", str(Path(sys.executable).parent)),
+          executable=True)
+    sandbox = "    sandbox: {backend: docker, image: 'fake/image:1'}\n"
+    ev = make_eval(tmp_path / "ev", tasks={"leap": "prompt: p\nworkspace: start\n"},
+                   graders={"default": "checks:\n  - checker: command\n    name: pytest\n"
+                                       "    command: python -m pytest -q test_leap.py\n"
+                                       "    files: hidden/pytest\n" + sandbox +
+                                       "  - checker: command\n    name: unittest\n"
+                                       "    command: python -m unittest -v test_leap\n"
+                                       "    files: hidden/unittest\n" + sandbox},
+                   files={"configs/echo.sh": "#!/bin/sh\necho hi\n", "start/leap.py": STUB,
+                          "hidden/pytest/test_leap.py": PYTEST_TESTS,
+                          "hidden/unittest/test_leap.py": UNITTEST_TESTS})
+    cases = ev / "graders" / "default.fixtures"
+    write(cases / "good.py", GOOD)
+    write(cases / "good.yaml", "task: leap\noutput: x\nfiles: {leap.py: good.py}\n"
+                               "expect: pass\nscore: {min: 1}\n")
+    write(cases / "stub.yaml", "task: leap\noutput: x\nexpect: fail\nfailing_check: unittest\n"
+                               "notes: 'command exited with code 1: 4 of 4 tests failed'\n")
+    res = cli("test", str(ev), env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert res.code == 0, res.both
