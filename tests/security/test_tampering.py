@@ -95,7 +95,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
                "hidden/test_leap.py": HIDDEN})
     res = run_cli("run", str(ev), "-g", "-j", "2")
     assert res.code == 1, res.both                 # the refused machinery fails its Check
-    return ev, {task: items[-1] for task, items in grades_by_task(ev).items()}
+    grades: dict[str, Any] = {task: items[-1] for task, items in grades_by_task(ev).items()}
+    grades["_out"] = res.out
+    return ev, grades
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -145,3 +147,11 @@ def test_one_run_is_said_in_the_singular(graded, tmp_path: Path) -> None:
     ev, _ = graded
     res = run_cli("report", str(ev), "-t", "shadow", "-t", "clean")
     assert "- ⚠ 1 Run with tampering (shadow: 1): " in res.out
+
+
+def test_run_g_prints_the_marks_under_the_grade(graded) -> None:
+    out = graded[1]["_out"]
+    assert "\n    grade: pass score=1\n    tampering: README.md (protected)\n" in out
+    assert ("\n    tampering: .github/workflows/ci.yml (ci-config), noxfile.py (ci-config)\n"
+            in out)
+    assert out.count("    tampering: ") == 10
