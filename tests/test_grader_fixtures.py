@@ -187,7 +187,7 @@ def test_a_bad_fixture_exits_2_before_any_checker_runs(cli, tmp_path: Path) -> N
         f"{where}/no-task.yaml:1:7: task: no Task named 'nope' in ev (tasks: poem)",
         f"{where}/unknown-key.yaml:4:1: expected: unknown key 'expected' (allowed: "
         "absent_tags, description, expect, failing_check, files, label, model, notes, "
-        "output, output_file, score, tags, task, usage)",
+        "output, output_file, score, tags, tampering, task, usage)",
         f"{where}/usage.yaml:5:15: usage.latency_ms: does not match usage.schema.json: "
         "'slow' is not of type 'number'"]
     assert not list(tmp_path.glob("**/seen.txt"))

@@ -47,7 +47,10 @@ CATALOG_VERSION = "1"
 # Built-ins whose figures changed since CATALOG_VERSION: a grader that uses one hashes this
 # in (smevals.grade.version), so Grades made before the change count as an older version.
 REVISED: dict[str, str] = {"bleu": "2: sacrebleu's sentence_bleu",
-                           "sql_execution": "2: Spider's result_eq (column orders, empty results)"}
+                           "sql_execution": "2: Spider's result_eq (column orders, empty results)",
+                           "command": "2: machinery refused, Python isolated, the report "
+                                      "outside the tree, figures over the exit code, counts "
+                                      "against a clean tree; tampering marks (issue 34)"}
 
 _FAMILY: dict[str, str] = {
     "contains": "text",

@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ class GradeText:
                 f"{result.run.id} ... {result.outcome}{score_shown(result)}")
         if result.why:
             line += f"\n    {result.why}"
+        line += tampering_shown(result)
         self.progress.step(result.outcome == "pass", line)
 
     def finished(self, ev: Eval, summary: GradeSummary) -> None:

@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ class TextUI:
             line += f"\n    grade: {grade.outcome}{score_shown(grade)}"
             if grade.why:
                 line += f"\n    {grade.why}"
+            line += tampering_shown(grade)
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
     def leftover(self, grade: GradeResult) -> None:

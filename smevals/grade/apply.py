@@ -95,7 +95,8 @@ def _graded(job: GradeJob, run_dir: Path) -> GradeResult | None:
         if job.groups.cancelled.is_set():
             staging.abort()
             return None
-        record = grade_record(job, results, grading, started, time.monotonic() - clock)
+        record = grade_record(job, results, grading, started, time.monotonic() - clock,
+                              tampering_of(job, run_dir, grading))
         rec = job.run.record
         written = staging.commit(record, [job.grader.name, rec["task"]["name"],
                                           rec["config"]["name"], rec["model"]])
@@ -177,7 +178,8 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
                               timeout=check.timeout, check_name=check.spec.get("name"),
                               judge=judge_context(ctx.job, check) if ctx.job else None,
                               grader_dir=ctx.job.grader.path.parent if ctx.job else None,
-                              run_workspace=ctx.tree.path if ctx.tree else None)
+                              run_workspace=ctx.tree.path if ctx.tree else None,
+                              agent_files=ctx.tree.agent_files if ctx.tree else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 
@@ -240,10 +242,23 @@ def _minimum(check: Check, result: dict[str, Any]) -> None:
         result["notes"] = notes
 
 
+def tampering_of(job: GradeJob, run_dir: Path,
+                 grading: dict[str, Any]) -> tuple[list[dict[str, str]], int]:
+    """The Run's tampering marks (grade/tampering.py) and how many were left out."""
+    from smevals.grade.tampering import marks_of
+
+    record: dict[str, Any] = dict(job.run.record)
+    task = record.get("task")
+    return marks_of(job.ev, job.grader, record, run_dir,
+                    {**(task if isinstance(task, dict) else {}), **grading})
+
+
 def grade_record(job: GradeJob, results: list[CheckRecord], grading: dict[str, Any],
-                 started: datetime, seconds: float) -> GradeFields:
-    """The Grade record of `job` from its Checks' results (what `smevals grade` writes and
-    `smevals test` compares)."""
+                 started: datetime, seconds: float,
+                 tampering: tuple[list[dict[str, str]], int] = ([], 0)) -> GradeFields:
+    """The Grade record of `job` from its Checks' results and the Run's tampering marks
+    (what `smevals grade` writes and `smevals test` compares); `tampering` only when there
+    are marks."""
     score = grade_score(job.grader, results)
     outcome = grade_outcome(job.grader, results, score)
     metrics: dict[str, Any] = {}
@@ -254,7 +269,13 @@ def grade_record(job: GradeJob, results: list[CheckRecord], grading: dict[str, A
         result.pop("_weight", None)
     rec = job.run.record
     judged = judge_usage(results)
-    return cast(GradeFields, ({"judge": judged} if judged else {}) | {
+    marks, cut = tampering
+    extra: dict[str, Any] = {"judge": judged} if judged else {}
+    if marks:
+        extra["tampering"] = marks
+    if cut:
+        extra["tampering_cut"] = cut
+    return cast(GradeFields, extra | {
         "eval": job.ev.name,
         "run": {"id": job.run.id, "rel": job.run.rel, "task": rec["task"]["name"],
                 "config": rec["config"]["name"], "model": rec["model"]},

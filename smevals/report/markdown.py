@@ -93,6 +93,9 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
     lines.append(f"- Generated: {settings.generated}")
     if filters:
         lines.append(f"- Filters: {filters}")
+    tampered = c.tampering()
+    if tampered:
+        lines.append(tampering_line(tampered))
     if c.count(FAILED):
         lines.append(f"- Excluded: {c.count(FAILED)} run(s) (runner failed)")
     if c.count(ERRORED):
@@ -116,6 +119,14 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
         lines.append(judge_line(judged))
     lines += [f"- Note: {note}" for note in report.notes]
     return lines
+
+
+def tampering_line(tampered: dict[str, int]) -> str:
+    """`- ⚠ 2 Runs with tampering (conftest: 1, hidden-copy: 1): ...`."""
+    runs = tampered["runs"]
+    kinds = ", ".join(f"{kind}: {n}" for kind, n in sorted(tampered.items()) if kind != "runs")
+    return (f"- ⚠ {runs} Run{'s' if runs != 1 else ''} with tampering ({kinds}): their change "
+            "touched test machinery or protected paths; each Grade names them")
 
 
 def judge_line(usage: dict[str, float]) -> str:

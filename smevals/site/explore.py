@@ -41,8 +41,9 @@ def flaky_cells(grid: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 def explore_page(loaded: Loaded, grid: dict[str, Any]) -> dict[str, Any]:
     """`data/<eval>/explore.js`: one line per Run (of the Eval's tasks and of tasks deleted
-    since): its cell, status, score, tags, flags, each Check's verdict and the start of its
-    output, for the filters and the search."""
+    since): its cell, status, score, tags, flags, its tampering marks (how many, in the Grade
+    that counts), each Check's verdict and the start of its output, for the filters and the
+    search."""
     errored = {e.run.rel: e.grade for e in loaded.report.collected.excluded
                if e.reason == ERRORED and e.grade is not None}
     counted = [r.grade for r in loaded.report.collected.rows] + list(errored.values())
@@ -74,5 +75,6 @@ def _run_line(loaded: Loaded, run: Obj[RunRecord], names: list[str],
             "status": loaded.status(run), "score": row.score if row else None,
             "tags": [t[:TAG_CHARS] for t in row.tags[:TAGS]] if row else [], "checks": codes,
             "flaky": cell in flaky, "flipped": cell in flipped,
+            "tampering": len(row.tampering) if row else 0,
             "excerpt": out["text"] if out else "",
             "cut": bool(out and out["truncated"])}

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from smevals.grade.score import score_note
-from smevals.report.rows import cell_of, runner_of
+from smevals.report.rows import cell_of, runner_of, tampering_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.gallery import Linker, picture_json, read_head
@@ -22,6 +22,7 @@ PREVIEW_LIMIT = 16 * 1024       # a text artifact shown inline up to this size
 EXCERPT_LIMIT = 1500            # characters of output.txt per Run on a Task page
 EXCERPT_RUNS = 20               # Runs per model shown with their output on a Task page
 FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
+TAMPERING_SHOWN = 100           # tampering marks of a Grade listed on its Run page
 SHOWN_APART = ("output.txt", "stderr.txt")
 RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
                "usage_error", "provenance", "inputs", "text", "truncated")
@@ -175,6 +176,7 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
         "counts": grade.id == counted, "graded": rec.get("graded"),
         "outcome": rec.get("outcome"), "score": rec.get("score"), "method": rec.get("method"),
         "score_note": score_note(rec),
+        **_tampering(rec),
         "tags": capped(rec.get("tags")), "metrics": capped(rec.get("metrics")),
         "duration_seconds": rec.get("duration_seconds"),
         "grading_hash": rec.get("grading_hash"),
@@ -182,6 +184,15 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
                    if isinstance(c, dict)],
         "files": files_of(loaded, grade, linker),
     }
+
+
+def _tampering(rec: GradeRecord) -> dict[str, Any]:
+    """The Grade's tampering marks as the Run page lists them, and how many are not listed."""
+    marks = tampering_of(rec)
+    cut = rec.get("tampering_cut")
+    left = cut if isinstance(cut, int) and not isinstance(cut, bool) else 0
+    return {"tampering": marks[:TAMPERING_SHOWN],
+            "tampering_cut": max(len(marks) - TAMPERING_SHOWN, 0) + left}
 
 
 def check_json(check: CheckRecord) -> dict[str, Any]:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy
 
 __all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "GradeFields",
            "GradeRecord", "GraderRef", "GraderRefBrief", "Inputs", "JudgeUsage", "Label",
-           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "Truncation",
-           "WorkspaceChanges"]
+           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "TamperMark",
+           "Truncation", "WorkspaceChanges"]
 
 Status = Literal["ok", "failed"]
 Outcome = Literal["pass", "fail", "error"]
@@ -193,6 +193,13 @@ class Label(TypedDict, total=False):
     note: str
 
 
+class TamperMark(TypedDict):
+    """One tampering mark of a Grade (grade/tampering.py): the path and the kind."""
+
+    path: str
+    kind: str
+
+
 class GradeFields(TypedDict):
     """grade.json as its writer gives it to `Staging.commit`."""
 
@@ -211,6 +218,8 @@ class GradeFields(TypedDict):
     smevals: NotRequired[str]
     label: NotRequired[Label]
     judge: NotRequired[JudgeUsage]
+    tampering: NotRequired[list[TamperMark]]
+    tampering_cut: NotRequired[int]
 
 
 class GradeRecord(GradeFields):
@@ -232,6 +241,7 @@ class GradeBrief(TypedDict):
     tags: ReadOnly[list[str]]
     metrics: ReadOnly[dict[str, Any]]
     judge: ReadOnly[NotRequired[JudgeUsage]]
+    tampering: ReadOnly[NotRequired[list[TamperMark]]]
     run: ReadOnly[RunRefBrief]
     grader: ReadOnly[GraderRefBrief]
     checks: ReadOnly[Sequence[CheckBrief]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -16,6 +16,7 @@ from smevals.grade.apply import (
     GradeJob,
     grade_record,  # the Grade `smevals grade` writes
     run_checks,
+    tampering_of,
 )
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
@@ -38,6 +39,7 @@ class Outcome:
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
+    tampering: list[str] = field(default_factory=list)   # the kinds the Grade marked
 
     @property
     def ok(self) -> bool:
@@ -56,14 +58,16 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         workspace = root / "grade"
         workspace.mkdir()
         results = run_checks(job, workspace, {**case.task, **case.grading})
-        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0)
+        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0,
+                             tampering_of(job, root / RUN_FOLDER, case.grading))
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
+    kinds = sorted({str(m.get("kind")) for m in grade.get("tampering") or []})
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
-                  [], time.monotonic() - clock)
+                  [], time.monotonic() - clock, kinds)
     got.mismatches.extend(mismatches(case, got, checks, first))
     return got
 
@@ -124,6 +128,9 @@ def mismatches(case: Case, got: Outcome, checks: list[CheckRecord],
     out.extend(f"tag '{t}' missing" for t in map(normalize_tag, case.tags) if t not in got.tags)
     out.extend(f"tag '{t}' present" for t in map(normalize_tag, case.absent_tags)
                if t in got.tags)
+    if case.tampering is not None and sorted(set(case.tampering)) != got.tampering:
+        out.append(f"expected tampering [{', '.join(sorted(set(case.tampering)))}], got "
+                   f"[{', '.join(got.tampering)}]")
     return out
 
 

@@ -173,5 +173,5 @@ def test_a_harness_sees_only_its_workspace_and_home(cli: CLI, tmp_path: Path) ->
         **NOTHING, "cwd": "/workspace", "home": "/home/sandbox"}
     # its variables point into its view: the same paths on every machine
     assert json.loads((folder / "env.json").read_text()) == {
-        "HOME": "/home/sandbox", "TMPDIR": "/home/sandbox", "CODEX_HOME": "/home/sandbox/.codex",
-        "XDG_CONFIG_HOME": "/home/sandbox/config"}
+        "HOME": "/home/sandbox", "TMPDIR": "/home/sandbox/tmp",
+        "CODEX_HOME": "/home/sandbox/.codex", "XDG_CONFIG_HOME": "/home/sandbox/config"}

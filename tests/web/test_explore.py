@@ -103,8 +103,9 @@ def test_each_filter_shows_its_rows(agentish: AgentSite, open_page) -> None:
     goto(w, agentish.index + "#/agentish?f=flaky")
     assert "dim" not in cell(w.page, "beta", 0).get_attribute("class")
     assert "dim" in cell(w.page, "beta", 1).get_attribute("class")
-    # the Eval has no diff: no "flipped" filter
+    # the Eval has no diff: no "flipped" filter; no Grade marks tampering: no such filter
     assert w.page.locator("button.f-flipped").count() == 0
+    assert w.page.locator("button.f-tampering").count() == 0
     w.clean()
 
 

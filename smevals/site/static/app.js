@@ -328,6 +328,7 @@
       ["Failed", sm.failed], ["Ungraded", sm.ungraded], ["Runner failed", sm.failed_runs_excluded],
       ["Stale", sm.stale_excluded], ["Errors", sm.errored || 0],
       ["Mean score", scoreN(sm.mean, sm.stderr, sm.scored, sm.graded)]];
+    if (sm.tampering) stats.push(["Tampering", plural(sm.tampering.runs, "Run")]);
     return h("div", { class: "head" },
       h("h1", null, data.name),
       data.description ? h("p", { class: "lead" }, data.description) : null,
@@ -335,8 +336,27 @@
         ` · generated ${when(data.generated)}`),
       h("dl", { class: "stats" }, stats.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, String(v))))),
       data.notes.length ? h("div", { class: "note" }, data.notes.map((n) => h("p", null, n))) : null,
+      sm.tampering ? tamperingNote(data, sm.tampering) : null,
       data.diff ? h("p", null, link(`#/${enc(data.slug)}/diff`, "Diff between revisions →", "button")) : null,
       data.history ? h("p", null, link(`#/${enc(data.slug)}/history`, "History →", "button")) : null);
+  }
+
+  /* How many counted Runs carry tampering marks, by kind, with the filter that lists them. */
+  function tamperingNote(data, t) {
+    const kinds = Object.entries(t.kinds).map(([k, n]) => `${k}: ${n}`).join(", ");
+    return h("p", { class: "note bad tampering" },
+      `⚠ ${plural(t.runs, "Run")} with tampering (${kinds}): their change touched test machinery or protected paths. `,
+      link(`#/${enc(data.slug)}?f=tampering&list=1`, "List them"), ".");
+  }
+
+  /* A Grade's tampering marks: each path and its kind. */
+  function tamperingView(grade) {
+    if (!grade || !grade.tampering || !grade.tampering.length) return null;
+    return h("div", { class: "note bad tampering" },
+      h("p", null, h("strong", null, "Tampering."), ` This Run's change touched what solving the Task does not: ` +
+        `${plural(grade.tampering.length + (grade.tampering_cut || 0), "mark")} in its Grade.`),
+      h("ul", { class: "marks" }, grade.tampering.map((m) => h("li", null, h("code", null, m.path), ` ${m.kind}`))),
+      grade.tampering_cut ? h("p", { class: "small muted" }, `${grade.tampering_cut} more not listed.`) : null);
   }
 
   function facets(data, tag, query) {
@@ -546,6 +566,7 @@
         h("span", { class: "muted small" }, `config ${run.config} · sample ${run.sample ?? "–"} · ` +
           `started ${when(run.record.started)} · ${num(run.record.duration_seconds, 1)} s · Run ${run.id}`)),
       failure ? h("p", { class: "note bad" }, `The runner failed (${failure.kind}): ${failure.detail}`) : null,
+      tamperingView(counted),
       truncatedNote(run.record.truncated),
       section("Prompt", promptView(run.prompt, run.messages)),
       section("Output", outputView(run.output, fileHref(run.files, "output.txt"))),
@@ -649,8 +670,9 @@
       h("span", null, badge(g.outcome || "ungraded"), ` ${when(g.graded)} · ${g.grader} @ ${g.version}`,
         g.current ? h("span", { class: "tag-current" }, " current version") : null,
         g.counts ? h("span", { class: "tag-counts" }, " counts") : null,
-        g.score === null || g.score === undefined ? "" : ` · ${gradeScore(g.score, g.score_note)}`),
-      checksView(g, true))));
+        g.score === null || g.score === undefined ? "" : ` · ${gradeScore(g.score, g.score_note)}`,
+        g.tampering && g.tampering.length ? h("span", { class: "badge b-tampering" }, "tampering") : null),
+      tamperingView(g), checksView(g, true))));
   }
 
   function recordView(run) {

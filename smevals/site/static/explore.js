@@ -1,6 +1,6 @@
 /* smevals web report: exploring an Eval page (docs/web-report.md, "Exploring the results").
  *
- * Filters (failures, errors, flaky, flipped in the diff, one Check failing; a tag is the
+ * Filters (failures, errors, flaky, flipped in the diff, tampering, one Check failing; a tag is the
  * tag page itself), a text search over Task names and the start of each output, a list of
  * the matching Runs, the Checks table and the grid coloured by one Check. The state lives
  * in the address after `?` (`#/qa?f=fail,flaky&check=contains&q=paris&color=tone`), so a
@@ -20,6 +20,7 @@
     ["error", "Errors", "Runs whose runner failed or whose Grade is an error (no verdict)"],
     ["flaky", "Flaky", "Runs of a Task × model cell whose Runs disagree (some pass, some fail)"],
     ["flipped", "Flipped in the diff", "Runs of a Task × model that flipped between the diff's revisions"],
+    ["tampering", "Tampering", "Runs whose Grade marks tampering: their change touched test machinery or protected paths"],
   ];
   const PAGE = 100;                  // Runs listed at a time
 
@@ -51,6 +52,7 @@
     return (r) => (!st.f.has("fail") || r.status === "fail") &&
       (!st.f.has("error") || r.status === "error" || r.status === "failed") &&
       (!st.f.has("flaky") || r.flaky) && (!st.f.has("flipped") || r.flipped) &&
+      (!st.f.has("tampering") || r.tampering > 0) &&
       (!st.check || (check >= 0 && (r.checks[check] === "f" || r.checks[check] === "e"))) &&
       (!tag || r.tags.includes(tag.tag)) &&
       (!words || r.task.toLowerCase().includes(words) || r.excerpt.toLowerCase().includes(words));
@@ -110,7 +112,9 @@
 
   function filterBar(ctl) {
     const st = ctl.st;
-    const toggles = FILTERS.filter(([key]) => key !== "flipped" || ctl.data.diff).map(([key, label, title]) => {
+    const tampered = Boolean(ctl.data.summary && ctl.data.summary.tampering);
+    const toggles = FILTERS.filter(([key]) => (key !== "flipped" || ctl.data.diff) &&
+                                              (key !== "tampering" || tampered)).map(([key, label, title]) => {
       const b = h("button", { type: "button", class: `facet filter f-${key}${st.f.has(key) ? " on" : ""}`,
                               "aria-pressed": st.f.has(key) ? "true" : "false", title }, label);
       b.addEventListener("click", () => {
@@ -305,7 +309,8 @@
       h("td", null, link(taskHref(data.slug, slugs[r.task] || r.task), r.task)),
       h("td", null, r.model, h("div", { class: "muted small" }, r.config)),
       h("td", { class: "num" }, r.sample === null ? "–" : String(r.sample)),
-      h("td", null, link(runHref(data.slug, r.id), badge(r.status))),
+      h("td", null, link(runHref(data.slug, r.id), badge(r.status)),
+        r.tampering ? h("span", { class: "badge b-tampering", title: `${plural(r.tampering, "tampering mark")} in its Grade` }, "tampering") : null),
       h("td", { class: "num" }, r.score === null ? "–" : num(r.score)),
       h("td", { class: "small" }, failingChecks(doc, r)),
       h("td", null, chips(r.tags)),
