@@ -2,13 +2,44 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smevals import wiring
+from smevals.errors import SmevalsError
 from smevals.version import __version__
 
-__all__ = ["__version__", "check"]
+if TYPE_CHECKING:
+    from smevals.analysis.api import (
+        checks,
+        checks_df,
+        evals,
+        history,
+        history_df,
+        runs,
+        runs_df,
+    )
+    from smevals.analysis.results import CheckResult, EvalResults, RunResult
+
+# The read API (docs/analysis.md), imported on first use so that `import smevals` and every
+# command start as fast as before (tests/test_analysis_api.py).
+_LAZY = {name: "smevals.analysis.api" for name in
+         ("evals", "runs", "checks", "runs_df", "checks_df", "history", "history_df")}
+_LAZY.update({name: "smevals.analysis.results" for name in
+              ("RunResult", "CheckResult", "EvalResults")})
+
+__all__ = ["CheckResult", "EvalResults", "RunResult", "SmevalsError", "__version__", "check",
+           "checks", "checks_df", "evals", "history", "history_df", "runs", "runs_df"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smevals' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
 def _judge_checkers() -> Mapping[str, Any]:
