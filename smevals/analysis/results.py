@@ -10,7 +10,7 @@ microseconds more to make, a third of a second per 100,000 Runs).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from smevals.report.checks import labelled, verdict
 from smevals.report.document import EvalReport
 from smevals.report.formats import summary_json
-from smevals.report.rows import ERRORED, Excluded, Row
+from smevals.report.rows import ERRORED, STALE, Excluded, Row
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief, RunBrief, RunRecord
 
@@ -197,13 +197,24 @@ class EvalResults:
     def checks(self) -> Iterator[CheckResult]:
         """Each Check of the Grades whose Checks `report` counts: the counted Grades and the
         errored ones (a Check's error is its figure)."""
-        for run in self.runs():
-            if run.grade_record is not None and (run.counted or run.left_out == ERRORED):
-                yield from _checks_of(run, run.grade_record.get("checks"))
+        return checks_of(self.runs())
+
+
+def checks_of(runs: Iterable[RunResult]) -> Iterator[CheckResult]:
+    """The Checks of the Runs' Grades that `report`'s per-Check figures count."""
+    for run in runs:
+        if run.grade_record is not None and (run.counted or run.left_out == ERRORED):
+            yield from _checks_of(run, run.grade_record.get("checks"))
 
 
 class _Maker:
-    """RunResults of one EvalReport (what every Run of it shares, looked up once)."""
+    """RunResults of one EvalReport (what every Run of it shares, looked up once).
+
+    Made 100,000 times in a row, so every field is read once, with no call where none is
+    needed: the records have passed their schema (the store leaves out the others), so
+    `status`, `started`, `ended`, `duration_seconds`, the Grade's `outcome`, `graded`,
+    `tags`, `grader` and `judge` have their schema's types. What no schema shapes (usage,
+    provenance, the Task document) is checked value by value."""
 
     def __init__(self, report: EvalReport):
         self.eval = report.name
@@ -218,46 +229,66 @@ class _Maker:
     def left(self, item: Excluded) -> RunResult:
         grade = item.grade if item.reason == ERRORED else None
         return self.make(item.task, item.config, item.model, item.run, grade, False,
-                         item.reason, item.reason == "stale")
+                         item.reason, item.reason == STALE)
 
     def make(self, task: str, config: str, model: str, run: Obj[RunBrief],
              grade: Obj[GradeBrief] | None, counted: bool, left_out: str | None,
              stale: bool) -> RunResult:
         rec: Any = run.record           # a full record (SideSpec.full_runs), read as such
         full: RunRecord = rec
-        usage = _mapping(full.get("usage"))
+        usage = full.get("usage")
+        spent = _usage(usage) if usage else NO_USAGE
         failure = full.get("failure")
-        g = grade.record if grade is not None else None
-        judge = _mapping(g.get("judge")) if g is not None else EMPTY
-        outcome = g.get("outcome") if g is not None else None
-        score = _number(g.get("score")) if g is not None else None
-        tags = g.get("tags") if g is not None else None
-        return RunResult(
-            self.eval, task, config, model, _count(full.get("sample")), run.id, run.rel,
-            str(full.get("status")),
-            str(failure.get("kind")) if failure.__class__ is dict else None,
-            _text(full.get("started")), _text(full.get("ended")),
-            _number(full.get("duration_seconds")), counted, left_out, stale, self.grader,
-            grade.id if grade is not None else None, grade.rel if grade is not None else None,
-            _version(g), _text(g.get("graded")) if g is not None else None,
-            _text(outcome), (outcome == "pass") if counted else None,
-            score, tuple(str(t) for t in tags) if tags.__class__ is list else (),
-            *_usage(usage), *_judge(judge),
-            self.commit, _run_commit(full), self.store, _task_keys(full),
-            _mapping(g.get("metrics")) if g is not None else EMPTY, usage, run.record, g)
+        task_doc = full.get("task")
+        sample = full.get("sample")
+        if grade is None:
+            graded: tuple[Any, ...] = NOT_GRADED
+        else:
+            g = grade.record
+            outcome = g.get("outcome")
+            judge = g.get("judge")
+            graded = (grade.id, grade.rel, g.get("grader", {}).get("version"),
+                      g.get("graded"), outcome, (outcome == "pass") if counted else None,
+                      _number(g.get("score")), tuple(g.get("tags") or ()),
+                      *(_judge(judge) if judge else NO_JUDGE),
+                      g.get("metrics") or EMPTY, g)
+        git = full.get("provenance", EMPTY).get("git")
+        made = git.get("commit") if git.__class__ is dict else None
+        return _new(RunResult, (
+            self.eval, task, config, model,
+            sample if sample.__class__ is int and sample < INT64 else None,
+            run.id, run.rel, full.get("status"),
+            failure.get("kind") if failure.__class__ is dict else None,
+            full.get("started"), full.get("ended"), full.get("duration_seconds"),
+            counted, left_out, stale, self.grader, *graded[:8], *spent, *graded[8:13],
+            self.commit, made if made.__class__ is str else None, self.store,
+            task_doc if task_doc.__class__ is dict else EMPTY, graded[13],
+            usage if usage.__class__ is dict else EMPTY, run.record, graded[14]))
 
 
-def _usage(usage: Mapping[str, Any]) -> tuple[int | None, int | None, int | None,
-                                              float | None, float | None]:
-    """input, output and total tokens, cost_usd and latency_ms of a Run's usage."""
+_new = tuple.__new__        # a NamedTuple made without its Python-level __new__ (2x faster)
+INT64 = 2**63
+NO_USAGE = (None,) * 5
+NO_JUDGE = (None,) * 5
+NOT_GRADED: tuple[Any, ...] = (None,) * 7 + ((),) + NO_JUDGE + (EMPTY, None)
+
+
+def _usage(usage: Any) -> tuple[int | None, int | None, int | None, float | None,
+                                float | None]:
+    """input, output and total tokens, cost_usd and latency_ms of a Run's usage (which no
+    schema shapes: anything but a whole number, or a finite number, is None)."""
+    if usage.__class__ is not dict:
+        return NO_USAGE
     return (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")),
             _count(usage.get("total_tokens")), _number(usage.get("cost_usd")),
             _number(usage.get("latency_ms")))
 
 
-def _judge(judge: Mapping[str, Any]) -> tuple[float | None, float | None, float | None,
-                                              float | None, float | None]:
+def _judge(judge: Any) -> tuple[float | None, float | None, float | None, float | None,
+                                float | None]:
     """calls, cached, input and output tokens and cost_usd of a Grade's judge calls."""
+    if judge.__class__ is not dict:
+        return NO_JUDGE
     return (_number(judge.get("calls")), _number(judge.get("cached")),
             _number(judge.get("input_tokens")), _number(judge.get("output_tokens")),
             _number(judge.get("cost_usd")))
@@ -265,20 +296,3 @@ def _judge(judge: Mapping[str, Any]) -> tuple[float | None, float | None, float 
 
 def _text(value: Any) -> str | None:
     return value if value.__class__ is str else None
-
-
-def _version(grade: GradeBrief | None) -> str | None:
-    if grade is None:
-        return None
-    grader = grade.get("grader")
-    return _text(grader.get("version")) if grader.__class__ is dict else None
-
-
-def _run_commit(record: RunRecord) -> str | None:
-    git = _mapping(_mapping(record.get("provenance")).get("git"))
-    return _text(git.get("commit"))
-
-
-def _task_keys(record: RunRecord) -> Mapping[str, Any]:
-    """The Task document as given to the runner (its answer keys are not in it)."""
-    return _mapping(record.get("task"))

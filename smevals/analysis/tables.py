@@ -8,8 +8,11 @@ test compares with that table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -19,6 +22,7 @@ from smevals.history.doc import HistoryDoc
 
 STR, INT, FLOAT, BOOL, TIME = "str", "int", "float", "bool", "time"
 INT64 = 2**63
+AS_INT = {True: 1, False: 0}     # passed: 1, 0, or None
 TASK_PREFIX = "task."
 METRIC_PREFIX = "metric."
 
@@ -56,15 +60,13 @@ RUN_COLUMNS: tuple[tuple[str, str], ...] = (
 def runs_table(results: Iterable[RunResult]) -> Table:
     """One row per Run: RUN_COLUMNS, then `metric.KEY` for each key of the Grades' metrics
     and `task.KEY` for each key of the Task documents (but `name`), in name order."""
-    rows = list(results)
-    fields = RunResult._fields
-    by_field = dict(zip(fields, zip(*rows, strict=True), strict=True)) if rows else \
-        {name: () for name in fields}
-    columns: dict[str, Sequence[Any]] = {}
-    for name, _kind in RUN_COLUMNS:
-        columns[name] = by_field[name]
-    columns["passed"] = [None if p is None else int(p) for p in by_field["passed"]]
-    columns["tags"] = [" ".join(t) for t in by_field["tags"]]
+    with no_gc():
+        rows = list(results)
+        wanted = [name for name, _kind in RUN_COLUMNS] + ["metrics", "task_keys"]
+        by_field = fields_of(rows, RunResult._fields, wanted)
+    columns: dict[str, Sequence[Any]] = {name: by_field[name] for name, _kind in RUN_COLUMNS}
+    columns["passed"] = list(map(AS_INT.get, by_field["passed"]))
+    columns["tags"] = list(map(" ".join, by_field["tags"]))
     types = dict(RUN_COLUMNS)
     for prefix, maps in ((METRIC_PREFIX, by_field["metrics"]),
                          (TASK_PREFIX, by_field["task_keys"])):
@@ -73,6 +75,25 @@ def runs_table(results: Iterable[RunResult]) -> Table:
             columns[prefix + key] = values
             types[prefix + key] = kind
     return Table("runs", columns, types)
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic GC off while many records and lists are made: it would walk them again
+    and again as they grow (they hold no cycles; reference counting frees them)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def fields_of(rows: list[Any], fields: tuple[str, ...], wanted: list[str]
+              ) -> dict[str, list[Any]]:
+    """The `wanted` fields of NamedTuple `rows` as columns (one C-level pass each)."""
+    return {name: list(map(itemgetter(fields.index(name)), rows)) for name in wanted}
 
 
 def _keys(maps: Sequence[Mapping[str, Any]], skip: str | None) -> list[str]:
@@ -90,18 +111,20 @@ def typed(values: list[Any]) -> tuple[str, list[Any]]:
     """(type, values) of a column of authors' values (Task keys, metrics): booleans, whole
     numbers (within 64 bits), numbers, text, or else text with every value that is not
     text in JSON (lists, mappings, and a mix of kinds)."""
-    kinds = {v.__class__ for v in values if v is not None}
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
     if kinds == {bool}:
         return BOOL, values
-    small = int not in kinds or all(v.__class__ is not int or -INT64 <= v < INT64
-                                    for v in values)
-    if kinds <= {int} and small:
-        return INT, values
-    if kinds <= {int, float} and small:
-        return FLOAT, [None if v is None else float(v) for v in values]
+    if kinds <= {int, float} and _small([v for v in values if v.__class__ is int]):
+        return (INT, values) if float not in kinds else \
+            (FLOAT, [None if v is None else float(v) for v in values])
     if kinds <= {str}:
         return STR, values
     return STR, [v if v is None or v.__class__ is str else _json(v) for v in values]
+
+
+def _small(ints: list[int]) -> bool:
+    return not ints or (min(ints) >= -INT64 and max(ints) < INT64)
 
 
 def _json(value: Any) -> str:
@@ -123,12 +146,11 @@ CHECK_COLUMNS: tuple[tuple[str, str], ...] = (
 
 def checks_table(results: Iterable[CheckResult]) -> Table:
     """One row per Check a counted (or errored) Grade lists."""
-    rows = list(results)
-    fields = CheckResult._fields
-    by_field = dict(zip(fields, zip(*rows, strict=True), strict=True)) if rows else \
-        {name: () for name in fields}
+    with no_gc():
+        rows = list(results)
+        by_field = fields_of(rows, CheckResult._fields, [n for n, _kind in CHECK_COLUMNS])
     columns: dict[str, Sequence[Any]] = {name: by_field[name] for name, _kind in CHECK_COLUMNS}
-    columns["passed"] = [None if p is None else int(p) for p in by_field["passed"]]
+    columns["passed"] = list(map(AS_INT.get, by_field["passed"]))
     return Table("checks", columns, dict(CHECK_COLUMNS))
 
 
