@@ -15,8 +15,8 @@ if TYPE_CHECKING:
         checks,
         checks_df,
         evals,
-        history,
         history_df,
+        log,
         runs,
         runs_df,
     )
@@ -25,12 +25,12 @@ if TYPE_CHECKING:
 # The read API (docs/analysis.md), imported on first use so that `import smevals` and every
 # command start as fast as before (tests/test_analysis_api.py).
 _LAZY = {name: "smevals.analysis.api" for name in
-         ("evals", "runs", "checks", "runs_df", "checks_df", "history", "history_df")}
+         ("evals", "runs", "checks", "runs_df", "checks_df", "history_df", "log")}
 _LAZY.update({name: "smevals.analysis.results" for name in
               ("RunResult", "CheckResult", "EvalResults")})
 
 __all__ = ["CheckResult", "EvalResults", "RunResult", "SmevalsError", "__version__", "check",
-           "checks", "checks_df", "evals", "history", "history_df", "runs", "runs_df"]
+           "checks", "checks_df", "evals", "history_df", "log", "runs", "runs_df"]
 
 
 def __getattr__(name: str) -> Any:

@@ -18,7 +18,8 @@ MARKER = "<!-- The console and Python blocks of this page run, in order, in " \
     "tests/test_docs_python.py. -->"
 PAGES = sorted(p for p in (ROOT / "docs").rglob("*.md") if MARKER in p.read_text())
 # The pictures a page draws: (page, the file its code writes, the copy the page shows).
-PICTURES = {"docs/analysis.md": [("pass-rate-by-task.png", "docs/img/analysis-pass-rate-by-task.png")]}
+PICTURES = {"docs/analysis.md": [("pass-rate-by-task.png",
+                                  "docs/img/analysis-pass-rate-by-task.png")]}
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -81,8 +81,9 @@ def checks_df(paths: Paths = None, *, backend: str = "pandas",
     return frames.frame(tables.checks_table(checks(paths, **options)), backend, "checks_df")
 
 
-def history(paths: Paths = None, **options: Unpack[HistoryOptions]) -> HistoryDoc:
-    """`smevals log --format json`'s document (docs/diff.md, "History")."""
+def log(paths: Paths = None, **options: Unpack[HistoryOptions]) -> HistoryDoc:
+    """`smevals log --format json`'s document (docs/diff.md, "History"). (Not `history`:
+    that name is the package smevals.history.)"""
     from smevals.history.load import HistoryOptions as Options
     from smevals.history.load import load_history
 
@@ -101,7 +102,7 @@ def history_df(paths: Paths = None, *, backend: str = "pandas",
                **options: Unpack[HistoryOptions]) -> Any:
     """One row per commit x Eval x config x model of `smevals log` (the `history` table)."""
     _ready(backend, "history_df")
-    return frames.frame(tables.history_table(history(paths, **options)), backend,
+    return frames.frame(tables.history_table(log(paths, **options)), backend,
                         "history_df")
 
 

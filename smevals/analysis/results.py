@@ -42,7 +42,7 @@ class CheckResult(NamedTuple):
     checker: str
     verdict: str                # pass, fail, error or skipped
     passed: bool | None         # None for error and skipped
-    score: float | None
+    score: float | None         # None when skipped (as report's per-Check means count it)
     notes: str | None           # a failed Check's notes
     commit: str | None
 
@@ -73,7 +73,7 @@ class RunResult(NamedTuple):
     graded: str | None
     outcome: str | None         # pass, fail, or error
     passed: bool | None         # outcome == pass, for a counted Run; None otherwise
-    score: float | None
+    score: float | None         # the counted Grade's score; None otherwise
     tags: tuple[str, ...]
     input_tokens: int | None
     output_tokens: int | None
@@ -104,7 +104,7 @@ class RunResult(NamedTuple):
 def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
     for position, (label, check) in enumerate(labelled(checks), 1):
         said = verdict(check)
-        score = _number(check.get("score"))
+        score = _number(check.get("score")) if said != "skipped" else None
         notes = check.get("notes")
         yield CheckResult(run.eval, run.task, run.config, run.model, run.sample, run.run_id,
                           str(run.grade_id), str(run.grader_version), run.counted, position,
@@ -249,7 +249,7 @@ class _Maker:
             judge = g.get("judge")
             graded = (grade.id, grade.rel, g.get("grader", {}).get("version"),
                       g.get("graded"), outcome, (outcome == "pass") if counted else None,
-                      _number(g.get("score")), tuple(g.get("tags") or ()),
+                      _number(g.get("score")) if counted else None, tuple(g.get("tags") or ()),
                       *(_judge(judge) if judge else NO_JUDGE),
                       g.get("metrics") or EMPTY, g)
         git = full.get("provenance", EMPTY).get("git")
