@@ -34,7 +34,8 @@ def export_command(opts: ExportOptions) -> list[str]:
         raise SmevalsError(f"--history: {opts.history} is not a positive number of commits")
     if opts.history is not None and opts.selection.rev:
         raise SmevalsError("--history reads the commits along HEAD; it does not go with --rev")
-    folder = _folder(opts.output)
+    if Path(opts.output).exists() and not Path(opts.output).is_dir():
+        raise SmevalsError(f"--output: {opts.output} is not a folder")
     runs: list[RunResult] = []
     checks: list[CheckResult] = []
     for ev in read.evals(opts.selection):
@@ -48,6 +49,7 @@ def export_command(opts: ExportOptions) -> list[str]:
         made.append(tables.history_table(load_history(
             HistoryOptions(sel.paths, read.log_spec(sel), opts.history))))
     keep((runs, checks))
+    folder = _folder(opts.output)
     return [f"Wrote {display_path(files.write(table, opts.fmt, folder))} ({_rows(table)})"
             for table in made]
 
@@ -57,10 +59,9 @@ def _rows(table: tables.Table) -> str:
 
 
 def _folder(output: str) -> Path:
-    """The output folder, made when missing; exit 2 when it cannot be."""
+    """The output folder, made when missing (once the tables are made: a bad input leaves
+    nothing behind); exit 2 when it cannot be."""
     folder = Path(output)
-    if folder.exists() and not folder.is_dir():
-        raise SmevalsError(f"--output: {output} is not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
