@@ -34,9 +34,8 @@ def qa(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Builder:
 
 
 def test_runs_are_typed_records_made_one_at_a_time_from_the_stores_own(qa: Builder) -> None:
-    runs = smevals.runs("qa")
-    assert inspect.isgenerator(runs)
-    found = list(runs)
+    assert inspect.isgenerator(smevals.runs("qa"))
+    found = list(smevals.runs("qa"))
     assert all(isinstance(r, smevals.RunResult) for r in found)
     assert Counter(r.left_out for r in found) == {None: 17, "failed": 1, "stale": 1,
                                                   "ungraded": 1, "older_version": 1}
@@ -227,7 +226,7 @@ def test_values_no_schema_shapes(qa: Builder, tmp_path: Path) -> None:
     assert res.code == 0, res.both
     import duckdb
 
-    assert duckdb.sql("SELECT \"task.big\" FROM 'out/runs.parquet' ORDER BY 1").fetchall() \
+    assert duckdb.execute("SELECT \"task.big\" FROM 'out/runs.parquet' ORDER BY 1").fetchall() \
         == [("1",), (str(huge),), (None,)]
 
 

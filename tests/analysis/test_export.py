@@ -60,7 +60,7 @@ def test_parquet_has_typed_columns_and_the_rows_of_the_other_formats(qa: Builder
         "metric.latency": "double", "task.prompt": "string"}
     query = ("SELECT run_id, counted, left_out, passed, score, strftime(started, '%c') "
              "FROM '{}' ORDER BY run_id")
-    rows = [duckdb.sql(query.format(work / "out" / f"runs.{fmt}")).fetchall()
+    rows = [duckdb.execute(query.format(work / "out" / f"runs.{fmt}")).fetchall()
             for fmt in ("parquet", "csv", "jsonl")]
     assert rows[0] == rows[1] == rows[2] and len(rows[0]) == 21
     first = json.loads((work / "out" / "runs.jsonl").read_text().splitlines()[0])
