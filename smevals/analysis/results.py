@@ -101,6 +101,10 @@ class RunResult(NamedTuple):
         return list(_checks_of(self, self.grade_record.get("checks")))
 
 
+RUN_FIELDS = RunResult._fields
+CHECK_FIELDS = CheckResult._fields
+
+
 def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
     for position, (label, check) in enumerate(labelled(checks), 1):
         said = verdict(check)

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from smevals.analysis.results import CheckResult, RunResult
+from smevals.analysis.results import CHECK_FIELDS, RUN_FIELDS, CheckResult, RunResult
 from smevals.history.doc import HistoryDoc
 
 STR, INT, FLOAT, BOOL, TIME = "str", "int", "float", "bool", "time"
@@ -63,7 +63,7 @@ def runs_table(results: Iterable[RunResult]) -> Table:
     with no_gc():
         rows = list(results)
         wanted = [name for name, _kind in RUN_COLUMNS] + ["metrics", "task_keys"]
-        by_field = fields_of(rows, RunResult._fields, wanted)
+        by_field = fields_of(rows, RUN_FIELDS, wanted)
     columns: dict[str, Sequence[Any]] = {name: by_field[name] for name, _kind in RUN_COLUMNS}
     columns["passed"] = list(map(AS_INT.get, by_field["passed"]))
     columns["tags"] = list(map(" ".join, by_field["tags"]))
@@ -148,7 +148,7 @@ def checks_table(results: Iterable[CheckResult]) -> Table:
     """One row per Check a counted (or errored) Grade lists."""
     with no_gc():
         rows = list(results)
-        by_field = fields_of(rows, CheckResult._fields, [n for n, _kind in CHECK_COLUMNS])
+        by_field = fields_of(rows, CHECK_FIELDS, [n for n, _kind in CHECK_COLUMNS])
     columns: dict[str, Sequence[Any]] = {name: by_field[name] for name, _kind in CHECK_COLUMNS}
     columns["passed"] = list(map(AS_INT.get, by_field["passed"]))
     return Table("checks", columns, dict(CHECK_COLUMNS))

@@ -15,7 +15,7 @@ from smevals.cli.options import side_options
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv", "jsonl"]),
               default="parquet", show_default=True,
               help="File format (parquet needs the analysis extra: pandas and pyarrow).")
-@click.option("-o", "--output", metavar="DIR", type=click.Path(), default=".",
+@click.option("-o", "--output", "out", type=click.Path(file_okay=False), default=".",
               show_default=True, help="Write the files into this folder (made when missing).")
 @click.option("--rev", metavar="REV", help="Read the store as committed at this git revision.")
 @click.option("--grader-version", "version", metavar="VERSION",
@@ -25,7 +25,7 @@ from smevals.cli.options import side_options
               help="Also write history.FORMAT: `smevals log -n N`'s figures per commit.")
 def export_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
                models: tuple[str, ...], configs: tuple[str, ...], include_stale: bool,
-               store: str | None, fmt: str, output: str, rev: str | None,
+               store: str | None, fmt: str, out: str, rev: str | None,
                version: str | None, any_version: bool, history: int | None) -> None:
     """Write the tables of `smevals.runs_df` and `smevals.checks_df` (and with --history,
     `smevals.history_df`), one file each: runs.FORMAT (one row per Run: the Grade that
@@ -44,5 +44,5 @@ def export_cmd(paths: tuple[str, ...], grader: str, tasks: tuple[str, ...],
     sel = selection(paths, rev=rev, grader=grader, grader_version=version,
                     any_version=any_version, include_stale=include_stale, tasks=tasks,
                     models=models, configs=configs, store=store)
-    for line in export_command(ExportOptions(sel, fmt, output, history)):
+    for line in export_command(ExportOptions(sel, fmt, out, history)):
         click.echo(line)

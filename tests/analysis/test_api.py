@@ -17,7 +17,7 @@ from smevals.grade.version import grader_version
 from smevals.run.plan import inputs_of, resolve_runner
 from smevals.store.read import Obj
 from smevals.store.records import RunFields
-from tests.analysis.figures import cli
+from tests.analysis.figures import cli, report_json
 from tests.analysis.history7 import graded
 from tests.helpers import git, write
 from tests.report.builder import Builder, make_qa, state1
@@ -233,3 +233,17 @@ def test_values_no_schema_shapes(qa: Builder, tmp_path: Path) -> None:
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="module 'smevals' has no attribute 'nope'"):
         smevals.nope  # noqa: B018
+
+
+def test_a_shared_store(qa: Builder, tmp_path: Path) -> None:
+    """`store=` is `--store`: one folder per Eval in a store shared by Evals."""
+    work = tmp_path / "work"
+    (work / "shared").mkdir()
+    (work / "qa" / "results").rename(work / "shared" / "qa")
+    frame = smevals.runs_df("qa", store="shared")
+    doc = report_json(work, "qa", "--store", "shared")["evals"][0]
+    assert (len(frame), int(frame["counted"].sum()), set(frame["store"])) == (
+        doc["summary"]["runs"], doc["summary"]["graded"], {"shared/qa"})
+    with pytest.raises(smevals.SmevalsError) as caught:
+        smevals.runs_df("qa")
+    assert str(caught.value) == "no Runs in qa/results"

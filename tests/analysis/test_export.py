@@ -95,7 +95,9 @@ def test_damaged_objects_are_left_out_and_named(qa: Builder) -> None:
     (["qa", "-m", "nobody"], "no Runs match -m nobody in qa/results"),
     (["qa", "--grader-version", "01", "--any-version"],
      "--grader-version and --any-version exclude each other"),
-    (["qa", "-o", "taken.txt"], "--output: taken.txt is not a folder"),
+    (["qa", "-o", "taken.txt"], "Usage: smevals export [OPTIONS] EVAL_OR_SUITE...\nTry "
+     "'smevals export --help' for help.\n\nError: Invalid value for '-o' / '--output': "
+     "Directory 'taken.txt' is a file."),
     (["qa", "-o", "taken.txt/sub"],
      "--output: cannot make the folder taken.txt/sub: Not a directory"),
     (["qa", "--history", "3", "--rev", "HEAD"],
