@@ -40,9 +40,9 @@ from bench.report import GRADER, RUNNER, git, write_grades, write_runs  # noqa: 
 # has used them; importing them takes about 0.5 s of CPU on its own).
 CALL = """
 import sys, time, pandas, pyarrow, smevals
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 frame = smevals.{fn}("ev"{rev})
-print(f"{{time.perf_counter() - start:.3f}} {{len(frame)}}")
+print(f"{{time.perf_counter() - start:.3f}} {{len(frame)}} {{time.process_time() - cpu:.3f}}")
 """
 
 
@@ -67,8 +67,10 @@ def show(label: str, runs: list[tuple[float, float, str]], inner: bool = False) 
             f"CPU median {statistics.median(cpus):.2f}s")
     if inner:
         calls = sorted(float(r[2].split()[0]) for r in runs)
-        text += f"; the call itself median {statistics.median(calls):.2f}s " \
-                f"(best {calls[0]:.2f}, {runs[0][2].split()[1]} rows)"
+        inner_cpu = sorted(float(r[2].split()[2]) for r in runs)
+        text += f"; the call itself: wall median {statistics.median(calls):.2f}s " \
+                f"(best {calls[0]:.2f}), CPU median {statistics.median(inner_cpu):.2f}s " \
+                f"(best {inner_cpu[0]:.2f}), {runs[0][2].split()[1]} rows"
     print(f"{text} (load {os.getloadavg()[0]:.1f})", flush=True)
 
 

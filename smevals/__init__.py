@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from smevals import wiring
-from smevals.errors import SmevalsError
 from smevals.version import __version__
 
 if TYPE_CHECKING:
@@ -21,19 +19,24 @@ if TYPE_CHECKING:
         runs_df,
     )
     from smevals.analysis.results import CheckResult, EvalResults, RunResult
+    from smevals.errors import SmevalsError
 
 # The read API (docs/analysis.md), imported on first use so that `import smevals` and every
-# command start as fast as before (tests/test_analysis_api.py).
+# command start as fast as before (tests/analysis/test_startup.py).
 _LAZY = {name: "smevals.analysis.api" for name in
          ("evals", "runs", "checks", "runs_df", "checks_df", "history_df", "log")}
 _LAZY.update({name: "smevals.analysis.results" for name in
               ("RunResult", "CheckResult", "EvalResults")})
+_LAZY["SmevalsError"] = "smevals.errors"
 
 __all__ = ["CheckResult", "EvalResults", "RunResult", "SmevalsError", "__version__", "check",
            "checks", "checks_df", "evals", "history_df", "log", "runs", "runs_df"]
 
 
 def __getattr__(name: str) -> Any:
+    """The read API's names, imported on first use (PEP 562)."""
+    import importlib
+
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'smevals' has no attribute '{name}'")

@@ -25,6 +25,10 @@ def python(code: str, cwd: Path | None = None) -> str:
 
 def test_import_smevals_imports_nothing_heavy() -> None:
     assert python(f"import sys, smevals; print({FIND})") == "[]"
+    # as before the read API: the package, its version and its wiring, and not dataclasses
+    assert python("import sys, smevals; print(sorted(m for m in sys.modules if "
+                  "m.startswith('smevals')), 'dataclasses' in sys.modules)") == \
+        "['smevals', 'smevals.version', 'smevals.wiring'] False"
     assert python("import smevals, sys; smevals.runs; smevals.RunResult; "
                   "print('pandas' in sys.modules, 'smevals.analysis.api' in sys.modules)") \
         == "False True"
