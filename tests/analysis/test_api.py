@@ -247,3 +247,20 @@ def test_a_shared_store(qa: Builder, tmp_path: Path) -> None:
     with pytest.raises(smevals.SmevalsError) as caught:
         smevals.runs_df("qa")
     assert str(caught.value) == "no Runs in qa/results"
+
+
+@pytest.mark.parametrize(("args", "options"), [
+    (["qa"], {}),
+    (["qa", "-n", "0"], {"n": 0}),
+    (["nowhere"], {}),
+])
+def test_the_history_errors_are_logs(qa: Builder, tmp_path: Path, args: list[str],
+                                     options: dict[str, Any]) -> None:
+    res = cli("log", *args, cwd=tmp_path / "work")
+    assert res.code == 2
+    for call in (smevals.log, smevals.history_df):
+        with pytest.raises(smevals.SmevalsError) as caught:
+            call(args[0], **options)
+        message = str(caught.value)
+        assert res.err.endswith(f"Error: {message}\n") if "-n" not in args else \
+            message == "-n: 0 is not a positive number of commits"
