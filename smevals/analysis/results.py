@@ -129,10 +129,6 @@ def _count(value: Any) -> int | None:
     return value if value.__class__ is int and -2**63 <= value < 2**63 else None
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if value.__class__ is dict else EMPTY
-
-
 @dataclass
 class EvalResults:
     """One Eval's store on one side (the working tree or a revision), read as `report`
@@ -296,7 +292,3 @@ def _judge(judge: Any) -> tuple[float | None, float | None, float | None, float 
     return (_number(judge.get("calls")), _number(judge.get("cached")),
             _number(judge.get("input_tokens")), _number(judge.get("output_tokens")),
             _number(judge.get("cost_usd")))
-
-
-def _text(value: Any) -> str | None:
-    return value if value.__class__ is str else None
