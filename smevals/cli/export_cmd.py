@@ -8,7 +8,7 @@ from smevals.cli.base import cli, evals_argument
 from smevals.cli.options import side_options
 
 
-@cli.command("export", short_help="Write the Runs and Checks report counts as Parquet, CSV or "
+@cli.command("export", short_help="Tables of the Runs and Checks report counts: Parquet, CSV or "
              "JSON lines.")
 @evals_argument()
 @side_options
