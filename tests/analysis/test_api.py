@@ -264,3 +264,15 @@ def test_the_history_errors_are_logs(qa: Builder, tmp_path: Path, args: list[str
         message = str(caught.value)
         assert res.err.endswith(f"Error: {message}\n") if "-n" not in args else \
             message == "-n: 0 is not a positive number of commits"
+
+
+def test_the_arguments_as_python_gives_them(qa: Builder) -> None:
+    """A name alone is one name, paths may be Path objects, and what is not a name or an
+    empty model is refused."""
+    assert {r.task for r in smevals.runs(qa.root, tasks="beta")} == {"beta"}
+    assert len(list(smevals.runs([Path("qa"), "qa"]))) == 21      # one Eval, once
+    with pytest.raises(smevals.SmevalsError, match=r"^tasks: expected names \(strings\), "
+                                                   r"got \(1,\)$"):
+        smevals.runs("qa", tasks=[1])  # type: ignore[list-item]
+    with pytest.raises(smevals.SmevalsError, match="^--model: a name cannot be empty$"):
+        smevals.runs("qa", models=[" "])
