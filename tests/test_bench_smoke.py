@@ -17,6 +17,7 @@ BENCH = ROOT / "bench"
 # Each script's smallest arguments.
 SMOKE = {
     "agent.py": ["--smoke"],
+    "analysis.py": ["--tasks", "2", "--models", "1", "--repeats", "1", "--times", "1"],
     "checkers.py": ["--seconds", "0.001"],
     "crash.py": ["--kills", "1", "--tasks", "1", "--repeat", "5", "--jobs", "1",
                  "--min-delay", "0.05", "--max-delay", "0.1"],

@@ -41,6 +41,7 @@ class SideSpec:
     filters: Filters = Filters()
     include_stale: bool = False
     full_records: bool = False        # records in full, not in the brief view (the site)
+    full_runs: bool = False           # Runs in full, Grades brief (smevals.analysis: usage)
 
 
 @dataclass
@@ -69,11 +70,12 @@ def load_sides(paths: tuple[str, ...], spec: SideSpec) -> list[Side]:
     folders = find_evals(list(paths))
     with tempfile.TemporaryDirectory(prefix="smevals-rev-") as tmp:
         sides = [load_side(folder, spec, Path(tmp)) for folder in folders]
-    _check_found(sides, spec)
+    check_found(sides, spec)
     return sides
 
 
-def _check_found(sides: list[Side], spec: SideSpec) -> None:
+def check_found(sides: list[Side], spec: SideSpec) -> None:
+    """Exit 2 when no side has a Run (matching the filters): nothing to report."""
     if any(side.report.collected.runs for side in sides):
         return
     where = ", ".join(side.report.store for side in sides)
@@ -120,7 +122,8 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
     try:
         brief = not spec.full_records
         store.note_orphans(brief)
-        runs, grades = store.runs(brief=brief), store.grades(brief=brief)
+        runs = store.runs(brief=brief and not spec.full_runs)
+        grades = store.grades(brief=brief)
     except SourceError as exc:
         raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None
     staleness = stale.Staleness(ev)
