@@ -200,9 +200,14 @@ def _finish(summary: RunSummary, dry_run: bool) -> None:
         problems.append(f"{summary.failed} run(s) failed")
     if summary.graded_fail:
         problems.append(f"{summary.graded_fail} run(s) graded as fail")
-    if summary.graded_error:
-        problems.append(f"{summary.graded_error} Grade(s) have no verdict (outcome error: a "
+    judged = summary.graded_error - summary.graded_no_check
+    if judged:
+        problems.append(f"{judged} Grade(s) have no verdict (outcome error: a "
                         "judge or webhook could not answer); `smevals grade` tries them again")
+    if summary.graded_no_check:
+        problems.append(f"{summary.graded_no_check} Grade(s) have no verdict (outcome error): "
+                        "no Check of the grader applied to their Task")
+    if summary.graded_error:
         raise SmevalsError(", ".join(problems))
     if problems:
         raise EvidenceFailed(", ".join(problems))

@@ -67,6 +67,13 @@ class RunOptions:
         return list(dict.fromkeys(self.configs or (self.config,)))
 
 
+def no_check(grade: Any) -> bool:
+    """Whether a Grade is the error of no Check applying to its Task."""
+    from smevals.grade.apply import is_no_check
+
+    return is_no_check(getattr(grade, "record", None))
+
+
 class RunUI(Protocol):
     def plan(self, ev: Eval, config: str, pairs: list[PairPlan], jobs: int,
              chosen: str = "") -> None: ...
@@ -92,6 +99,7 @@ class RunSummary:
     failed: int = 0
     graded_fail: int = 0
     graded_error: int = 0           # Grades with outcome error (no verdict from a judge)
+    graded_no_check: int = 0        # ... of which no Check of the grader applied
     interrupted: bool = False
     results: list[Made] = field(default_factory=list)
 
@@ -174,6 +182,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
         summary.failed += not made.ok
         summary.graded_fail += bool(grade is not None and getattr(grade, "outcome", "") == "fail")
         summary.graded_error += bool(grade is not None and getattr(grade, "outcome", "") == "error")
+        summary.graded_no_check += bool(grade is not None and no_check(grade))
         ui.done(made, grade)
 
     ui.start(len(prep.jobs))
@@ -197,6 +206,7 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
     def done(grade: Any) -> None:
         summary.graded_fail += grade.outcome == "fail"
         summary.graded_error += grade.outcome == "error"
+        summary.graded_no_check += no_check(grade)
         ui.leftover(grade)
 
     graded = frozenset(made.written.rel for made, grade in summary.results if grade is not None)
