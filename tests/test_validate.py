@@ -41,7 +41,7 @@ BAD_INPUTS = [
     ("tasks/one.yaml", "- prompt: a\n",
      "tasks/one.yaml:1:1: the top level must be a mapping, but the file is a list"),
     ("eval.yaml", "name: x\ncolour: red\n",
-     "eval.yaml:2:1: colour: unknown key 'colour' (allowed: description, name)"),
+     "eval.yaml:2:1: colour: unknown key 'colour' (allowed: configs, description, name)"),
     ("graders/default.yaml", "checks: x\n",
      "graders/default.yaml:1:9: checks: expected a list, got 'x'"),
     ("graders/default.yaml", "checks:\n  - value: says\n",

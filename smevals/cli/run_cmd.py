@@ -118,7 +118,8 @@ def failure_lines(written: Written) -> list[str]:
               multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
 @click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
-              help="Config name (repeatable: each in turn). Default: default.")
+              help="Config name (repeatable: each in turn). Default: the Eval's `configs` "
+              "(eval.yaml), else default.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
@@ -157,7 +158,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, "default", tasks, repeat, jobs, timeout, store, dry_run,
+    opts = RunOptions(paths, models, None, tasks, repeat, jobs, timeout, store, dry_run,
                       grader, shard, None if dry_run else cluster_spec(dask, dask_resources),
                       configs=configs, subset=_subset(limit, sample, seed))
     ui = TextUI()

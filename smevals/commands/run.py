@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 class RunOptions:
     paths: tuple[str, ...]
     models: tuple[str, ...] = ()
-    config: str = "default"
+    config: str | None = None         # None: the Eval's own (eval.yaml `configs`, else default)
     tasks: tuple[str, ...] = ()
     repeat: int | None = None
     jobs: int = 4
@@ -62,9 +62,11 @@ class RunOptions:
     subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
     configs: tuple[str, ...] = ()  # several Configs (`-c a -c b`), each in turn; else `config`
 
-    @property
-    def config_names(self) -> list[str]:
-        return list(dict.fromkeys(self.configs or (self.config,)))
+    def config_names(self, ev: Eval) -> list[str]:
+        """The Configs to run `ev` with: `-c` (each in turn), else `config`, else the Eval's
+        own set (eval.yaml `configs`, else `default`)."""
+        chosen = self.configs or ((self.config,) if self.config else ev.run_configs)
+        return list(dict.fromkeys(chosen))
 
 
 def no_check(grade: Any) -> bool:
@@ -107,7 +109,7 @@ class RunSummary:
 def run_command(opts: RunOptions, ui: RunUI, grading: Grading | None = None) -> RunSummary:
     """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
     prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
-                for name in opts.config_names]
+                for name in opts.config_names(ev)]
     summary = RunSummary()
     for prep in prepared:
         for warning in prep.warnings:
