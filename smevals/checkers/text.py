@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import string
+from collections.abc import Callable
 from typing import Any
 
 from smevals.checkers.base import (
@@ -67,6 +68,8 @@ def _as_list(value: str | list[str]) -> list[str]:
         "fragments": _FRAGMENT_LIST,
         "case_sensitive": BOOL,
         "threshold": UNIT,
+        "any": BOOL,
+        "casefold": BOOL,
     },
     required=(("value", "fragments"),),
     task_keys={"value": ("expected",)},
@@ -75,12 +78,20 @@ def _as_list(value: str | list[str]) -> list[str]:
 def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
     value = opts["value"] if "value" in opts else opts["fragments"]
+    fold: Callable[[str], str]
+    if opts.get("casefold"):            # Unicode case folding (Python's str.casefold)
+        fold = str.casefold
+    elif opts.get("case_sensitive", not isinstance(value, list) or "fragments" in opts):
+        fold = _same
+    else:
+        fold = str.lower
+    if opts.get("any"):
+        return _contains_any(label, text, value if isinstance(value, list) else [value], fold)
     if not isinstance(value, list):
-        return _contains_one(label, text, value_text(value), opts.get("case_sensitive", True))
-    sensitive = opts.get("case_sensitive", "fragments" in opts)
+        return _contains_one(label, text, value_text(value), fold)
     values = [value_text(v) for v in value]
-    haystack = text if sensitive else text.lower()
-    missing = [v for v in values if (v if sensitive else v.lower()) not in haystack]
+    haystack = fold(text)
+    missing = [v for v in values if fold(v) not in haystack]
     score = (len(values) - len(missing)) / len(values)
     notes = f"{len(values) - len(missing)}/{len(values)} substrings found in {label}"
     if missing:
@@ -88,10 +99,24 @@ def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return ratio_result(score, opts.get("threshold", 1.0), notes, missing=missing)
 
 
-def _contains_one(label: str, text: str, value: str, sensitive: bool) -> CheckResult:
+def _same(text: str) -> str:
+    return text
+
+
+def _contains_one(label: str, text: str, value: str, fold: Any) -> CheckResult:
     """The original smevals' contains: ok only (no score), its notes on failure."""
-    found = value in text if sensitive else value.lower() in text.lower()
+    found = fold(value) in fold(text)
     return CheckResult(ok=found, notes="" if found else f"{label} does not contain {value!r}")
+
+
+def _contains_any(label: str, text: str, values: list[Any], fold: Any) -> CheckResult:
+    """`any: true`: one of the values occurs (promptfoo's contains-any, Inspect's includes()
+    over a list target)."""
+    haystack = fold(text)
+    found = [v for v in map(value_text, values) if fold(v) in haystack]
+    notes = f"{label} contains none of " + ", ".join(repr(_excerpt(v, 60)) for v in
+                                                       map(value_text, values[:5]))
+    return binary(bool(found), notes, found=found[:5])
 
 
 @checker(
