@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,7 +159,8 @@ SCRIPTS = [
 @pytest.mark.parametrize("language,opts,output,ok,score,notes", [
     pytest.param(*row, marks=needs_node if row[0] == "javascript" else ()) for row in SCRIPTS])
 def test_script_assertions_read_as_promptfoo_reads_them(
-        language: str, opts: dict, output: str, ok: bool, score: float, notes: str) -> None:
+        language: str, opts: dict[str, Any], output: str, ok: bool, score: float,
+        notes: str) -> None:
     result = run(language, opts, output, task={"name": "t", "prompt": "Say x"})
     assert (result.ok, result.score) == (ok, score), result.as_dict()
     assert notes in result.notes, result.as_dict()
@@ -173,7 +175,7 @@ def test_script_files_beside_the_grader(tmp_path: Path) -> None:
     (tmp_path / "b.py").write_text("def get_assert(output, context):\n    return output == "
                                    "context['vars']['w']\n\nclass C:\n    @staticmethod\n"
                                    "    def long(output, context):\n        return 0.0\n")
-    def check(name: str, opts: dict) -> tuple[bool, str]:
+    def check(name: str, opts: dict[str, Any]) -> tuple[bool, str]:
         inp = CheckInput(output="ok", task={"name": "t"}, usage=None, grader_dir=tmp_path)
         result = run_check(name, {**opts, "test": {"vars": {"w": "ok"}}}, inp)
         return result.ok, result.notes
