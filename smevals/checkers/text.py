@@ -234,7 +234,7 @@ _EDITS = {"type": "integer", "minimum": 0, "x-expect": "a non-negative whole num
     CHECKERS,
     "levenshtein",
     "Edit distance to the expected text at most max_distance (default 5, as promptfoo's).",
-    properties={"value": STRING, "max_distance": _EDITS, "strip": BOOL},
+    properties={"value": STRING, "max_distance": _EDITS, "strip": BOOL, "utf16": BOOL},
     required=("value",),
     task_keys={"value": ("expected",)},
 )
@@ -243,6 +243,8 @@ def levenshtein(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     value = opts["value"]
     if opts.get("strip", False):
         text, value = text.strip(), value.strip()
+    if opts.get("utf16", False):        # count UTF-16 units, as JavaScript does
+        text, value = _utf16(text), _utf16(value)
     limit = int(opts.get("max_distance", 5))
     try:
         distance = bounded(text, value, limit)
@@ -261,3 +263,11 @@ def levenshtein(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         f"{limit} allowed)"
     return CheckResult(ok=ok, score=1 - distance / longest if longest else 1.0, notes=notes,
                        details={"distance": distance})
+
+
+def _utf16(text: str) -> str:
+    """`text` with each character outside the BMP as its two UTF-16 surrogates."""
+    if all(ord(c) < 0x10000 for c in text):
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[i:i + 2], "little")) for i in range(0, len(data), 2))
