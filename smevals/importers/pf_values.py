@@ -65,6 +65,9 @@ def _script(src: Source, kind: str, value: str, where: str) -> Mapped:
     """A javascript or python assertion's script: copied to graders/promptfoo/..., named by
     the Check's `script` (and `function`)."""
     (path,) = src.resolve(value, where, "assert.value")[:1]
+    if path.suffix.lower() in (".ts", ".cts", ".mts"):
+        return Mapped(None, "a TypeScript script: smevals runs JavaScript with node, which "
+                      "does not compile TypeScript")
     _rel, function = split_ref(value)
     rel = PurePosixPath(path.resolve().relative_to(src.base.resolve()).as_posix())
     language = kind[4:] if kind.startswith("not-") else kind
