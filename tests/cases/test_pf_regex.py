@@ -86,7 +86,7 @@ def test_the_re2_pattern_matches_what_javascript_matches(pattern: str, text: str
     ("(a)\\1", "backreference"),
     ("(?<n>a)\\k<n>", "backreference"),
     ("\\ud800", "lone surrogate"),
-    ("a1001", "above {1000}"),
+    ("a{1001}", "above {1000}"),
     ("(a", "unclosed"),
     ("a)", "unmatched"),
     ("[a", "unclosed '['"),
