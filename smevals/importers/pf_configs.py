@@ -3,7 +3,7 @@ runner, templates)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from smevals.importers.pf_prompts import Prompt, safe_name
@@ -21,6 +21,7 @@ class Provider:
     prompts: list[str] | None      # the prompt labels this provider is limited to
     index: int = 0                 # its place in the config's providers
     pid: str = ""                  # its promptfoo id
+    given_label: str = ""          # its promptfoo label, as written
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class ConfigPlan:
     prompt: int
     provider: int | None
     provider_id: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    provider_label: str = ""
 
 
 def read_providers(src: Source) -> list[Provider]:
@@ -50,6 +51,8 @@ def read_providers(src: Source) -> list[Provider]:
         if provider is not None:
             provider.index = i
             provider.pid = str(item if isinstance(item, str) else item.get("id"))
+            given = item.get("label") if isinstance(item, dict) else None
+            provider.given_label = str(given) if given else ""
             out.append(provider)
     seen: set[str] = set()
     for p in out:
@@ -128,7 +131,7 @@ def config_matrix(prompts: list[Prompt], providers: list[Provider]
     configs: dict[str, ConfigPlan] = {}
     runs = providers or [Provider("", {"runner": "smevals:openai"}, None)]
     for prov in runs:
-        for index, prompt in enumerate(prompts):
+        for prompt in prompts:
             if prov.prompts is not None and prompt.label not in prov.prompts:
                 continue
             name = _name(prompt.label, prov.label, len(prompts), len(runs))
@@ -136,8 +139,8 @@ def config_matrix(prompts: list[Prompt], providers: list[Provider]
             if prompt.system is not None:
                 doc["system"] = prompt.system
             doc["prompt_template"] = prompt.template
-            configs[name] = ConfigPlan(doc, index, prov.index if providers else None,
-                                       prov.pid)
+            configs[name] = ConfigPlan(doc, prompt.index, prov.index if providers else None,
+                                       prov.pid, prov.given_label)
     return configs
 
 

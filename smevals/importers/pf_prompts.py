@@ -38,6 +38,7 @@ class Prompt:
     label: str
     template: str | list[dict[str, Any]]     # text, or chat messages
     system: str | None = None
+    index: int = 0            # its place in promptfoo's list of prompts (promptIdx)
 
 
 def looks_like_path(text: str) -> bool:
@@ -66,8 +67,13 @@ def read_prompts(src: Source) -> list[Prompt]:
         raise ImportInputError(f"{src.where(src.data)}: prompts: expected a string, a list or "
                                "a mapping")
     out: list[Prompt] = []
+    position = 0
     for item, label, where in entries:
-        out.extend(_prompt(src, item, label, where))
+        got = _prompt(src, item, label, where)
+        for prompt in got:
+            prompt.index, position = position, position + 1
+        position += not got         # a prompt left out (a function) keeps its place
+        out.extend(got)
     return _unique(out)
 
 

@@ -268,7 +268,8 @@ def expand(src: Source, case: Case) -> list[Case]:
     for key, value in case.vars.items():
         if isinstance(value, str) and value.startswith("file://"):
             files = src.resolve(value, case.where, f"vars.{key}")
-            values: list[Any] = [f"file://{p}" for p in files]
+            values: list[Any] = [f"file://{p.relative_to(src.base).as_posix()}"
+                                 for p in files]
         elif isinstance(value, list) and value and isinstance(value[0], str):
             values = list(value)
         else:
@@ -285,7 +286,7 @@ def var_value(src: Source, value: Any, where: str, key: str) -> Any:
     """A var's value as promptfoo renders it: a `file://` var is its file's text (trimmed;
     YAML as JSON), a string loses one trailing newline."""
     if isinstance(value, str) and value.startswith("file://"):
-        path = Path(value[len("file://"):])
+        path = src.resolve(value, where, f"vars.{key}")[0]
         suffix = path.suffix.lower()
         if suffix in (".py", ".js", ".cjs", ".mjs", ".ts") or suffix in (
                 ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav", ".mp4"):

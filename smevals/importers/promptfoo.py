@@ -51,6 +51,7 @@ class PromptfooImport:
     assertions: list[Placed] = field(default_factory=list)
     no_check: list[tuple[str, str]] = field(default_factory=list)   # (Task, where)
     plans: dict[str, ConfigPlan] = field(default_factory=dict)
+    vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # Task → its test's vars
 
     def count(self, fidelity: str) -> int:
         return sum(a.fidelity == fidelity for a in self.assertions)
@@ -72,7 +73,8 @@ def import_promptfoo(config: Path, target: Path) -> PromptfooImport:
     _fill_missing(rows, plans)
     files = _documents(src, plans, rows, built)
     done = PromptfooImport(target, len(rows), list(plans), len(built.checks), src.skipped,
-                           built.placed, built.no_check(rows), plans)
+                           built.placed, built.no_check(rows), plans,
+                           {f"test-{i}": c.vars for i, c in enumerate(cases, 1)})
     files["README.md"] = readme(src, done)
     write_eval(target, files)
     return done
