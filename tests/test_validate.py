@@ -68,7 +68,7 @@ BAD_INPUTS = [
      "is not a file"),
     ("graders/default.yaml", "checks:\n  - checker: contains\n    value: a\n    colour: red\n",
      "graders/default.yaml:4:5: checks[0].colour: unknown option for checker 'contains' "
-     "(known options: case_sensitive, file, fragments, threshold, value)"),
+     "(known options: any, case_sensitive, casefold, file, fragments, threshold, value)"),
     ("graders/default.yaml", "checks:\n  - checker: regex\n",
      "graders/default.yaml:2:5: checks[0].pattern: "),
     ("graders/default.yaml", "scoring:\n  pass_threshold: 2\nchecks:\n  - checker: contains\n"

@@ -150,23 +150,32 @@ def _shown(targets: list[str]) -> str:
 # --- exact() ---------------------------------------------------------------------------
 
 
+DIGIT = re.compile(r"\d")
+
+
 def _finite(text: str) -> bool:
+    if DIGIT.search(text) is None:      # float() reads no finite number without a digit
+        return False
     try:
         return math.isfinite(float(text))
     except ValueError:
         return False
 
 
+ARTICLES = re.compile(r"\b(a|an|the)\b")
+PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
 def _token(token: str) -> str:
     token = token.casefold()
     if not _finite(token):
         stripped = _strip_punctuation(token)
-        token = stripped if _finite(stripped) else "".join(
-            c for c in token if c not in string.punctuation)
+        token = stripped if _finite(stripped) else token.translate(PUNCTUATION)
     if _finite(token):
         token = str(float(token))
-    token = re.sub(r"\b(a|an|the)\b", " ", token)
-    return " ".join(token.split())
+    if token.isalnum():                 # one word: an article, or itself
+        return "" if token in ("a", "an", "the") else token
+    return " ".join(ARTICLES.sub(" ", token).split())
 
 
 def normalized(text: str) -> str:
