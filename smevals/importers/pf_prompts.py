@@ -81,6 +81,11 @@ def _prompt(src: Source, item: Any, label: str | None, where: str) -> list[Promp
     if isinstance(item, dict):
         text = item.get("raw") if isinstance(item.get("raw"), str) else item.get("id")
         label = str(item.get("label") or label or "") or None
+        for key in item:
+            if key not in ("raw", "id", "label"):
+                src.skip(where, f"prompt {key}", "a prompt's own provider options (config) "
+                         "and other keys have no counterpart: the request sent may differ"
+                         if key == "config" else "no counterpart")
         if not isinstance(text, str):
             src.skip(where, "prompt", "a prompt object without `raw` or `id` text")
             return []

@@ -436,3 +436,13 @@ def test_promptfoo_levenshtein_is_imported_and_graded(tmp_path: Path, fake_opena
               for rec in grade_records(tmp_path / "ev")}
     assert checks == {"test-1": [(True, {"distance": 1})], "test-2": [(True, {"distance": 1})],
                       "test-3": [(False, {"distance": 1})]}
+
+
+def test_promptfoo_prompt_options_are_reported(tmp_path: Path) -> None:
+    write(tmp_path / "pf.yaml", "prompts:\n  - raw: 'Solve {{p}}'\n    label: json\n    config:\n"
+                                "      response_format: {type: json_object}\nproviders: [openai:m]\n"
+                                "tests:\n  - vars: {p: '1+1'}\n    assert:\n      - type: is-json\n")
+    res = run_cli("import", "promptfoo", "pf.yaml", "ev", cwd=tmp_path)
+    assert res.code == 0, res.both
+    assert "  pf.yaml:2: prompt config: a prompt's own provider options (config) and other " \
+           "keys have no counterpart: the request sent may differ\n" in res.out
