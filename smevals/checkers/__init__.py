@@ -56,6 +56,7 @@ _FAMILY: dict[str, str] = {
     "contains": "text",
     "exact": "text",
     "exact_match": "text",
+    "equals": "strict",
     "not_contains": "text",
     "blocklist": "text",
     "levenshtein": "text",
@@ -83,6 +84,11 @@ _FAMILY: dict[str, str] = {
     "xml_valid": "xml_valid",
     "render_svg": "svg",
     "match_output": "program",
+    "inspect_match": "inspect_scorers",
+    "inspect_exact": "inspect_scorers",
+    "inspect_choice": "inspect_scorers",
+    "javascript": "scripts",
+    "python": "scripts",
     "command": "command",
     "sql_execution": "sql",
     "sql_valid": "sql",
@@ -96,7 +102,8 @@ _FAMILY: dict[str, str] = {
 
 # Options that name a file relative to the grader's folder: `smevals validate` checks that
 # it is there, and the grader version hashes its content (smevals.grade.version).
-GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database"}
+GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database",
+                                "javascript": "script", "python": "script"}
 
 # Other tools' names for the same checker (@caveman/evals, caveman's Go harness).
 _NAME_ALIASES: dict[str, str] = {

@@ -119,7 +119,8 @@ def failure_lines(written: Written) -> list[str]:
               multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
 @click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
-              help="Config name (repeatable: each in turn). Default: default.")
+              help="Config name (repeatable: each in turn). Default: the Eval's `configs` "
+              "(eval.yaml), else default.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
@@ -158,7 +159,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, "default", tasks, repeat, jobs, timeout, store, dry_run,
+    opts = RunOptions(paths, models, None, tasks, repeat, jobs, timeout, store, dry_run,
                       grader, shard, None if dry_run else cluster_spec(dask, dask_resources),
                       configs=configs, subset=_subset(limit, sample, seed))
     ui = TextUI()
@@ -201,9 +202,14 @@ def _finish(summary: RunSummary, dry_run: bool) -> None:
         problems.append(f"{summary.failed} run(s) failed")
     if summary.graded_fail:
         problems.append(f"{summary.graded_fail} run(s) graded as fail")
-    if summary.graded_error:
-        problems.append(f"{summary.graded_error} Grade(s) have no verdict (outcome error: a "
+    judged = summary.graded_error - summary.graded_no_check
+    if judged:
+        problems.append(f"{judged} Grade(s) have no verdict (outcome error: a "
                         "judge or webhook could not answer); `smevals grade` tries them again")
+    if summary.graded_no_check:
+        problems.append(f"{summary.graded_no_check} Grade(s) have no verdict (outcome error): "
+                        "no Check of the grader applied to their Task")
+    if summary.graded_error:
         raise SmevalsError(", ".join(problems))
     if problems:
         raise EvidenceFailed(", ".join(problems))

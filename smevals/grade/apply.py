@@ -125,8 +125,11 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
                          job.groups, job, tree)
     results: list[CheckRecord] = []
     halted = False
+    checks = applicable(job.grader.checks, task)
+    if not checks:
+        return [no_check_applied(job.grader, task)]
     try:
-        for check in applicable(job.grader.checks, task):
+        for check in checks:
             if halted:
                 results.append({"checker": check.checker, "skipped": True, **_label(check)})
                 continue
@@ -143,6 +146,31 @@ def applicable(checks: tuple[Check, ...], task: dict[str, Any]) -> list[Check]:
     the Task has (a top-level or a grading key). The others are left out of its Grade."""
     return [c for c in checks
             if not isinstance(key := c.spec.get("if_task_has"), str) or key in task]
+
+
+NO_CHECK = "none"       # the `checker` of the record a Grade gets when no Check applied
+
+
+def no_check_applied(grader: Grader, task: dict[str, Any]) -> CheckRecord:
+    """The one Check record of a Grade to which no Check of the grader applied (every Check
+    has an `if_task_has` key the Task lacks): an error, never a pass."""
+    keys = sorted({str(c.spec["if_task_has"]) for c in grader.checks
+                   if isinstance(c.spec.get("if_task_has"), str)})
+    shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+    why = (f"every Check has an if_task_has key the Task lacks ({shown})" if keys
+           else "the grader has no Check")
+    return cast(CheckRecord, {"checker": NO_CHECK, "name": "no Check applied", "ok": False,
+                              "error": True, "score": None,
+                              "notes": f"no Check applied to Task "
+                                       f"'{task.get('name', '?')}': {why}"})
+
+
+def is_no_check(record: Any) -> bool:
+    """Whether a Grade record is the error of a Grade to which no Check applied (grading
+    again cannot change it while the grader and the answer key stay the same)."""
+    checks = record.get("checks") if isinstance(record, dict) else None
+    return (record.get("outcome") == "error" and isinstance(checks, list) and len(checks) == 1
+            and isinstance(checks[0], dict) and checks[0].get("checker") == NO_CHECK)
 
 
 class _Named(TypedDict, total=False):
