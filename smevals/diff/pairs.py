@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from smevals.diff import regraded
 from smevals.diff.compare import (
     EvalDiff,
     compare,
@@ -76,6 +77,8 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
         pairs = _pairs(paths, opts, revs, Path(tmp))
     keep(pairs)
     diffs = [compare(a.report, b.report, opts.alpha, opts.task_pass) for a, b in pairs]
+    for one, (side_a, side_b) in zip(diffs, pairs, strict=True):
+        regraded.attach(one, side_a, side_b)
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
     incomplete = incomplete_reasons(diffs) if opts.fail_on and not opts.allow_incomplete else []
