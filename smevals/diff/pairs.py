@@ -93,6 +93,21 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
     return DiffResult(text, reasons, incomplete)
 
 
+def eval_diff(folder: Path, rev_a: str, rev_b: str, spec: SideSpec,
+              alpha: float = 0.05) -> EvalDiff | None:
+    """One Eval compared between two revisions, each change split into the grader's part
+    and the evidence's (what `log` says where the grader version changed); None when a side
+    has no Runs."""
+    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+        side_a = _side(folder, rev_a, spec, Path(tmp))
+        side_b = _side(folder, rev_b, spec, Path(tmp))
+    if side_a is None or side_b is None:
+        return None
+    found = compare(side_a.report, side_b.report, alpha)
+    regraded.attach(found, side_a, side_b)
+    return found
+
+
 def _pairs(paths: list[str], opts: DiffOptions, revs: list[str],
            tmp: Path) -> list[tuple[Side, Side]]:
     if opts.grader_versions:

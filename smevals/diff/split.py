@@ -198,15 +198,17 @@ class _Words:
     def __init__(self, s: Split):
         self.s = s
         self.same = "the same Run" if s.grader.runs == 1 else f"the same {s.grader.runs} Runs"
-        if s.grader.rescored:
-            self.same += f", {s.grader.rescored} re-scored from A's Grades"
         self.said = False
 
     def on(self) -> str:
-        """`on the same 15 Runs, mean → min` (the change only the first time)."""
-        change = "" if self.said else f", {self.s.change}"
+        """`on the same 15 Runs, mean → min` (how many were re-scored and what changed only
+        the first time)."""
+        if self.said:
+            return f"on {self.same}"
         self.said = True
-        return f"on {self.same}{change}"
+        rescored = self.s.grader.rescored
+        how = f" ({rescored} re-scored from A's Grades)" if rescored else ""
+        return f"on {self.same}{how}, {self.s.change}"
 
     def part(self, what: str, total: str, grader: str, evidence: str, by_grader: bool,
              by_evidence: bool) -> str:

@@ -15,6 +15,7 @@ from smevals.errors import SmevalsError
 from smevals.history.authoring import Authoring
 from smevals.history.commits import Commit, tree_ids, walk
 from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc, RowDoc
+from smevals.history.effects import Effects
 from smevals.history.marks import Marker
 from smevals.history.memo import Memo
 from smevals.history.point import Point, load_point, plain
@@ -55,7 +56,8 @@ def load_history(opts: HistoryOptions) -> HistoryDoc:
     return {"format": FORMAT, "generated": generated_at(),
             "range": {"n": opts.n, "since": opts.since, "first_parent": opts.first_parent},
             "commits_read": history.read, "shallow": history.shallow,
-            "evals": evals, "commits": _commits(folders, evals, history.commits, points)}
+            "evals": evals,
+            "commits": _commits(folders, evals, history.commits, points, Effects(opts.side))}
 
 
 def _repository(folders: list[Path], store: str | None) -> tuple[Path, dict[Path, list[str]]]:
@@ -126,9 +128,9 @@ def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
 
 
 def _commits(folders: list[Path], evals: list[EvalRef], commits: list[Commit],
-             points: Points) -> list[CommitDoc]:
+             points: Points, effects: Effects) -> list[CommitDoc]:
     names = {folder: ref["eval"] for folder, ref in zip(folders, evals, strict=True)}
-    marker = Marker()
+    marker = Marker(effects)
     docs: list[CommitDoc] = []
     for commit in reversed(commits):                        # oldest first, for the marks
         rows: list[RowDoc] = []
@@ -143,11 +145,13 @@ def _commits(folders: list[Path], evals: list[EvalRef], commits: list[Commit],
             notes += [f"{display_path(folder)}: {note}" for note in point["notes"]]
             for row, identity in zip(point["rows"], point["identities"], strict=True):
                 row = copy.copy(row)
-                marker.mark((os.fspath(folder), row["config"], row["model"]), row, identity)
+                marker.mark((os.fspath(folder), row["config"], row["model"]), row, identity,
+                            commit.sha)
                 rows.append(row)
         docs.append({"sha": commit.sha, "short": commit.sha[:7], "subject": commit.subject,
                      "date": commit.date, "author": commit.author,
                      "parents": list(commit.parents), "evals": read, "damage": damage,
                      "rows": rows, "notes": notes})
     docs.reverse()
+    effects.save()
     return docs

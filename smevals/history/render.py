@@ -20,6 +20,8 @@ CSV_COLUMNS = ("sha", "date", "author", "subject", "commit_damage", "eval", "con
                "pass_rate_ci_high", "grader_version", "damage", "marks")
 
 Key = tuple[str, str, str]          # (eval, config, model)
+INTERVALS = ("Intervals are 95%: a score's is its mean ± 1.96 standard errors, clipped to "
+             "[0, 1] (none over a single score); a pass rate's is Wilson's.")
 
 
 def render(doc: HistoryDoc, fmt: str) -> str:
@@ -125,6 +127,7 @@ def to_text(doc: HistoryDoc) -> str:
     note = shallow_note(doc)
     if note:
         lines.append(note)
+    lines += [INTERVALS] if doc["commits"] else []
     rows = latest(doc)
     if rows:
         lines += ["", "Pass rate at each listed commit that changed the Eval, oldest first "
@@ -209,7 +212,7 @@ def to_markdown(doc: HistoryDoc) -> str:
                   "|---|---|---|---|---:|---|---|---|"]
         lines += [_summary_line(r, c) for r, c in rows]
     if doc["commits"]:
-        lines += ["", "## Commits", "",
+        lines += ["", "## Commits", "", INTERVALS, "",
                   "| commit | date | subject | eval | config | model | runs | score | 95% CI "
                   "| pass rate | 95% CI | grader | changes |",
                   "|---|---|---|---|---|---|---:|---|---|---|---|---|---|"]

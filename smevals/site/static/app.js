@@ -377,8 +377,8 @@
     return h("div", null,
       byRate ? h("p", { class: "note ranked" }, PASS_RATE_NOTE) : null,
       h("div", { class: "scroll" }, h("table", { class: "board leaderboard" }, h("thead", null, head), h("tbody", null, rows))),
-      h("p", { class: "muted small" }, "Whiskers: 95% intervals (score: mean ± 1.96 standard errors; " +
-        "pass rate: Wilson). " + (byRate ? "Ranks are shared when the pass rates are equal."
+      h("p", { class: "muted small" }, "Whiskers: 95% intervals (score: mean ± 1.96 standard errors, " +
+        "clipped to the scores' range 0–1, none over a single score; pass rate: Wilson). " + (byRate ? "Ranks are shared when the pass rates are equal."
                                          : "Ranks are shared when the shown scores are equal.")));
   }
 

@@ -291,8 +291,8 @@
   }
 
   function markLegend(app) {
-    return app.h("p", { class: "muted small" }, "Bands: 95% intervals (score: mean ± 1.96 standard errors; " +
-      "pass rate: Wilson). Dashed lines mark a commit where, for some config × model, the grader version " +
+    return app.h("p", { class: "muted small" }, "Bands: 95% intervals (score: mean ± 1.96 standard errors, " +
+      "clipped to the scores' range 0–1, none over a single score; pass rate: Wilson). Dashed lines mark a commit where, for some config × model, the grader version " +
       "changed (G), the runner changed (R), the Tasks changed (T) or the config changed (C). A point opens the diff of its commit " +
       "against its parent.");
   }
