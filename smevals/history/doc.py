@@ -56,6 +56,9 @@ class CommitDoc(TypedDict):
     damage: int                     # damaged objects in the Evals' stores at this commit
     rows: list[RowDoc]              # by Eval (in HistoryDoc `evals` order), config, model
     notes: list[str]                # e.g. an Eval invalid at this commit
+    other_files: list[str]          # the files of a commit that changed no figure, no mark
+                                    # and no result of an Eval (a README): its rows are
+                                    # not repeated (history/quiet.py)
 
 
 class HistoryDoc(TypedDict):

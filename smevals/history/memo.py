@@ -15,7 +15,7 @@ from smevals.sides.read import SideSpec
 from smevals.store import cache
 from smevals.version import __version__
 
-FORMAT = 1
+FORMAT = 2                  # 2: score intervals clipped to [0, 1]
 POINT_KEYS = frozenset(Point.__annotations__)
 LIMIT = 20_000              # Points kept per file (the oldest read go first)
 
