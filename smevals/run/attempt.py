@@ -71,8 +71,9 @@ def attempt(session: Session, job: Job) -> Attempt | None:
             staging.abort()
             return None
         record = _record(session, job, staging.dir, finished, started)
+        rules = _pruned(record, job, session, staging.dir)
         if start is not None:
-            _settle(record, start, stamps, staging.dir)
+            _settle(record, start, stamps, staging.dir, rules)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
     except BaseException:
         staging.abort()
@@ -108,14 +109,31 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     return start, stamps, None
 
 
-def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path) -> None:
+def _pruned(record: RunFields, job: Job, session: Session, workspace: Path) -> tuple[str, ...]:
+    """Remove the generated noise `workspace_ignore` names (run/ignore.py); its rules."""
+    from smevals.run.ignore import prune, rules_of
+
+    rules = rules_of(job.task.doc, session.config.doc)
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            gone = prune(fd, rules)
+    finally:
+        os.close(fd)
+    if gone is not None:
+        record["ignored"] = gone
+    return rules
+
+
+def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path,
+            rules: tuple[str, ...] = ()) -> None:
     """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
     from smevals.run.workspace import settle
 
     fd = open_dir(workspace)
     try:
         with named(workspace):
-            done = settle(start, fd, stamps)
+            done = settle(start, fd, stamps, rules)
     finally:
         os.close(fd)
     record["workspace"] = done.record()
