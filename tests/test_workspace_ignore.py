@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ def _eval(root: Path, task: str = "", config: str = "") -> Path:
                             "start/node_modules/vendored/index.js": "vendored\n"})
 
 
-def _record(ev: Path) -> tuple[Path, dict]:
+def _record(ev: Path) -> tuple[Path, dict[str, Any]]:
     (run,) = run_dirs(ev)
     return run, json.loads((run / "run.json").read_text())
 
@@ -84,7 +85,8 @@ def test_the_tasks_rules_come_before_the_configs(cli, tmp_path: Path) -> None:
     assert record["ignored"] == {"rules": ["*.log", "node_modules/"], "files": 4,
                                  "bytes": 5 + 19 + 0 + 9}
     paths = [f["path"] for f in record["files"]]
-    assert "notes.log" not in paths and "stray.pyc" in paths and "__pycache__/app.cpython-311.pyc" in paths
+    assert "notes.log" not in paths and "stray.pyc" in paths
+    assert "__pycache__/app.cpython-311.pyc" in paths
 
 
 @pytest.mark.parametrize(("value", "said"), [
