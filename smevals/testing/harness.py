@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -38,10 +38,11 @@ class Outcome:
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
+    missing: list[str] = field(default_factory=list)    # optional dependencies not installed
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return not self.mismatches and not self.missing
 
 
 def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[str, str],
@@ -63,9 +64,24 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
-                  [], time.monotonic() - clock)
-    got.mismatches.extend(mismatches(case, got, checks, first))
+                  [], time.monotonic() - clock, missing_dependencies(checks))
+    if not got.missing:             # the grader could not do its work: nothing to compare
+        got.mismatches.extend(mismatches(case, got, checks, first))
     return got
+
+
+def missing_dependencies(checks: list[CheckRecord]) -> list[str]:
+    """One line per optional dependency a Check needed and did not find: what it needs and
+    the line that installs it (`render_svg needs resvg, which is not installed: pip
+    install 'resvg-py>=0.5'`)."""
+    out: list[str] = []
+    for check in checks:
+        details = check.get("details") or {}
+        if isinstance(details, dict) and details.get("missing_extra") and check.get("notes"):
+            line = str(check["notes"]).splitlines()[0]
+            if line not in out:
+                out.append(line)
+    return out
 
 
 def _lay_out(run_dir: Path, case: Case) -> None:
