@@ -167,7 +167,7 @@ def test_every_bad_input_is_named_by_validate_and_by_run(cli, tmp_path: Path, ca
 def test_an_empty_name_cell_falls_back_as_a_row_without_one(cli, tmp_path: Path) -> None:
     """A `name` (or `id`) column whose cell is empty names no Task: the row is
     `<stem>-<row>`, as in a file without the column (issue 37)."""
-    ev = data_eval(tmp_path / "ev", {
+    data_eval(tmp_path / "ev", {
         "t.csv": b"name,prompt\nfirst,one\n,two\n\"\",three\n",
         "u.tsv": b"id\tname\tprompt\n7\t\tfour\n\t\tfive\n",
         "q.jsonl": b'{"name": "", "prompt": "six"}\n{"name": null, "id": "", "prompt": "7"}\n',
