@@ -4,7 +4,8 @@ change is explained, not just measured").
 
 - **The grader effect**: the same Runs, A's, graded by A's grader and by B's. Each Run is
   paired with itself: the score change is the mean of the per-Run differences with a paired
-  bootstrap interval, the pass/fail moves are tested by McNemar's exact test.
+  bootstrap interval (the normal one above a thousand Runs: `twosample`), the pass/fail
+  moves are tested by McNemar's exact test.
 - **The evidence effect**: A's Runs and B's Runs, both graded by B's grader (new samples,
   a new model version, changed Tasks). Different Runs, so unpaired: the difference of the
   means with an unpaired bootstrap interval, the pass rates by Fisher's exact test
@@ -24,11 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from smevals import stats
-from smevals.diff.twosample import fisher_exact, unpaired_bootstrap
+from smevals.diff.twosample import fisher_exact, paired_interval, unpaired_interval
 from smevals.report.rows import Row
-
-ITERATIONS = 10_000
-SEED = 0
 
 Verdict = tuple[float | None, bool]         # (score, passed) of one Run under one grader
 
@@ -122,7 +120,7 @@ def _grader(before: list[Verdict], after: list[Verdict], rescored: int,
     complete = len(deltas) == len(before)
     regressions, fixes = stats.discordant_counts(
         (was, now) for (_, was), (_, now) in zip(before, after, strict=True))
-    ci = stats.paired_bootstrap(deltas, ITERATIONS, SEED, 1 - alpha) if complete else None
+    ci = paired_interval(deltas, 1 - alpha) if complete else None
     return GraderPart(stats.mean(deltas) if complete else None, ci,
                       _rate(after) - _rate(before), stats.mcnemar_exact(regressions, fixes),
                       len(before), regressions, fixes, rescored)
@@ -139,8 +137,7 @@ def _evidence(a: list[Verdict], b: list[Verdict], same_runs: bool,
         return EvidencePart(0.0 if complete else None, zero, 0.0, 1.0, len(a), len(b), True)
     mean_a, mean_b = stats.mean(scores_a), stats.mean(scores_b)
     delta = mean_b - mean_a if complete and mean_a is not None and mean_b is not None else None
-    ci = unpaired_bootstrap(scores_a, scores_b, ITERATIONS, SEED, 1 - alpha) \
-        if delta is not None else None
+    ci = unpaired_interval(scores_a, scores_b, 1 - alpha) if delta is not None else None
     return EvidencePart(delta, ci, _rate(b) - _rate(a),
                         fisher_exact(passed_a, len(a), passed_b, len(b)), len(a), len(b),
                         False)

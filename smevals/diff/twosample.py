@@ -4,7 +4,8 @@ different Runs, so nothing pairs them.
 
 - Pass/fail: Fisher's exact test on the 2 x 2 table (side x pass/fail), two-sided.
 - Scores: a seeded percentile bootstrap of the difference of the two means, each side
-  resampled on its own.
+  resampled on its own; for many Runs (`interval` above BOOTSTRAP_RUNS) the normal interval
+  the bootstrap tends to, which costs nothing (a bootstrap of 20,000 Runs took seconds).
 
 The paired tests (McNemar, the paired bootstrap) are in `smevals.stats`.
 """
@@ -13,11 +14,52 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections.abc import Sequence
 
-from smevals.stats import quantile, resamples
+from smevals.stats import mean, paired_bootstrap, quantile, resamples, stderr
 
-__all__ = ["fisher_exact", "unpaired_bootstrap"]
+__all__ = ["fisher_exact", "paired_interval", "unpaired_bootstrap", "unpaired_interval"]
+
+BOOTSTRAP_RUNS = 1_000      # values one resample draws, up to which an interval is bootstrapped
+DRAWS = 500_000             # values one bootstrap draws in all (fewer resamples for more Runs)
+ITERATIONS = 2_000          # resamples, at most
+SEED = 0
+
+
+def _iterations(n: int) -> int:
+    return max(500, min(ITERATIONS, DRAWS // max(n, 1)))
+
+
+def _z(level: float) -> float:
+    return statistics.NormalDist().inv_cdf(1 - (1 - level) / 2)
+
+
+def paired_interval(deltas: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
+    """The interval of the mean of paired differences: the paired bootstrap (seeded) up to
+    BOOTSTRAP_RUNS differences, the normal interval (mean ± z · standard error) above."""
+    if len(deltas) <= BOOTSTRAP_RUNS:
+        return paired_bootstrap(deltas, _iterations(len(deltas)), SEED, level)
+    m, se = mean(deltas), stderr(deltas)
+    assert m is not None and se is not None
+    return (m - _z(level) * se, m + _z(level) * se)
+
+
+def unpaired_interval(before: Sequence[float], after: Sequence[float],
+                      level: float = 0.95) -> tuple[float, float] | None:
+    """The interval of mean(after) - mean(before): the unpaired bootstrap (seeded) up to
+    BOOTSTRAP_RUNS values in all, the normal interval of a difference of two independent
+    means above (its standard error sqrt(s_a²/n_a + s_b²/n_b))."""
+    if not before or not after:
+        return None
+    if len(before) + len(after) <= BOOTSTRAP_RUNS or len(before) < 2 or len(after) < 2:
+        n = len(before) + len(after)
+        return unpaired_bootstrap(before, after, _iterations(n), SEED, level)
+    ma, mb = mean(before), mean(after)
+    sa, sb = stderr(before), stderr(after)
+    assert ma is not None and mb is not None and sa is not None and sb is not None
+    half = _z(level) * math.hypot(sa, sb)
+    return (mb - ma - half, mb - ma + half)
 
 
 def unpaired_bootstrap(
