@@ -112,6 +112,11 @@ def test_grader_versions_compare_the_same_runs(repo: Path) -> None:
     (ev,) = doc["evals"]
     assert [f["task"] for f in ev["flips"]] == ["beta", "gamma"]
     assert all(f["cause"] == "regraded" for f in ev["flips"])
+    # the two versions' Grades of the same Runs: the change is split as across revisions
+    large = next(g for g in ev["groups"] if g["model"] == "large")
+    assert large["verdict"] == "grader: significant drop; evidence: no significant change"
+    assert large["split"]["grader_change"] == f"grader version {v1[:6]} → {v2[:8]}"
+    assert (large["split"]["grader"]["runs"], large["split"]["evidence"]["runs_b"]) == (4, 6)
     at = diff_json(repo, "--grader-versions", v1, v2, "HEAD~1", "qa")
     assert at["a"]["rev"] == "HEAD~1" and at["evals"][0]["same_runs"]
 
