@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from smevals import stats
+from smevals.diff.split import Split
+from smevals.diff.split import word as split_word
 from smevals.report.document import EvalReport
 from smevals.report.evidence import LeftOut, Pair, left_out, missing_texts
 from smevals.report.rows import ERRORED, Row, cell_of
@@ -54,6 +56,8 @@ class GroupDiff:
     a: Group | None
     b: Group | None
     paired: Paired | None = None
+    split: Split | None = None      # the grader's part and the evidence's (diff/split.py)
+    unsplit: str | None = None      # why a change under another grader version has none
 
     @property
     def status(self) -> str:
@@ -77,7 +81,11 @@ class GroupDiff:
         return self.b.pass_rate - self.a.pass_rate if self.a and self.b else None
 
     def worse(self, alpha: float) -> bool:
-        """A significant drop: in mean score (interval below 0) or pass/fail (McNemar)."""
+        """A significant drop: in mean score (interval below 0) or pass/fail (McNemar). When
+        the grader version changed and the change is split, only the evidence's part can
+        be a drop: what the grader did to the same Runs is not the model's."""
+        if self.split is not None:
+            return self.split.evidence.moves(alpha)[0]
         p = self.paired
         if p is None:
             return False
@@ -85,11 +93,23 @@ class GroupDiff:
                 or (p.pass_significant(alpha) and p.regressions > p.fixes))
 
     def better(self, alpha: float) -> bool:
+        if self.split is not None:
+            return self.split.evidence.moves(alpha)[1]
         p = self.paired
         if p is None:
             return False
         return ((p.score_significant() and p.ci is not None and p.ci[0] > 0)
                 or (p.pass_significant(alpha) and p.fixes > p.regressions))
+
+    def verdict(self, alpha: float) -> str:
+        """`significant drop`, ...; with a split, each part's verdict."""
+        if self.status != "both":
+            return "only in B" if self.status == "added" else "only in A"
+        if self.split is not None:
+            return (f"grader: {split_word(self.split.grader.moves(alpha))}; "
+                    f"evidence: {split_word(self.split.evidence.moves(alpha))}")
+        said = split_word((self.worse(alpha), self.better(alpha)))
+        return said + ("; grader changed too, not split" if self.unsplit else "")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from smevals.diff import regraded
 from smevals.diff.compare import (
     EvalDiff,
     compare,
@@ -76,6 +77,8 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
         pairs = _pairs(paths, opts, revs, Path(tmp))
     keep(pairs)
     diffs = [compare(a.report, b.report, opts.alpha, opts.task_pass) for a, b in pairs]
+    for one, (side_a, side_b) in zip(diffs, pairs, strict=True):
+        regraded.attach(one, side_a, side_b)
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
     incomplete = incomplete_reasons(diffs) if opts.fail_on and not opts.allow_incomplete else []
@@ -88,6 +91,21 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
     else:
         text = markdown(diffs, info_a, info_b, opts.alpha, outputs, opts.task_pass)
     return DiffResult(text, reasons, incomplete)
+
+
+def eval_diff(folder: Path, rev_a: str, rev_b: str, spec: SideSpec,
+              alpha: float = 0.05) -> EvalDiff | None:
+    """One Eval compared between two revisions, each change split into the grader's part
+    and the evidence's (what `log` says where the grader version changed); None when a side
+    has no Runs."""
+    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+        side_a = _side(folder, rev_a, spec, Path(tmp))
+        side_b = _side(folder, rev_b, spec, Path(tmp))
+    if side_a is None or side_b is None:
+        return None
+    found = compare(side_a.report, side_b.report, alpha)
+    regraded.attach(found, side_a, side_b)
+    return found
 
 
 def _pairs(paths: list[str], opts: DiffOptions, revs: list[str],

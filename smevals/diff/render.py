@@ -11,6 +11,7 @@ import orjson
 from smevals import stats
 from smevals.diff import why as flip_why
 from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.diff.splitview import split_json, split_lines
 from smevals.diff.summary import summary_json, summary_markdown
 from smevals.grade.score import score_note, score_text
 from smevals.report import taskpass
@@ -107,6 +108,7 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
         lines.append(f"- {why}")
     lines.append(f"- Flips: {len(diff.regressions)} pass -> fail, {len(diff.fixes)} fail -> pass")
     lines += ["", "### By config x model", "", *group_table(diff), *left_out_table(diff)]
+    lines += split_lines(diff)
     lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
     lines += ["", "### Added and removed", ""] + change_lines(diff)
     return lines
@@ -198,16 +200,7 @@ def _points(value: float | None) -> str:
 
 
 def verdict(g: GroupDiff, alpha: float) -> str:
-    if g.status != "both":
-        return "only in B" if g.status == "added" else "only in A"
-    worse, better = g.worse(alpha), g.better(alpha)
-    if worse and better:
-        return "mixed: significant drop and gain"
-    if worse:
-        return "significant drop"
-    if better:
-        return "significant gain"
-    return "no significant change"
+    return g.verdict(alpha)
 
 
 def flip_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
@@ -350,7 +343,7 @@ def group_json(g: GroupDiff, alpha: float) -> dict[str, Any]:
     return {"config": g.config, "model": g.model, "status": g.status, "a": side_json(g.a),
             "b": side_json(g.b), "delta": {"mean": g.mean_delta, "pass_rate": g.pass_delta},
             "scores_complete": g.scores_complete,
-            "paired": paired, "verdict": verdict(g, alpha)}
+            "paired": paired, "verdict": verdict(g, alpha), "split": split_json(g, alpha)}
 
 
 def flip_json(flip: Flip) -> dict[str, Any]:

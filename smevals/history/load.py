@@ -14,10 +14,12 @@ from pathlib import Path
 from smevals.errors import SmevalsError
 from smevals.history.authoring import Authoring
 from smevals.history.commits import Commit, tree_ids, walk
-from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc, RowDoc
+from smevals.history.doc import FORMAT, CommitDoc, EvalRef, HistoryDoc
+from smevals.history.effects import Effects
 from smevals.history.marks import Marker
 from smevals.history.memo import Memo
 from smevals.history.point import Point, load_point, plain
+from smevals.history.quiet import Quiet
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec, keep
 from smevals.spec.discover import find_evals
@@ -55,7 +57,9 @@ def load_history(opts: HistoryOptions) -> HistoryDoc:
     return {"format": FORMAT, "generated": generated_at(),
             "range": {"n": opts.n, "since": opts.since, "first_parent": opts.first_parent},
             "commits_read": history.read, "shallow": history.shallow,
-            "evals": evals, "commits": _commits(folders, evals, history.commits, points)}
+            "evals": evals,
+            "commits": _commits(folders, evals, history.commits, points, Effects(opts.side),
+                                Quiet(repo, paths, opts.side.store))}
 
 
 def _repository(folders: list[Path], store: str | None) -> tuple[Path, dict[Path, list[str]]]:
@@ -126,28 +130,39 @@ def _evals(folders: list[Path], points: Points) -> list[EvalRef]:
 
 
 def _commits(folders: list[Path], evals: list[EvalRef], commits: list[Commit],
-             points: Points) -> list[CommitDoc]:
+             points: Points, effects: Effects, quiet: Quiet) -> list[CommitDoc]:
     names = {folder: ref["eval"] for folder, ref in zip(folders, evals, strict=True)}
-    marker = Marker()
+    marker = Marker(effects)
+    last: dict[Path, tuple[str, Point]] = {}                # each Eval's previous point
     docs: list[CommitDoc] = []
     for commit in reversed(commits):                        # oldest first, for the marks
-        rows: list[RowDoc] = []
-        damage, notes, read = 0, [], []
+        doc: CommitDoc = {"sha": commit.sha, "short": commit.sha[:7], "subject": commit.subject,
+                          "date": commit.date, "author": commit.author,
+                          "parents": list(commit.parents), "evals": [], "damage": 0,
+                          "rows": [], "notes": [], "other_files": []}
         for folder in folders:
             point = points.get((commit.sha, folder))
             if point is None:
                 continue
-            if point["present"]:
-                read.append(names[folder])
-            damage += point["damage"]
-            notes += [f"{display_path(folder)}: {note}" for note in point["notes"]]
-            for row, identity in zip(point["rows"], point["identities"], strict=True):
-                row = copy.copy(row)
-                marker.mark((os.fspath(folder), row["config"], row["model"]), row, identity)
-                rows.append(row)
-        docs.append({"sha": commit.sha, "short": commit.sha[:7], "subject": commit.subject,
-                     "date": commit.date, "author": commit.author,
-                     "parents": list(commit.parents), "evals": read, "damage": damage,
-                     "rows": rows, "notes": notes})
+            before, last[folder] = last.get(folder), (commit.sha, point)
+            files = quiet.files(folder, before, (commit.sha, point)) if before else None
+            if files is not None:                           # changed no figure: said so
+                doc["other_files"] += files
+                continue
+            _add(doc, folder, names[folder], point, marker)
+        docs.append(doc)
     docs.reverse()
+    effects.save()
     return docs
+
+
+def _add(doc: CommitDoc, folder: Path, name: str, point: Point, marker: Marker) -> None:
+    """One Eval's point at the commit: its rows, marked, its damage and notes."""
+    if point["present"]:
+        doc["evals"].append(name)
+    doc["damage"] += point["damage"]
+    doc["notes"] += [f"{display_path(folder)}: {note}" for note in point["notes"]]
+    for row, identity in zip(point["rows"], point["identities"], strict=True):
+        row = copy.copy(row)
+        marker.mark((os.fspath(folder), row["config"], row["model"]), row, identity, doc["sha"])
+        doc["rows"].append(row)

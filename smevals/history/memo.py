@@ -15,7 +15,7 @@ from smevals.sides.read import SideSpec
 from smevals.store import cache
 from smevals.version import __version__
 
-FORMAT = 2                  # 2: an Identity names the runner versions of its Runs
+FORMAT = 3                  # 2: an Identity names its Runs' runner versions; 3: clipped intervals
 POINT_KEYS = frozenset(Point.__annotations__)
 LIMIT = 20_000              # Points kept per file (the oldest read go first)
 

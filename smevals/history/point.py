@@ -85,15 +85,16 @@ def row_of(name: str, group: Group, version: str, damage: int) -> RowDoc:
     damage, only the counts: the figures are left out, never computed over what is left."""
     low, high = group.wilson
     mean, err = group.mean, group.stderr
-    ci = [mean - stats.Z95 * err, mean + stats.Z95 * err] \
-        if mean is not None and err is not None else None
+    interval = stats.mean_interval(group.scores)        # clipped to [0, 1]
+    ci = list(interval) if interval else None
     row: RowDoc = {
         "eval": name, "config": group.config, "model": group.model, "runs": group.n,
         "graded": group.n, "passed": group.passed, "failed": group.failed,
         "scored": len(group.scores), "mean": mean, "stderr": err, "mean_ci": ci,
         "pass_rate": group.pass_rate if group.n else None,
         "pass_rate_ci": [low, high] if group.n else None,
-        "grader_version": version, "damage": damage, "marks": [], "changes": []}
+        "grader_version": version, "damage": damage, "marks": [], "changes": [],
+        "split": None}
     if damage:
         row.update({"mean": None, "stderr": None, "mean_ci": None, "pass_rate": None,
                     "pass_rate_ci": None})

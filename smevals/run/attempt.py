@@ -17,7 +17,7 @@ from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
-from smevals.store.records import Failure, RunFields, Truncation
+from smevals.store.records import Failure, Ignored, RunFields, Truncation
 from smevals.store.regular import (
     REGULAR,
     USAGE_LIMIT_SETTING,
@@ -70,10 +70,13 @@ def attempt(session: Session, job: Job) -> Attempt | None:
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
+        rules, gone = _pruned(job, session, staging.dir)    # noise first: it is not kept
         over = _bounded(staging.dir, stamps)
         record = _record(session, job, staging.dir, finished, started, over)
+        if gone is not None:
+            record["ignored"] = gone
         if start is not None:
-            _settle(record, start, stamps, staging.dir)
+            _settle(record, start, stamps, staging.dir, rules)
         written = staging.commit(record, [job.task.name, session.config.name, job.model])
     except BaseException:
         staging.abort()
@@ -109,14 +112,32 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     return start, stamps, None
 
 
-def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path) -> None:
+def _pruned(job: Job, session: Session,
+            workspace: Path) -> tuple[tuple[str, ...], Ignored | None]:
+    """Remove the generated noise `workspace_ignore` names (run/ignore.py), by name, before
+    the Run's limits are applied to what is kept: its rules, and what went (for the record's
+    `ignored`)."""
+    from smevals.run.ignore import prune, rules_of
+
+    rules = rules_of(job.task.doc, session.config.doc)
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            gone = prune(fd, rules)
+    finally:
+        os.close(fd)
+    return rules, gone
+
+
+def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path,
+            rules: tuple[str, ...] = ()) -> None:
     """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
     from smevals.run.workspace import settle
 
     fd = open_dir(workspace)
     try:
         with named(workspace):
-            done = settle(start, fd, stamps)
+            done = settle(start, fd, stamps, rules)
     finally:
         os.close(fd)
     record["workspace"] = done.record()

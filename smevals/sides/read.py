@@ -49,6 +49,7 @@ class Side:
     report: EvalReport
     store: Store | None       # None: the Eval, or its store, is absent on this side
     ev: Eval | None
+    choice: Choice | None = None    # which Grade counts for a Run on this side
 
 
 class NoStore(SmevalsError):
@@ -141,7 +142,7 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
                                          for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))
     report.damaged = [{"path": rel, "problem": str(why)} for rel, why in store.broken]
-    return Side(report, store, ev)
+    return Side(report, store, ev, choice)
 
 
 def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: Path) -> Eval:

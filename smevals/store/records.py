@@ -62,6 +62,15 @@ class WorkspaceChanges(TypedDict):
     deleted: list[str]
 
 
+class Ignored(TypedDict):
+    """Generated noise left out of a Run (run/ignore.py): the rules, and the files (and
+    their bytes) they removed before the Run was sealed."""
+
+    rules: list[str]
+    files: int
+    bytes: int
+
+
 class Failure(TypedDict):
     kind: str                   # exit, timeout, signal, launch or artifact
     detail: str
@@ -94,6 +103,7 @@ class RunFields(TypedDict):
     usage: NotRequired[dict[str, Any] | None]
     usage_error: NotRequired[str]
     workspace: NotRequired[WorkspaceChanges]   # a Task with starting files: what changed
+    ignored: NotRequired[Ignored]       # generated noise removed before sealing
     provenance: NotRequired[dict[str, Any]]
 
 

@@ -40,10 +40,11 @@ class Outcome:
     mismatches: list[str]
     seconds: float
     tampering: list[str] = field(default_factory=list)   # the kinds the Grade marked
+    missing: list[str] = field(default_factory=list)    # optional dependencies not installed
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return not self.mismatches and not self.missing
 
 
 def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[str, str],
@@ -67,9 +68,24 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         if grade["outcome"] != "pass" else ""
     kinds = sorted({str(m.get("kind")) for m in grade.get("tampering") or []})
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
-                  [], time.monotonic() - clock, kinds)
-    got.mismatches.extend(mismatches(case, got, checks, first))
+                  [], time.monotonic() - clock, kinds, missing_dependencies(checks))
+    if not got.missing:             # the grader could not do its work: nothing to compare
+        got.mismatches.extend(mismatches(case, got, checks, first))
     return got
+
+
+def missing_dependencies(checks: list[CheckRecord]) -> list[str]:
+    """One line per optional dependency a Check needed and did not find: what it needs and
+    the line that installs it (`render_svg needs resvg, which is not installed: pip
+    install 'resvg-py>=0.5'`)."""
+    out: list[str] = []
+    for check in checks:
+        details = check.get("details") or {}
+        if isinstance(details, dict) and details.get("missing_extra") and check.get("notes"):
+            line = str(check["notes"]).splitlines()[0]
+            if line not in out:
+                out.append(line)
+    return out
 
 
 def _lay_out(run_dir: Path, case: Case) -> None:

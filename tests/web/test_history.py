@@ -250,9 +250,9 @@ def check_diff(w: Watched, built: Built) -> None:
         row = rows.nth(i)
         assert row.locator("td").nth(0).inner_text() == g["model"]
         a, b = g["a"], g["b"]
-        assert row.locator("td.a-pass").inner_text() == \
+        assert row.locator("td.pass-a").inner_text() == \
             f"{round(100 * a['pass_rate'])}% ({a['passed']}/{a['runs']})"
-        assert row.locator("td.b-pass").inner_text() == \
+        assert row.locator("td.pass-b").inner_text() == \
             f"{round(100 * b['pass_rate'])}% ({b['passed']}/{b['runs']})"
     page.locator("#crumbs a", has_text="history").click()
     page.wait_for_selector("svg.historychart .point")
