@@ -138,3 +138,21 @@ def test_build_copies_no_more_of_a_run_than_its_limit(tmp_path: Path) -> None:
     copied = sum(p.stat().st_size for p in (site / "files").rglob("*") if p.is_file())
     assert 600000 <= copied <= 1 << 20
     assert (folder / "c.bin").stat().st_size == 2000000
+
+
+def test_generated_noise_is_removed_before_the_limits_count_what_is_kept(tmp_path: Path) -> None:
+    """A `node_modules/` of more files than a Run may keep is noise, never kept: it is removed
+    first (`workspace_ignore`'s defaults), so it does not fail the Run; the same files under
+    a name that is kept do."""
+    make = "mkdir -p {d}\nfor i in 1 2 3 4 5 6; do echo $i > {d}/f$i.js; done\necho kept > a.txt\n"
+    ev = eval_with(tmp_path, make.format(d="node_modules/pkg"))
+    res = run_cli("run", str(ev), env={"SMEVALS_MAX_RUN_FILES": "4"})
+    assert res.code == 0, res.both
+    _, record = only_run(ev)
+    assert record["status"] == "ok"
+    assert paths(record) == ["a.txt", "output.txt"]
+    assert (record["ignored"]["files"], record["ignored"]["rules"][-1]) == (6, "node_modules/")
+    kept = eval_with(tmp_path / "kept", make.format(d="lib/pkg"))
+    res = run_cli("run", str(kept), env={"SMEVALS_MAX_RUN_FILES": "4"})
+    assert res.code == 1, res.both
+    assert only_run(kept)[1]["failure"]["kind"] == "artifact"
