@@ -30,26 +30,46 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The commits of HEAD after `since` (all of them without it), walked as `git log` walks
+    them (`--first-parent` optional)."""
+
+    repo: Path
+    limits: tuple[str, ...]         # HEAD's commit, and ^since
+    options: tuple[str, ...]        # ("--first-parent",) or ()
+    since: str | None               # the commit --since names
+
+    def listed(self, paths: list[str], n: int | None = None) -> list[str]:
+        """The commits of the range that changed `paths` (relative to the repository),
+        newest first, at most `n`."""
+        count = ["--max-count", str(n)] if n is not None else []
+        specs = [f":(literal){p}" if p else ":/" for p in paths]
+        return _git(self.repo, "rev-list", *self.options, *count, *self.limits, "--",
+                    *specs).split()
+
+    def read(self) -> tuple[int, bool]:
+        """How many commits of the range this clone holds, and whether it is shallow."""
+        read = int(_git(self.repo, "rev-list", "--count", *self.options, *self.limits).strip()
+                   or 0)
+        shallow = _git(self.repo, "rev-parse", "--is-shallow-repository").strip() == "true"
+        return read, shallow
+
+
+def range_of(repo: Path, since: str | None, first_parent: bool) -> Range:
+    """The range of HEAD after `since` (exit 2 for an unknown revision, or no commit)."""
+    tip = _commit(repo, "HEAD", "HEAD")
+    bottom = _commit(repo, since, "--since") if since else None
+    return Range(repo, (tip,) + ((f"^{bottom}",) if bottom else ()),
+                 ("--first-parent",) if first_parent else (), bottom)
+
+
+@dataclass(frozen=True)
 class Walk:
-    """The commits of a range that changed `paths`, and what the clone holds of it."""
+    """The commits of a range that a history lists, and what the clone holds of it."""
 
     commits: list[Commit]       # newest first
     read: int                   # commits in the range (path or not) this clone holds
     shallow: bool
-
-
-def walk(repo: Path, paths: list[str], n: int | None, since: str | None,
-         first_parent: bool) -> Walk:
-    """The commits of HEAD (after `since`) that changed `paths` (relative to `repo`)."""
-    tip = _commit(repo, "HEAD", "HEAD")
-    limits = [tip] + ([f"^{_commit(repo, since, '--since')}"] if since else [])
-    walk_opts = ["--first-parent"] if first_parent else []
-    count = ["--max-count", str(n)] if n is not None else []
-    specs = [f":(literal){p}" if p else ":/" for p in paths]
-    listed = _git(repo, "rev-list", *walk_opts, *count, *limits, "--", *specs).split()
-    read = int(_git(repo, "rev-list", "--count", *walk_opts, *limits).strip() or 0)
-    shallow = _git(repo, "rev-parse", "--is-shallow-repository").strip() == "true"
-    return Walk(_described(repo, listed), read, shallow)
 
 
 def _commit(repo: Path, rev: str, option: str) -> str:
@@ -72,7 +92,8 @@ def _git(repo: Path, *args: str) -> str:
         raise SmevalsError(str(exc)) from None
 
 
-def _described(repo: Path, shas: list[str]) -> list[Commit]:
+def described(repo: Path, shas: list[str]) -> list[Commit]:
+    """Each commit's parents, author, date and subject, read from the commit objects."""
     contents = cat_many(repo, shas) if shas else []
     out = []
     for sha, data in zip(shas, contents, strict=True):

@@ -186,6 +186,8 @@ def row_text(row: RowDoc) -> str:
     if row["damage"]:
         return (f"{runs}, {row['damage']} damaged object(s): figures left out, grader "
                 f"{row['grader_version']}")
+    if not row["runs"]:
+        return f"no Run counts here, grader {row['grader_version']}"
     score = score_text(row)
     score += f" {_ci(row['mean_ci'])}" if row["mean_ci"] else ""
     new = ", new" if row["marks"] == [NEW] else ""

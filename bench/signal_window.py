@@ -1,0 +1,242 @@
+"""Signal window under load: SIGTERM/SIGINT `smevals run -j 4 -g` at the moment the signal
+tests call "grade" (a checker has started and left a detached `setsid` sleeper), with the
+cores stressed, hundreds of times, and tell apart what each survivor was.
+
+Each trial is the test's (tests/test_signals.py): four Tasks, `-j 4`, a runner and a
+checker that each start a detached sleeper (`setsid sh -c 'exec sleep 45'`); the checker
+then sleeps. The signal goes out a random moment (0 .. --jitter s) after the first
+checker's marker. The bench makes itself a child subreaper, so what smevals leaves behind
+(its guardian, any survivor) is re-parented here and its end can be timed. For every
+trial it records, from smevals' exit: the tagged processes still alive; when each
+vanished; when the guardian ended. A survivor is then
+
+- "guardian": it vanished before the guardian ended (the guardian killed it: slow, not
+  missed);
+- "missed": it outlived the guardian, or --linger seconds (nobody was going to kill it).
+
+`--stress N` runs N busy loops (one per core is a heavy load) while the trials run.
+Every figure is printed; the exit code is 1 when a survivor or an exit other than 130 was
+seen.
+
+Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--jitter 0.3]
+                                     [--signal TERM|INT|both] [--linger 15] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench._common import SMEVALS, write  # noqa: E402
+from tools.processes import tagged  # noqa: E402
+
+RUNNER = """#!/bin/sh
+setsid sh -c 'exec sleep 45.{tag}' </dev/null >/dev/null 2>&1 &
+echo answer
+"""
+CHECKER = """#!/bin/sh
+setsid sh -c 'exec sleep 46.{tag}' </dev/null >/dev/null 2>&1 &
+touch "$SMEVALS_EVAL_DIR/checker.$$"
+exec sleep 31.{tag}
+"""
+# a busy loop that ends once this bench is gone (it checks its parent now and then)
+BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(100000))\n"
+
+
+@dataclass
+class Outcome:
+    code: int | None
+    exit_seconds: float                 # from the signal to smevals' exit
+    at_exit: int = 0                    # tagged processes alive when smevals had exited
+    guardian: float | None = None       # the guardian's end, s after smevals' exit
+    lives: list[float | None] = field(default_factory=list)   # each survivor's end (None: never)
+    missed: int = 0
+    by_guardian: int = 0
+
+
+def subreaper() -> None:
+    from smevals.proc.limits import prctl
+
+    fn = prctl()
+    if fn is None or fn(36, 1, 0, 0, 0) != 0:           # PR_SET_CHILD_SUBREAPER
+        raise SystemExit("this bench needs Linux's PR_SET_CHILD_SUBREAPER")
+
+
+def my_children() -> set[int]:
+    out: set[int] = set()
+    for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+        try:
+            data = Path(f"/proc/{os.getpid()}/task/{tid}/children").read_text()
+        except OSError:
+            continue
+        out.update(int(x) for x in data.split())
+    return out
+
+
+def is_guardian(pid: int) -> bool:
+    try:
+        return b"smevals.proc.guardian" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def reap(pids: set[int]) -> set[int]:
+    """Reap those of `pids` that ended; the ones still running."""
+    alive = set()
+    for pid in pids:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                alive.add(pid)
+        except ChildProcessError:
+            pass
+    return alive
+
+
+def make(root: Path, tag: str) -> Path:
+    write(root / "eval.yaml", "name: window\n")
+    for i in range(4):
+        write(root / "tasks" / f"t{i}.yaml", "prompt: p\n")
+    write(root / "configs" / "default.yaml", "runner: ./r.sh\nmodel: m1\n")
+    write(root / "configs" / "r.sh", RUNNER.format(tag=tag), executable=True)
+    write(root / "graders" / "default.yaml", "checks:\n  - checker: ./c.sh\n")
+    write(root / "graders" / "c.sh", CHECKER.format(tag=tag), executable=True)
+    return root
+
+
+def trial(root: Path, n: int, delay: float, sig: int, linger: float,
+          keep: set[int]) -> Outcome:
+    tag = f"{os.getpid() % 1000}{n:04d}"
+    ev = make(root / f"ev{n}", tag)
+    proc = subprocess.Popen([SMEVALS, "run", str(ev), "-j", "4", "-g", "default"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    keep.add(proc.pid)
+    end = time.monotonic() + 60
+    while not any(p.name.startswith("checker.") for p in ev.iterdir()):
+        if proc.poll() is not None or time.monotonic() > end:
+            break
+        time.sleep(0.002)
+    time.sleep(delay)
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    code = proc.wait(timeout=60)
+    gone = time.monotonic()
+    keep.discard(proc.pid)
+    out = Outcome(code, gone - sent)
+    left = {pid: None for pid in tagged(tag)}
+    out.at_exit = len(left)
+    helpers = {pid for pid in my_children() - keep if is_guardian(pid)}
+    lives: dict[int, float | None] = dict(left)
+    while (helpers or any(v is None for v in lives.values())) and \
+            time.monotonic() - gone < linger:
+        now = time.monotonic() - gone
+        helpers = reap(helpers) if helpers else helpers
+        if not helpers and out.guardian is None:
+            out.guardian = now
+        alive = set(tagged(tag))
+        for pid in lives:
+            if lives[pid] is None and pid not in alive:
+                lives[pid] = now
+        reap(my_children() - keep)
+        if out.guardian is not None and not left:
+            break
+        time.sleep(0.01)
+    if out.guardian is None and not helpers:
+        out.guardian = time.monotonic() - gone
+    for pid in tagged(tag):
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.05)
+    reap(my_children() - keep)
+    out.lives = list(lives.values())
+    for end_at in out.lives:
+        if end_at is None or out.guardian is None or end_at > out.guardian + 0.05:
+            out.missed += 1
+        else:
+            out.by_guardian += 1
+    return out
+
+
+def describe(n: int, sig: signal.Signals, delay: float, o: Outcome) -> str:
+    text = (f"trial {n}: {sig.name} {delay * 1000:.0f} ms after the first checker: exit "
+            f"{o.code} in {o.exit_seconds:.2f} s")
+    if o.at_exit:
+        lives = ", ".join("never" if t is None else f"{t:.2f} s" for t in o.lives)
+        guardian = "still running" if o.guardian is None else f"{o.guardian:.2f} s"
+        text += (f"; {o.at_exit} left at exit, gone after: {lives}; guardian ended after "
+                 f"{guardian}")
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trials", type=int, default=200)
+    ap.add_argument("--stress", type=int, default=2, help="busy loops running meanwhile")
+    ap.add_argument("--jitter", type=float, default=0.3, help="latest moment after the "
+                    "first checker's marker, in seconds")
+    ap.add_argument("--signal", choices=("TERM", "INT", "both"), default="both")
+    ap.add_argument("--linger", type=float, default=15.0, help="how long a survivor is "
+                    "watched after smevals' exit")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quiet", action="store_true", help="print only trials with survivors")
+    args = ap.parse_args()
+    subreaper()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))      # (`timeout`): clean up first
+    rng = random.Random(args.seed)
+    sigs = [signal.SIGTERM, signal.SIGINT] if args.signal == "both" else \
+        [signal.Signals[f"SIG{args.signal}"]]
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.stress)]
+    keep = {p.pid for p in busy}
+    codes: collections.Counter[int | None] = collections.Counter()
+    outcomes: list[Outcome] = []
+    start = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
+            for n in range(args.trials):
+                delay, sig = rng.uniform(0, args.jitter), sigs[n % len(sigs)]
+                o = trial(Path(tmp), n, delay, sig, args.linger, keep)
+                outcomes.append(o)
+                codes[o.code] += 1
+                if o.at_exit or not args.quiet or o.code != 130:
+                    print(describe(n, sig, delay, o), flush=True)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    summary(args, outcomes, codes, time.monotonic() - start)
+    bad = sum(v for k, v in codes.items() if k != 130)
+    return 1 if bad or any(o.at_exit for o in outcomes) else 0
+
+
+def summary(args: argparse.Namespace, outcomes: list[Outcome],
+            codes: collections.Counter[int | None], took: float) -> None:
+    left = [o for o in outcomes if o.at_exit]
+    exits = [o.exit_seconds for o in outcomes]
+    print(f"{len(outcomes)} trials in {took:.0f} s, {args.stress} busy loop(s), load "
+          f"{os.getloadavg()[0]:.1f}; exit codes {dict(codes)} (must all be 130)")
+    if exits:
+        print(f"signal to exit: median {statistics.median(exits):.2f} s, max "
+              f"{max(exits):.2f} s")
+    print(f"trials that left a tagged process at smevals' exit: {len(left)} of "
+          f"{len(outcomes)}; survivors killed later by the guardian: "
+          f"{sum(o.by_guardian for o in outcomes)}, missed (nobody killed them): "
+          f"{sum(o.missed for o in outcomes)}")
+    ends = [o.guardian for o in outcomes if o.guardian is not None]
+    if ends:
+        print(f"the guardian ended after smevals' exit: median {statistics.median(ends):.2f} s,"
+              f" max {max(ends):.2f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
