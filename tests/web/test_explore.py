@@ -121,7 +121,7 @@ def test_the_search_finds_a_task_by_its_output_and_clicks_write_the_address(
     wait_until(page, "document.querySelectorAll('table.runs tbody tr').length === 1")
     assert listed(page) == [("beta", "good-1", "fail")]
     assert page.locator("table.runs mark").inner_text() == "zebra"
-    assert "first 500 characters of each Run's output" in page.evaluate(STATUS)
+    assert "the whole of each Run's output" in page.evaluate(STATUS)
     page.reload()
     wait_until(page, "document.querySelectorAll('table.runs tbody tr').length === 1")
     assert page.locator("input.search").input_value() == "zebra"
