@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smevals.history.commits import Range, tree_ids
+from smevals.history.commits import Range
 from smevals.history.states import States
+from smevals.sides.uses import tree_ids
 
 
 def choose(rng: Range, paths: dict[Path, list[str]], states: States,

@@ -8,7 +8,6 @@ be taken for a separator."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,21 +133,3 @@ def _text(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
     return text[:MAX_TEXT]
-
-
-def tree_ids(repo: Path, wanted: list[tuple[str, str]]) -> list[str]:
-    """The git id of each (commit, path) (the commit's root tree for the path ""), or ""
-    where the commit has no such path: one `git cat-file --batch-check` for them all."""
-    if not wanted:
-        return []
-    lines = "".join(f"{sha}:{path}\n" if path else f"{sha}^{{tree}}\n" for sha, path in wanted)
-    try:
-        proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
-                              input=lines.encode("utf-8", "surrogateescape"),
-                              capture_output=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise SmevalsError(f"git cat-file cannot read the commits: {exc}") from None
-    out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(out) != len(wanted):
-        raise SmevalsError("git cat-file gave an answer per path that does not add up")
-    return [line.split(" ", 1)[0] if not line.endswith(" missing") else "" for line in out]

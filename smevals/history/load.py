@@ -14,7 +14,7 @@ from pathlib import Path
 from smevals.errors import SmevalsError
 from smevals.history.authoring import Authoring, Key
 from smevals.history.choose import choose
-from smevals.history.commits import Commit, described, range_of, tree_ids
+from smevals.history.commits import Commit, described, range_of
 from smevals.history.doc import FORMAT, NEW, CommitDoc, EvalRef, HistoryDoc, RowDoc
 from smevals.history.found import find_folders
 from smevals.history.marks import Marker
@@ -23,6 +23,7 @@ from smevals.history.point import Point, load_point, plain
 from smevals.history.states import States
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec, keep
+from smevals.sides.uses import tree_ids
 from smevals.spec.load import display_path
 from smevals.store.base import SourceError
 from smevals.store.gitcat import repo_and_prefix

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from smevals.errors import SmevalsError
 from smevals.history.authoring import Authoring, Key
-from smevals.history.commits import tree_ids
 from smevals.history.memo import Memo
-from smevals.history.uses import Listing, digest, has_eval, listings, outside, without
+from smevals.sides.uses import Listing, digest, has_eval, listings, outside, tree_ids, without
 
 DEFAULT_STORE = "results"            # the store's entry in its Eval folder (without --store)
 

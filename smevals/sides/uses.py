@@ -132,3 +132,21 @@ def _relative(path: str, root: str) -> str | None:
 
 def _below(rel: str, prefix: str) -> bool:
     return not prefix or rel == prefix or rel.startswith(prefix + "/")
+
+
+def tree_ids(repo: Path, wanted: list[tuple[str, str]]) -> list[str]:
+    """The git id of each (commit, path) (the commit's root tree for the path ""), or ""
+    where the commit has no such path: one `git cat-file --batch-check` for them all."""
+    if not wanted:
+        return []
+    lines = "".join(f"{sha}:{path}\n" if path else f"{sha}^{{tree}}\n" for sha, path in wanted)
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
+                              input=lines.encode("utf-8", "surrogateescape"),
+                              capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise SmevalsError(f"git cat-file cannot read the commits: {exc}") from None
+    out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if len(out) != len(wanted):
+        raise SmevalsError("git cat-file gave an answer per path that does not add up")
+    return [line.split(" ", 1)[0] if not line.endswith(" missing") else "" for line in out]
