@@ -10,15 +10,20 @@ checker's marker. The bench makes itself a child subreaper, so what smevals leav
 trial it records, from smevals' exit: the tagged processes still alive; when each
 vanished; when the guardian ended. A survivor is then
 
-- "guardian": it vanished before the guardian ended (the guardian killed it: slow, not
-  missed);
-- "missed": it outlived the guardian, or --linger seconds (nobody was going to kill it).
+- "dying": a SIGKILL was already pending on it when smevals had exited (smevals killed
+  it; the kernel had not yet let it die: a slow death, not a missed window);
+- "guardian": no kill pending, and it vanished before the guardian ended (the guardian
+  killed it: slow, not missed);
+- "missed": no kill pending, and it outlived the guardian, or --linger seconds (nobody was
+  going to kill it).
 
-`--stress N` runs N busy loops (one per core is a heavy load) while the trials run.
+`--stress N` runs N busy loops (one per core is a heavy load) while the trials run, and
+`--io N` N writers that write and fsync 8 MiB files in a loop (processes then wait on the
+disk).
 Every figure is printed; the exit code is 1 when a survivor or an exit other than 130 was
 seen.
 
-Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--jitter 0.3]
+Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--io 0] [--jitter 0.3]
                                      [--signal TERM|INT|both] [--linger 15] [--seed 1]
 """
 
@@ -28,6 +33,7 @@ import argparse
 import collections
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -53,6 +59,18 @@ exec sleep 31.{tag}
 """
 # a busy loop that ends once this bench is gone (it checks its parent now and then)
 BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    sum(range(100000))\n"
+WRITER = """import os, sys
+parent, path = os.getppid(), sys.argv[1]
+block = os.urandom(1 << 20)
+while os.getppid() == parent:
+    with open(path, "wb") as out:
+        for _ in range(8):
+            out.write(block)
+        out.flush()
+        os.fsync(out.fileno())
+    os.unlink(path)
+"""
+SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
 
 
 @dataclass
@@ -62,6 +80,8 @@ class Outcome:
     at_exit: int = 0                    # tagged processes alive when smevals had exited
     guardian: float | None = None       # the guardian's end, s after smevals' exit
     lives: list[float | None] = field(default_factory=list)   # each survivor's end (None: never)
+    states: list[str] = field(default_factory=list)   # each survivor's state at exit
+    dying: int = 0
     missed: int = 0
     by_guardian: int = 0
 
@@ -90,6 +110,26 @@ def is_guardian(pid: int) -> bool:
         return b"smevals.proc.guardian" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+
+
+def kill_pending(pid: int) -> tuple[bool, str]:
+    """Whether a SIGKILL is pending on `pid` (sent, not yet acted on), and what it is: its
+    state, command line, parent, group, session and whether its environment holds a tree
+    tag (`_SMEVALS_TREE`)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False, "gone"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    pending = any(int(fields.get(k, "0").strip() or "0", 16) & SIGKILL_BIT
+                  for k in ("SigPnd", "ShdPnd"))
+    state = fields.get("State", "?").strip().split(" ")[0]
+    tagged_env = b"_SMEVALS_TREE=" in environ
+    return pending, (f"{state}, `{cmdline.strip()}`, parent {stat[1]}, group {stat[2]}, "
+                     f"session {stat[3]}, {'tag in env' if tagged_env else 'NO tag in env'}")
 
 
 def reap(pids: set[int]) -> set[int]:
@@ -135,23 +175,35 @@ def trial(root: Path, n: int, delay: float, sig: int, linger: float,
     gone = time.monotonic()
     keep.discard(proc.pid)
     out = Outcome(code, gone - sent)
-    left = {pid: None for pid in tagged(tag)}
+    left = tagged(tag)
+    pending = [kill_pending(pid) for pid in left]
     out.at_exit = len(left)
+    out.states = [f"{state}{' +KILL' if killed else ''}" for killed, state in pending]
+    out.lives = watch(tag, left, gone, linger, keep, out)
+    for (killed, _state), end_at in zip(pending, out.lives, strict=True):
+        if killed:
+            out.dying += 1
+        elif end_at is None or out.guardian is None or end_at > out.guardian + 0.05:
+            out.missed += 1
+        else:
+            out.by_guardian += 1
+    return out
+
+
+def watch(tag: str, left: list[int], gone: float, linger: float, keep: set[int],
+          out: Outcome) -> list[float | None]:
+    """When each of `left` vanished, and (in `out`) when the guardian ended, in seconds
+    after smevals' exit at `gone`; then kill what is left."""
     helpers = {pid for pid in my_children() - keep if is_guardian(pid)}
-    lives: dict[int, float | None] = dict(left)
-    while (helpers or any(v is None for v in lives.values())) and \
-            time.monotonic() - gone < linger:
+    lives: dict[int, float | None] = dict.fromkeys(left)
+    while (helpers or None in lives.values()) and time.monotonic() - gone < linger:
         now = time.monotonic() - gone
-        helpers = reap(helpers) if helpers else helpers
+        helpers = reap(helpers)
         if not helpers and out.guardian is None:
             out.guardian = now
         alive = set(tagged(tag))
-        for pid in lives:
-            if lives[pid] is None and pid not in alive:
-                lives[pid] = now
+        lives.update({pid: now for pid, end in lives.items() if end is None and pid not in alive})
         reap(my_children() - keep)
-        if out.guardian is not None and not left:
-            break
         time.sleep(0.01)
     if out.guardian is None and not helpers:
         out.guardian = time.monotonic() - gone
@@ -159,23 +211,18 @@ def trial(root: Path, n: int, delay: float, sig: int, linger: float,
         os.kill(pid, signal.SIGKILL)
     time.sleep(0.05)
     reap(my_children() - keep)
-    out.lives = list(lives.values())
-    for end_at in out.lives:
-        if end_at is None or out.guardian is None or end_at > out.guardian + 0.05:
-            out.missed += 1
-        else:
-            out.by_guardian += 1
-    return out
+    return list(lives.values())
 
 
 def describe(n: int, sig: signal.Signals, delay: float, o: Outcome) -> str:
     text = (f"trial {n}: {sig.name} {delay * 1000:.0f} ms after the first checker: exit "
             f"{o.code} in {o.exit_seconds:.2f} s")
     if o.at_exit:
-        lives = ", ".join("never" if t is None else f"{t:.2f} s" for t in o.lives)
+        lives = ", ".join(("never" if t is None else f"{t:.2f} s") + f" ({s})"
+                          for t, s in zip(o.lives, o.states, strict=True))
         guardian = "still running" if o.guardian is None else f"{o.guardian:.2f} s"
-        text += (f"; {o.at_exit} left at exit, gone after: {lives}; guardian ended after "
-                 f"{guardian}")
+        text += (f"; {o.at_exit} left at exit, gone after (state at exit): {lives}; guardian "
+                 f"ended after {guardian}")
     return text
 
 
@@ -183,6 +230,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=200)
     ap.add_argument("--stress", type=int, default=2, help="busy loops running meanwhile")
+    ap.add_argument("--io", type=int, default=0, help="fsync writers running meanwhile")
     ap.add_argument("--jitter", type=float, default=0.3, help="latest moment after the "
                     "first checker's marker, in seconds")
     ap.add_argument("--signal", choices=("TERM", "INT", "both"), default="both")
@@ -192,11 +240,14 @@ def main() -> int:
     ap.add_argument("--quiet", action="store_true", help="print only trials with survivors")
     args = ap.parse_args()
     subreaper()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))      # (`timeout`): clean up first
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))      # (`timeout`): summary, clean up
     rng = random.Random(args.seed)
     sigs = [signal.SIGTERM, signal.SIGINT] if args.signal == "both" else \
         [signal.Signals[f"SIG{args.signal}"]]
+    scratch = tempfile.mkdtemp(dir=os.environ.get("BENCH_DIR"))
     busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.stress)]
+    busy += [subprocess.Popen([sys.executable, "-c", WRITER, f"{scratch}/w{i}"])
+             for i in range(args.io)]
     keep = {p.pid for p in busy}
     codes: collections.Counter[int | None] = collections.Counter()
     outcomes: list[Outcome] = []
@@ -210,10 +261,13 @@ def main() -> int:
                 codes[o.code] += 1
                 if o.at_exit or not args.quiet or o.code != 130:
                     print(describe(n, sig, delay, o), flush=True)
+    except (KeyboardInterrupt, SystemExit):
+        print("stopped early", flush=True)
     finally:
         for p in busy:
             p.kill()
             p.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
     summary(args, outcomes, codes, time.monotonic() - start)
     bad = sum(v for k, v in codes.items() if k != 130)
     return 1 if bad or any(o.at_exit for o in outcomes) else 0
@@ -223,13 +277,15 @@ def summary(args: argparse.Namespace, outcomes: list[Outcome],
             codes: collections.Counter[int | None], took: float) -> None:
     left = [o for o in outcomes if o.at_exit]
     exits = [o.exit_seconds for o in outcomes]
-    print(f"{len(outcomes)} trials in {took:.0f} s, {args.stress} busy loop(s), load "
-          f"{os.getloadavg()[0]:.1f}; exit codes {dict(codes)} (must all be 130)")
+    print(f"{len(outcomes)} trials in {took:.0f} s, {args.stress} busy loop(s), {args.io} "
+          f"fsync writer(s), load {os.getloadavg()[0]:.1f}; exit codes {dict(codes)} (must "
+          "all be 130)")
     if exits:
         print(f"signal to exit: median {statistics.median(exits):.2f} s, max "
               f"{max(exits):.2f} s")
     print(f"trials that left a tagged process at smevals' exit: {len(left)} of "
-          f"{len(outcomes)}; survivors killed later by the guardian: "
+          f"{len(outcomes)}; survivors killed but not yet dead: "
+          f"{sum(o.dying for o in outcomes)}, killed later by the guardian: "
           f"{sum(o.by_guardian for o in outcomes)}, missed (nobody killed them): "
           f"{sum(o.missed for o in outcomes)}")
     ends = [o.guardian for o in outcomes if o.guardian is not None]
