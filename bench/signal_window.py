@@ -2,13 +2,13 @@
 tests call "grade" (a checker has started and left a detached `setsid` sleeper), with the
 cores stressed, hundreds of times, and tell apart what each survivor was.
 
-Each trial is the test's (tests/test_signals.py): four Tasks, `-j 4`, a runner and a
-checker that each start a detached sleeper (`setsid sh -c 'exec sleep 45'`); the checker
-then sleeps. The signal goes out a random moment (0 .. --jitter s) after the first
-checker's marker. The bench makes itself a child subreaper, so what smevals leaves behind
-(its guardian, any survivor) is re-parented here and its end can be timed. For every
-trial it records, from smevals' exit: the tagged processes still alive; when each
-vanished; when the guardian ended. A survivor is then
+Each trial is the test's (tests/test_signals.py): four Tasks (--tasks), `-j 4`, a runner
+and a checker that each start a detached sleeper (`setsid sh -c 'exec sleep 45'`;
+--sleepers of them); the checker then sleeps. The signal goes out a random moment
+(0 .. --jitter s) after the first checker's marker. The bench makes itself a child
+subreaper, so what smevals leaves behind (its guardian, any survivor) is re-parented here
+and its end can be timed. For every trial it records, from smevals' exit: the tagged
+processes still alive; when each vanished; when the guardian ended. A survivor is then
 
 - "dying": a SIGKILL was already pending on it when smevals had exited (smevals killed
   it; the kernel had not yet let it die: a slow death, not a missed window);
@@ -23,8 +23,9 @@ disk).
 Every figure is printed; the exit code is 1 when a survivor or an exit other than 130 was
 seen.
 
-Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--io 0] [--jitter 0.3]
-                                     [--signal TERM|INT|both] [--linger 15] [--seed 1]
+Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--io 0] [--tasks 4]
+                                     [--sleepers 1] [--jitter 0.3] [--signal TERM|INT|both]
+                                     [--linger 15] [--seed 1] [--quiet]
 """
 
 from __future__ import annotations
@@ -48,13 +49,10 @@ sys.path.insert(0, str(ROOT))
 from bench._common import SMEVALS, write  # noqa: E402
 from tools.processes import tagged  # noqa: E402
 
-RUNNER = """#!/bin/sh
-setsid sh -c 'exec sleep 45.{tag}' </dev/null >/dev/null 2>&1 &
-echo answer
-"""
+SLEEPER = "setsid sh -c 'exec sleep {secs}.{tag}' </dev/null >/dev/null 2>&1 &\n"
+RUNNER = "#!/bin/sh\n{sleepers}echo answer\n"
 CHECKER = """#!/bin/sh
-setsid sh -c 'exec sleep 46.{tag}' </dev/null >/dev/null 2>&1 &
-touch "$SMEVALS_EVAL_DIR/checker.$$"
+{sleepers}touch "$SMEVALS_EVAL_DIR/checker.$$"
 exec sleep 31.{tag}
 """
 # a busy loop that ends once this bench is gone (it checks its parent now and then)
@@ -144,21 +142,23 @@ def reap(pids: set[int]) -> set[int]:
     return alive
 
 
-def make(root: Path, tag: str) -> Path:
+def make(root: Path, tag: str, tasks: int, sleepers: int) -> Path:
     write(root / "eval.yaml", "name: window\n")
-    for i in range(4):
+    for i in range(tasks):
         write(root / "tasks" / f"t{i}.yaml", "prompt: p\n")
     write(root / "configs" / "default.yaml", "runner: ./r.sh\nmodel: m1\n")
-    write(root / "configs" / "r.sh", RUNNER.format(tag=tag), executable=True)
+    write(root / "configs" / "r.sh", RUNNER.format(
+        sleepers=SLEEPER.format(secs=45, tag=tag) * sleepers), executable=True)
     write(root / "graders" / "default.yaml", "checks:\n  - checker: ./c.sh\n")
-    write(root / "graders" / "c.sh", CHECKER.format(tag=tag), executable=True)
+    write(root / "graders" / "c.sh", CHECKER.format(
+        sleepers=SLEEPER.format(secs=46, tag=tag) * sleepers, tag=tag), executable=True)
     return root
 
 
-def trial(root: Path, n: int, delay: float, sig: int, linger: float,
+def trial(root: Path, n: int, delay: float, sig: int, args: argparse.Namespace,
           keep: set[int]) -> Outcome:
     tag = f"{os.getpid() % 1000}{n:04d}"
-    ev = make(root / f"ev{n}", tag)
+    ev = make(root / f"ev{n}", tag, args.tasks, args.sleepers)
     proc = subprocess.Popen([SMEVALS, "run", str(ev), "-j", "4", "-g", "default"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -179,7 +179,7 @@ def trial(root: Path, n: int, delay: float, sig: int, linger: float,
     pending = [kill_pending(pid) for pid in left]
     out.at_exit = len(left)
     out.states = [f"{state}{' +KILL' if killed else ''}" for killed, state in pending]
-    out.lives = watch(tag, left, gone, linger, keep, out)
+    out.lives = watch(tag, left, gone, args.linger, keep, out)
     for (killed, _state), end_at in zip(pending, out.lives, strict=True):
         if killed:
             out.dying += 1
@@ -231,6 +231,9 @@ def main() -> int:
     ap.add_argument("--trials", type=int, default=200)
     ap.add_argument("--stress", type=int, default=2, help="busy loops running meanwhile")
     ap.add_argument("--io", type=int, default=0, help="fsync writers running meanwhile")
+    ap.add_argument("--tasks", type=int, default=4, help="Tasks of the Eval (run -j 4)")
+    ap.add_argument("--sleepers", type=int, default=1, help="detached sleepers each runner "
+                    "and checker starts (more: more chances to hit the window per trial)")
     ap.add_argument("--jitter", type=float, default=0.3, help="latest moment after the "
                     "first checker's marker, in seconds")
     ap.add_argument("--signal", choices=("TERM", "INT", "both"), default="both")
@@ -256,7 +259,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
             for n in range(args.trials):
                 delay, sig = rng.uniform(0, args.jitter), sigs[n % len(sigs)]
-                o = trial(Path(tmp), n, delay, sig, args.linger, keep)
+                o = trial(Path(tmp), n, delay, sig, args, keep)
                 outcomes.append(o)
                 codes[o.code] += 1
                 if o.at_exit or not args.quiet or o.code != 130:
@@ -277,9 +280,10 @@ def summary(args: argparse.Namespace, outcomes: list[Outcome],
             codes: collections.Counter[int | None], took: float) -> None:
     left = [o for o in outcomes if o.at_exit]
     exits = [o.exit_seconds for o in outcomes]
-    print(f"{len(outcomes)} trials in {took:.0f} s, {args.stress} busy loop(s), {args.io} "
-          f"fsync writer(s), load {os.getloadavg()[0]:.1f}; exit codes {dict(codes)} (must "
-          "all be 130)")
+    print(f"{len(outcomes)} trials of {args.tasks} Tasks, {args.sleepers} sleeper(s) per "
+          f"runner and checker, in {took:.0f} s, {args.stress} busy loop(s), {args.io} fsync "
+          f"writer(s), load {os.getloadavg()[0]:.1f}; exit codes {dict(codes)} (must all be "
+          "130)")
     if exits:
         print(f"signal to exit: median {statistics.median(exits):.2f} s, max "
               f"{max(exits):.2f} s")
