@@ -149,7 +149,7 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
         lines.append(f"  damaged: {commit['damage']} object(s) left out, nothing in them "
                      "counted (see `smevals verify`)")
     lines += [f"  note: {note}" for note in commit["notes"]]
-    if not commit["rows"]:
+    if not commit["rows"] and (commit["evals"] or not commit["notes"]):
         lines.append("  no graded Runs that count" if commit["evals"] else
                      "  no Eval here changed since the previous listed commit")
     shared = shared_changes(commit)

@@ -159,6 +159,9 @@ def test_a_deleted_eval_is_listed_up_to_its_deletion_when_asked(deleted: Path) -
     assert [c["subject"] for c in alone["commits"]] == ["old deleted", "results",
                                                        "three evals"]
     assert alone["evals"] == [{"eval": "old", "path": "suite/old"}]
+    text = smevals("log", "suite/old", cwd=deleted).out
+    assert text.split("\n\n")[2].splitlines()[1:] == [
+        "  note: suite/old: the Eval is not in this commit (its eval.yaml was deleted or moved)"]
     top = log_json(deleted, "--all")
     assert [e["path"] for e in top["evals"]] == ["a", "b", "suite/kept", "suite/old"]
     moved = log_json(deleted, "a")
