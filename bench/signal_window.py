@@ -17,13 +17,25 @@ processes still alive; when each vanished; when the guardian ended. A survivor i
 - "missed": no kill pending, and it outlived the guardian, or --linger seconds (nobody was
   going to kill it).
 
+`--direct N` then starts, N times (four at once, as `run -j 4`), a child through
+smevals.proc (`run_child`, in this process) that starts --sleepers detached sleepers and
+sleeps, with a deadline at a random moment within --jitter s, so its tree is killed while
+they start (each execs three times): the grade trials' moment, without the rest of `run`,
+many times a minute. It counts the children that left a tagged process alive once
+`run_child` had returned, and of those, the ones with no kill pending (missed).
+
+`--reads N` last measures the window itself: N times, a process goes through the exec
+chain of a detached sleeper (`exec setsid sh -c 'exec sleep 49'`) while this process asks
+smevals.proc whether it carries its tree's tag, as a tree's kill does, again and again until
+it sleeps; it counts the answers "no" (the tag missed).
+
 `--stress N` runs N busy loops (one per core is a heavy load) while the trials run, and
 `--io N` N writers that write and fsync 8 MiB files in a loop (processes then wait on the
 disk).
 Every figure is printed; the exit code is 1 when a survivor or an exit other than 130 was
 seen.
 
-Usage: python bench/signal_window.py [--trials 200] [--stress 2] [--io 0] [--tasks 4]
+Usage: python bench/signal_window.py [--trials 200] [--direct 0] [--stress 2] [--io 0] [--tasks 4]
                                      [--sleepers 1] [--jitter 0.3] [--signal TERM|INT|both]
                                      [--linger 15] [--seed 1] [--quiet]
 """
@@ -214,6 +226,71 @@ def watch(tag: str, left: list[int], gone: float, linger: float, keep: set[int],
     return list(lives.values())
 
 
+def direct(n: int, sleepers: int, jitter: float, folder: Path, keep: set[int]) -> None:
+    """`run_child` of a child that leaves `sleepers` detached sleepers and exits, `n` times,
+    four at once (as `run -j 4`: a tree is then told from the others by its tag alone);
+    what each tree's kill left alive."""
+    if not n:
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from smevals.proc import tree
+
+    tree.become_subreaper()
+    start = time.monotonic()
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda i: one_child(i, sleepers, jitter, folder), range(n)))
+    reap(my_children() - keep)
+    left = sum(1 for states in found if states)
+    missed = sum(not killed for states in found for killed, _state in states)
+    print(f"direct: {n} children, 4 at once, {sleepers} sleeper(s) each, in "
+          f"{time.monotonic() - start:.0f} s (load {os.getloadavg()[0]:.1f}): {left} left a "
+          f"tagged process alive, {missed} process(es) with no kill pending (missed)")
+
+
+def one_child(i: int, sleepers: int, jitter: float, folder: Path) -> list[tuple[bool, str]]:
+    from smevals.proc import Spec, run_child
+
+    tag = f"{os.getpid() % 1000}9{i:05d}"
+    script = SLEEPER.format(secs=48, tag=tag) * sleepers + f"exec sleep 30.{tag}\n"
+    deadline = 0.01 + random.Random(i).uniform(0, jitter)
+    run_child(Spec(["sh", "-c", script], folder, dict(os.environ), timeout=deadline))
+    alive = tagged(tag)
+    states = [kill_pending(pid) for pid in alive]
+    if alive:
+        print(f"direct {i}: {len(alive)} left: " + "; ".join(
+            f"{state}{' +KILL' if killed else ''}" for killed, state in states), flush=True)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    return states
+
+
+def reads(n: int) -> None:
+    """Whether smevals.proc finds the tag of a process all along its exec chain, `n` times."""
+    if not n:
+        return
+    from smevals.proc import tree
+
+    asked = missed = chains = 0
+    for i in range(n):
+        before = missed
+        tag = f"{os.getpid() % 1000}8{i:05d}"
+        proc = subprocess.Popen(["sh", "-c", f"exec setsid sh -c 'exec sleep 49.{tag}'"],
+                                env={**os.environ, tree.TAG_VAR: tag})
+        cmdline = b""
+        try:
+            while b"sleep" not in cmdline:
+                cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
+                asked += 1
+                missed += not tree._tagged(proc.pid, tag)
+        finally:
+            proc.kill()
+            proc.wait()
+        chains += missed > before
+    print(f"reads: {n} exec chains, the tag asked {asked} times while they exec'd: missed "
+          f"{missed} times ({100 * missed / max(1, asked):.2f}%), in {chains} of the chains")
+
+
 def describe(n: int, sig: signal.Signals, delay: float, o: Outcome) -> str:
     text = (f"trial {n}: {sig.name} {delay * 1000:.0f} ms after the first checker: exit "
             f"{o.code} in {o.exit_seconds:.2f} s")
@@ -229,6 +306,10 @@ def describe(n: int, sig: signal.Signals, delay: float, o: Outcome) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=200)
+    ap.add_argument("--direct", type=int, default=0, help="children run in this process, "
+                    "each leaving sleepers, killed at a random deadline")
+    ap.add_argument("--reads", type=int, default=0, help="exec chains whose tag is read "
+                    "while they exec")
     ap.add_argument("--stress", type=int, default=2, help="busy loops running meanwhile")
     ap.add_argument("--io", type=int, default=0, help="fsync writers running meanwhile")
     ap.add_argument("--tasks", type=int, default=4, help="Tasks of the Eval (run -j 4)")
@@ -264,6 +345,8 @@ def main() -> int:
                 codes[o.code] += 1
                 if o.at_exit or not args.quiet or o.code != 130:
                     print(describe(n, sig, delay, o), flush=True)
+            direct(args.direct, args.sleepers, args.jitter, Path(tmp), keep)
+            reads(args.reads)
     except (KeyboardInterrupt, SystemExit):
         print("stopped early", flush=True)
     finally:

@@ -264,7 +264,7 @@ def _tagged(pid: int, tag: str) -> bool:
     return data is not None and tag.encode() in data
 
 
-_EXEC_WAIT = 1.0                  # seconds an empty environment is read again
+_EXEC_WAIT = 2.0                  # seconds an empty environment is read again
 _BLANK: set[tuple[int, int]] = set()   # (pid, start time): read again that long, still empty
 
 
