@@ -90,8 +90,9 @@ def trial(tmp_path: Path, n: int, moment: str, sig: int = signal.SIGTERM) -> Non
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, (moment, n, proc.returncode, err)
-        # the guardian (a process of its own) may be the one that kills a detached sleeper:
-        # on 2 loaded cores it has taken over 3 s (twice in a full run); the wait is a deadline
+        # what smevals killed may take a moment to die on loaded cores: the wait is a
+        # deadline. (A sleeper that outlived it was one whose tag was missed while it
+        # exec'd: docs/reliability.md, "The signal window"; bench/signal_window.py.)
         end = time.monotonic() + 10
         while tagged(tag) and time.monotonic() < end:
             time.sleep(0.05)

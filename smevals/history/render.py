@@ -158,7 +158,7 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
     lines += [f"  note: {note}" for note in commit["notes"]]
     if commit["other_files"]:
         lines.append(f"  {other_files_text(commit)}")
-    if not commit["rows"] and (commit["evals"] or not commit["other_files"]):
+    if not commit["rows"] and (commit["evals"] or not (commit["other_files"] or commit["notes"])):
         lines.append("  no graded Runs that count" if commit["evals"] else
                      "  no Eval here changed since the previous listed commit")
     shared = shared_changes(commit)
@@ -204,6 +204,8 @@ def row_text(row: RowDoc) -> str:
     if row["damage"]:
         return (f"{runs}, {row['damage']} damaged object(s): figures left out, grader "
                 f"{row['grader_version']}")
+    if not row["runs"]:
+        return f"no Run counts here, grader {row['grader_version']}"
     score = score_text(row)
     score += f" {_ci(row['mean_ci'])}" if row["mean_ci"] else ""
     new = ", new" if row["marks"] == [NEW] else ""

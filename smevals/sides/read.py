@@ -149,7 +149,7 @@ def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: P
     if revision is None:
         return load_eval(folder)
     return eval_at(folder, revision, store_root(folder, "", None) if not store_opt else None,
-                   tmp, programs_of)
+                   tmp, files_of)
 
 
 def programs_of(ev: Eval) -> list[tuple[Path, str]]:
@@ -165,6 +165,32 @@ def programs_of(ev: Eval) -> list[tuple[Path, str]]:
     wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
                for check in g.checks if not checkers.is_builtin(check.checker)]
     return wanted
+
+
+def data_files_of(ev: Eval) -> list[tuple[Path, str]]:
+    """The data files the Eval's graders name by path (an SQL Check's `database`, a judge's
+    `template_file`), each with the folder it is relative to (the grader's). Part of the
+    grader version (grade/version.py), so at a revision they are read as committed there."""
+    from smevals import checkers
+
+    out = []
+    for grader in ev.graders.values():
+        for check in grader.checks:
+            name = checkers.canonical_name(check.checker)
+            for option in (checkers.GRADER_FILES.get(name), "template_file"):
+                value = check.options.get(option) if option else None
+                if isinstance(value, str) and value.strip():
+                    out.append((grader.path.parent, value))
+    return out
+
+
+def files_of(ev: Eval) -> list[tuple[Path, str]]:
+    """Every file an Eval names by path that a revision must hold as committed: its programs
+    (`programs_of`) and its graders' data files, a bare data file name taken as a path
+    beside its grader (never looked up on PATH)."""
+    data = [(base, name if "/" in name or "\\" in name else f"./{name}")
+            for base, name in data_files_of(ev)]
+    return programs_of(ev) + data
 
 
 def store_at(root: Path, revision: Revision | None) -> Store:

@@ -6,6 +6,7 @@
 <out>/data/<eval>/index.js                     leaderboard, grid, tag facets
 <out>/data/<eval>/tags/<tag>.js                the same for the Runs tagged <tag>
 <out>/data/<eval>/explore.js                   one line per Run, for filters and search
+<out>/data/<eval>/search.js                    the search's index of every whole output
 <out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
 <out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
 <out>/data/<eval>/diff.js                      with --diff A B
@@ -35,6 +36,7 @@ from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_
 from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
+from smevals.site.search import Index
 from smevals.store.read import Obj
 
 ASSETS = ("index.html", "app.js", "app.css", "explore.js", "timeline.js", "history.js",
@@ -173,7 +175,9 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
     slug = loaded.slug
     index = eval_index(loaded)
     _write(folder, f"{slug}/index", "index.js", index)
-    _write(folder, f"{slug}/explore", "explore.js", explore_page(loaded, index["grid"]))
+    words = Index()
+    _write(folder, f"{slug}/explore", "explore.js", explore_page(loaded, index["grid"], words))
+    _write(folder, f"{slug}/search", "search.js", words.doc(slug))
     for tag in tags_of(loaded):
         doc = tag_view(loaded, tag)
         _write(folder, f"{slug}/tags/{doc['slug']}", f"tags/{doc['slug']}.js", doc)
