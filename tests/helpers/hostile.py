@@ -69,7 +69,7 @@ def found():
     for here, dirs, files in os.walk("/"):
         if here == "/":
             dirs[:] = [d for d in dirs if d not in ("proc", "sys", "usr")]
-        hits += [os.path.join(here, f) for f in files if f == "test_impl.py"]
+        hits += [os.path.join(here, f) for f in files if f == "test_hidden_impl.py"]
         seen += 1
         if time.monotonic() > end or seen > 1000000:
             return hits + ["(stopped)"]
@@ -86,7 +86,7 @@ def connect(path):
 
 
 seen = {{"cwd": os.getcwd(), "home": os.environ.get("HOME"),
-         "relative": sorted({{opened("../" * up + "hidden/impl/test_impl.py")
+         "relative": sorted({{opened("../" * up + "hidden/impl/test_hidden_impl.py")
                              for up in range(1, 7)}}),
          "absolute": opened(HIDDEN), "find": found(), "store": listed(STORE),
          "sockets": [connect(path) for path in SOCKETS]}}
@@ -107,12 +107,12 @@ def hostile_eval(root: Path, configs: dict[str, str] | None = None,
                      configs={"default": CONFIG} if configs is None else configs,
                      graders={"default": GRADER} if graders is None else graders,
                      files={"workspaces/impl/impl.py": "def answer():\n    return 0\n",
-                            "hidden/impl/test_impl.py": HIDDEN_TEST, **(files or {})})
+                            "hidden/impl/test_hidden_impl.py": HIDDEN_TEST, **(files or {})})
 
 
 def probe(ev: Path, sockets: list[str]) -> str:
     """PROBE for the Eval `ev` and these sockets."""
-    return PROBE.format(hidden=str(ev / "hidden" / "impl" / "test_impl.py"),
+    return PROBE.format(hidden=str(ev / "hidden" / "impl" / "test_hidden_impl.py"),
                         store=str(ev / "results"), sockets=sockets, mark=MARK)
 
 

@@ -65,7 +65,7 @@ def run_of(ev: Path, model: str) -> tuple[dict[str, object], Path]:
 def test_the_agents_bash_sees_only_its_workspace_in_every_backend(
         cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     ev = hostile_eval(tmp_path / "ev")
-    hidden, store = ev / "hidden" / "impl" / "test_impl.py", ev / "results"
+    hidden, store = ev / "hidden" / "impl" / "test_hidden_impl.py", ev / "results"
     with host_sockets() as sockets, use(kind, monkeypatch) as name:
         session(ev, "honest", HONEST)
         res = cli("run", str(ev), "-m", "honest", "-g", "default")
@@ -77,10 +77,10 @@ def test_the_agents_bash_sees_only_its_workspace_in_every_backend(
         assert (grade["outcome"], grade["score"]) == ("pass", 1.0)
         ups = [".." + "/.." * n for n in range(5)]
         session(ev, "hacker", bash(
-            "for up in " + " ".join(ups) + "; do cat $up/hidden/impl/test_impl.py; done",
+            "for up in " + " ".join(ups) + "; do cat $up/hidden/impl/test_hidden_impl.py; done",
             f"cat {hidden}; ls {store}",
             r"find / \( -path /proc -o -path /sys -o -path /usr \) -prune -o "
-            r"-name test_impl.py -print",
+            r"-name test_hidden_impl.py -print",
             f"{sys.executable} -c {shlex.quote(SOCKET)} {' '.join(sockets)}",
             "pwd; echo $HOME; cat /etc/shadow"))
         assert cli("run", str(ev), "-m", "hacker").code == 0
@@ -88,7 +88,7 @@ def test_the_agents_bash_sees_only_its_workspace_in_every_backend(
     assert record["usage"]["sandbox"] == name         # type: ignore[index]
     out = results(folder)
     assert all(MARK not in text for text in out)
-    assert out[0] == "".join(f"cat: {up}/hidden/impl/test_impl.py: {MISSING}\n"
+    assert out[0] == "".join(f"cat: {up}/hidden/impl/test_hidden_impl.py: {MISSING}\n"
                              for up in ups) + "[exited with code 1]"
     assert out[1] == (f"cat: {hidden}: {MISSING}\nls: cannot access '{store}': {MISSING}\n"
                       f"[exited with code 2]")
@@ -115,7 +115,7 @@ def test_command_runs_the_agents_code_where_it_sees_only_its_tree(cli: CLI,
     seen = probed(kept.read_text())
     # its own tree holds the hidden tests it is graded by, at /workspace; nothing else does
     assert seen == {**NOTHING, "cwd": "/workspace", "home": "/home/sandbox",
-                    "find": ["/workspace/test_impl.py"]}
+                    "find": ["/workspace/test_hidden_impl.py"]}
 
 
 def test_match_output_runs_model_code_that_sees_only_its_folder(cli: CLI,
@@ -164,7 +164,7 @@ def test_a_harness_sees_only_its_workspace_and_home(cli: CLI, tmp_path: Path) ->
         make_eval(ev, tasks={"impl": "prompt: Fix it\n"},
                   configs={"default": "runner: smevals:codex\nmodel: m\n"
                                       "executable: ../bin/codex\n"},
-                  files={"bin/codex": fake, "hidden/impl/test_impl.py": f"# {MARK}\n"})
+                  files={"bin/codex": fake, "hidden/impl/test_hidden_impl.py": f"# {MARK}\n"})
         res = cli("run", str(ev))
     assert res.code == 0, res.both
     [record], [folder] = runs(ev), run_dirs(ev)

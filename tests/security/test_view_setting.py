@@ -127,7 +127,7 @@ def test_where_no_view_can_be_built_run_and_grade_refuse_before_anything(
 
 def test_view_host_runs_with_the_machines_files_and_says_so(cli: CLI, tmp_path: Path) -> None:
     ev = hostile_eval(tmp_path / "ev", configs={"default": CONFIG + "sandbox: {view: host}\n"})
-    session(ev, "m", bash(f"cat {ev}/hidden/impl/test_impl.py | grep -c {MARK}; pwd"))
+    session(ev, "m", bash(f"cat {ev}/hidden/impl/test_hidden_impl.py | grep -c {MARK}; pwd"))
     res = cli("run", str(ev), "-m", "m")
     assert res.code == 0, res.both
     [record], [folder] = runs(ev), run_dirs(ev)
