@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from smevals.spec.load import display_path
 from smevals.spec.template import TemplateError, as_text, placeholders, substitute
 from tests.helpers import git, make_eval, write
 
@@ -263,8 +264,9 @@ def test_a_chat_message_list_template_becomes_the_tasks_messages(cli, tmp_path: 
     write(ev / "tasks/t.jsonl", '{"name": "fr", "country": "France", "n": 3}\n')
     bad = cli("validate", str(ev))
     assert bad.code == 2
-    assert bad.err.startswith(f"{ev}/configs/default.yaml:10:39: prompt_template: "
-                              "{{task.kind}}: Task 'fr'"), bad.err
+    config = display_path(ev / "configs/default.yaml")
+    assert bad.err.startswith(f"{config}:10:39: prompt_template: {{{{task.kind}}}}: Task 'fr'"), \
+        bad.err
     write(ev / "configs/default.yaml", "runner: smevals:openai\nprompt_template: [{role: user}]\n")
     bad = cli("validate", str(ev))
     assert bad.code == 2
