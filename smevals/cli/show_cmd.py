@@ -37,7 +37,7 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
         return
     click.echo(render_object(obj.kind, obj.id, object_location(st, obj), record, content))
     if obj.kind == "run":
-        from smevals.testing.labels import label_lines, labels_of
+        from smevals.graderfixtures.labels import label_lines, labels_of
 
         lines = label_lines(labels_of(st, obj))
         if lines:

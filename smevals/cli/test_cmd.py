@@ -35,7 +35,7 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
     from smevals.commands.test import plan_tests, run_tests
 
     if from_labels:
-        from smevals.testing.labels import fixtures_from_labels
+        from smevals.graderfixtures.labels import fixtures_from_labels
 
         for line in fixtures_from_labels(paths, graders, store):
             click.echo(line)
@@ -78,7 +78,7 @@ def _print_suite(suite: Suite) -> None:
 
 
 def _write_junit(target: str, results: list[tuple[str, list[Any]]]) -> None:
-    from smevals.testing.junit import junit_xml
+    from smevals.graderfixtures.junit import junit_xml
 
     try:
         Path(target).write_text(junit_xml(results), encoding="utf-8")

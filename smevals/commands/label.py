@@ -1,7 +1,7 @@
 """`smevals label RUN_ID pass|fail` (cli/label_cmd.py): a person's verdict on a Run, written
 through the store as an immutable Grade of the reserved grader `human` (who labelled it,
 when, and the note). Reading labels and turning them into fixtures is
-smevals.testing.labels'."""
+smevals.graderfixtures.labels'."""
 
 from __future__ import annotations
 

@@ -11,11 +11,11 @@ from typing import Any
 from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN, who
 from smevals.grade.select import grades_by_run
+from smevals.graderfixtures.cases import fixtures_dir, safe_name
 from smevals.spec.load import display_path
 from smevals.spec.model import Eval
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
-from smevals.testing.cases import fixtures_dir, safe_name
 
 
 def labels_of(store: Store, run: Obj[Any]) -> list[Obj[GradeRecord]]:
