@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from smevals.cli.base import cli
-from smevals.errors import EXIT_BAD_INPUT, EXIT_FAILED
+from smevals.errors import EXIT_BAD_INPUT, EXIT_FAILED, Exit
 
 
 def _output(text: str | None, file: str | None) -> str:
@@ -58,8 +58,6 @@ def check_cmd(
                            task_json)
     click.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
     if result.get("error"):
-        raise SystemExit(EXIT_BAD_INPUT)
+        raise Exit(EXIT_BAD_INPUT)
     if not result["ok"]:
-        # Not ctx.exit(1): under standalone_mode=False click returns that code from
-        # cli.main, and smevals.cli.main does not pass it on.
-        raise SystemExit(EXIT_FAILED)
+        raise Exit(EXIT_FAILED)
