@@ -63,7 +63,8 @@ def cpu_seconds() -> float:
 def served(root: Path, base: Path, n: int) -> None:
     """The History page and a diff page from `serve`, in this process."""
     os.environ["SMEVALS_CACHE_DIR"] = str(base / "cache")
-    from smevals.commands.site import SiteOptions, make_server
+    from smevals.commands.serve import make_server
+    from smevals.site.load import SiteOptions
 
     server = make_server(SiteOptions((str(root / "ev"),), history=n), "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()

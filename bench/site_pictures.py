@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench._common import timed, write  # noqa: E402
-from smevals.site import pictures, svgsafe  # noqa: E402
+from smevals.checkers import xmlsafe as svgsafe  # noqa: E402
+from smevals.site import pictures  # noqa: E402
 from tools.imagefiles import jpeg_head, png  # noqa: E402
 
 

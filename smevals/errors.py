@@ -14,6 +14,15 @@ class SmevalsError(Exception):
     exit_code = EXIT_BAD_INPUT
 
 
+class Exit(Exception):
+    """The command has said all it had to (its output, its own error lines): the CLI's one
+    error path ends the process with `code` and prints nothing more."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 class EvidenceFailed(SmevalsError):
     """The evidence failed: a Run or Grade failed, verify found damage, a gate tripped."""
 

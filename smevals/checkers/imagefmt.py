@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["MEDIA_TYPES", "dimensions", "media_type", "size", "sniff"]
+__all__ = ["MAX_SHOWN_PIXELS", "MEDIA_TYPES", "dimensions", "media_type", "size", "sniff"]
 
+# The most pixels of a picture the web report shows (a 5,000 x 5,000 one; a 24-megapixel
+# photo passes), also of an image embedded in an SVG it shows (checkers/xmlsafe.py).
+MAX_SHOWN_PIXELS = 25_000_000
 # What the judge checkers send (OpenAI-compatible servers accept these four).
 MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _SENT = ("png", "jpeg", "gif", "webp")      # their formats

@@ -1,5 +1,6 @@
 """Outbound requests of checkers (custom_webhook): resolve once, refuse private addresses,
-connect to the very address that was checked, never follow a redirect, one deadline.
+connect to the very address that was checked, never follow a redirect, one deadline; the
+request itself is the one HTTP client's (smevals/net/), its errors sorted as every call's.
 
 Refused unless the Check allows private addresses: loopback, private (10/8, 172.16/12,
 192.168/16, fc00::/7), link-local (169.254/16, fe80::/10, so cloud metadata at
@@ -11,16 +12,15 @@ by the IPv4 address(es) it carries, since that is where the packets go.
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import ipaddress
 import socket
 import ssl
-import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
+
+RESPONSE_LIMIT = 1 << 20      # bytes of a webhook's answer; a longer one gets no verdict
 
 
 class Refused(Exception):
@@ -159,32 +159,21 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
 
 def _send(conn: http.client.HTTPConnection, target: str, body: bytes, host: str,
           address: str, deadline: float) -> Response:
-    box: dict[str, Any] = {}
+    from smevals.net import retry
+    from smevals.net.http import HttpCall
 
-    def run() -> None:
-        try:
-            conn.request("POST", target, body, {"Host": host, "Content-Type": "application/json",
-                                                "Accept": "application/json"})
-            reply = conn.getresponse()
-            box["reply"] = (reply.status, reply.read(1 << 20))
-        except BaseException as error:  # handed to the caller
-            box["error"] = error
-        finally:
-            conn.close()
-
-    thread = threading.Thread(target=run, daemon=True, name="smevals-webhook")
-    thread.start()
-    thread.join(max(0.0, deadline - time.monotonic()))
-    if thread.is_alive():
-        sock = conn.sock
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+    headers = {"Host": host, "Content-Type": "application/json", "Accept": "application/json"}
+    call = HttpCall(conn, target, body, headers, limit=RESPONSE_LIMIT, setting=None)
+    if not call.wait(max(0.0, deadline - time.monotonic())):
+        call.abort()
         raise Unreachable("no answer before the deadline")
-    error = box.get("error")
-    if isinstance(error, TimeoutError):     # the socket's timeout ends with the deadline
+    error = call.error
+    kind = None if error is None else retry.sort(error)
+    if kind == retry.TIMEOUT:     # the socket's timeout ends with the deadline
         raise Unreachable("no answer before the deadline")
+    if kind == retry.TOO_LARGE:
+        raise Unreachable(str(error))
     if error is not None:
         raise Unreachable(f"{type(error).__name__}: {error}")
-    status, data = box["reply"]
-    return Response(int(status), bytes(data), address)
+    assert call.reply is not None
+    return Response(call.reply.status, call.reply.body, address)

@@ -13,7 +13,7 @@ from smevals.checkers.base import (
     fail,
     one_of_words,
 )
-from smevals.checkers.edit_distance import levenshtein
+from smevals.checkers.edit_distance import within
 from smevals.checkers.inputs import input_text, parse_json
 from smevals.checkers.locations import Locations, line_iou, parse_locations
 from smevals.checkers.overlap import f1
@@ -41,7 +41,8 @@ def similar(a: str, b: str, threshold: float) -> bool:
     budget = (1 - threshold) * longest
     if abs(len(a) - len(b)) > budget:
         return False
-    return 1 - levenshtein(a, b) / longest >= threshold
+    cutoff = int(budget) + 1            # a distance past it fails whatever the rounding
+    return 1 - within(a, b, cutoff) / longest >= threshold
 
 
 def _retrieved(opts: dict[str, Any], inp: CheckInput) -> list[str]:

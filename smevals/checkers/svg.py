@@ -2,7 +2,7 @@
 kept with the Grade, by resvg (smevals' `svg` extra: resvg-py) in a bounded child.
 
 Bounds: the SVG is at most MAX_SVG_BYTES; external references are left out before
-rendering (svg_clean); the PNG fits in width x height, each at most MAX_SIDE; the renderer
+rendering (xmlsafe.clean); the PNG fits in width x height, each at most MAX_SIDE; the renderer
 runs in one long-lived child (smevals.proc.worker) with a memory limit, killed when a render
 passes its deadline (the Check's `timeout`, else DEFAULT_TIMEOUT).
 """
@@ -63,7 +63,7 @@ def _problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     problems=_problems,
 )
 def render_svg(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
-    from smevals.checkers.svg_clean import SvgProblem, clean
+    from smevals.checkers.xmlsafe import SvgProblem, clean
 
     if inp.workspace is None:
         fail("render_svg keeps its PNG in the Grade's folder: it needs a Grade to run in")

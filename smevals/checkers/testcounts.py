@@ -2,9 +2,10 @@
 unittest's summary in its output. Each gives the tests passed, the tests counted (skipped
 and expected failures left out) and the names of the failing ones.
 
-The JUnit report is parsed with the standard library's XML parser after refusing a DTD:
-without one there is no entity to expand (no "billion laughs") and nothing external to
-fetch, and the report is read only up to JUNIT_LIMIT bytes.
+The JUnit report is parsed with the standard library's XML parser after refusing a DTD
+and, in any encoding, an entity declaration (checkers/xmlsafe.py): with none there is no
+entity to expand (no "billion laughs") and nothing external to fetch, and the report is
+read only up to JUNIT_LIMIT bytes.
 """
 
 from __future__ import annotations
@@ -41,12 +42,22 @@ class Counts:
 def from_junit(data: bytes) -> Counts:
     """Counts from a JUnit XML report; ReportError when it is not one."""
     import xml.etree.ElementTree as ET
+    from xml.parsers import expat
 
+    from smevals.checkers.xmlsafe import Entities, parse
+
+    refused = "has a DTD or an entity declaration, which smevals refuses"
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise ReportError("has a DTD or an entity declaration, which smevals refuses")
+        raise ReportError(refused)
+    try:
+        parse(data)             # in any encoding (UTF-16 hides the bytes looked for above)
+    except Entities:
+        raise ReportError(refused) from None
+    except expat.ExpatError:
+        pass                    # said below
     try:
         root = ET.fromstring(data)
-    except ET.ParseError as exc:
+    except (ET.ParseError, ValueError) as exc:     # ValueError: an encoding expat cannot read
         raise ReportError(f"is not well-formed XML ({exc})") from None
     if root.tag not in ("testsuites", "testsuite"):
         raise ReportError(f"is not a JUnit report (its root is <{root.tag}>, not <testsuites> "

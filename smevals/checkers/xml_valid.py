@@ -1,6 +1,6 @@
 """xml_valid (the original smevals): well-formed XML, with entity declarations refused.
 
-Parsing uses the stdlib's expat directly with handlers that reject any `<!ENTITY`
+Parsing is checkers/xmlsafe.py's: expat with handlers that reject any `<!ENTITY`
 declaration and any external entity, and with parameter-entity parsing off, so no
 entity is ever expanded (the defusedxml rule) whatever the expat version.
 """
@@ -12,28 +12,16 @@ from xml.parsers import expat
 
 from smevals.checkers.base import Checker, CheckInput, CheckResult, checker
 from smevals.checkers.inputs import read_bytes
+from smevals.checkers.xmlsafe import Entities, parse
 
 CHECKERS: dict[str, Checker] = {}
 
 
-class _Forbidden(Exception):
-    pass
-
-
-def _forbid(*_args: Any) -> Any:
-    raise _Forbidden()
-
-
 def xml_problem(data: bytes) -> str | None:
     """None when `data` is well-formed XML without entity declarations, else why not."""
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.EntityDeclHandler = _forbid
-    parser.UnparsedEntityDeclHandler = _forbid
-    parser.ExternalEntityRefHandler = _forbid
     try:
-        parser.Parse(data, True)
-    except _Forbidden:
+        parse(data)
+    except Entities:
         return "XML entity declarations are not allowed (smevals never expands entities)"
     except expat.ExpatError as exc:
         return f"XML parse error: {exc}"

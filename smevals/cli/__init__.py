@@ -10,7 +10,7 @@ import click
 
 from smevals.cli import commands as _commands  # noqa: F401  (registers the commands)
 from smevals.cli.base import cli
-from smevals.errors import EXIT_BAD_INPUT, SmevalsError
+from smevals.errors import EXIT_BAD_INPUT, Exit, SmevalsError
 
 EXIT_INTERNAL = 3
 
@@ -41,6 +41,8 @@ def _run(args: list[str], debug: bool) -> int | None:
     except SmevalsError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except Exit as exc:
+        sys.exit(exc.code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)

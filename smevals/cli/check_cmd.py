@@ -1,39 +1,17 @@
-"""`smevals check`: run one built-in Check on some text and print the result as JSON."""
+"""`smevals check`: run one built-in Check on some text and print the result as JSON (the
+work is commands/check.py's)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 import click
 
 from smevals.cli.base import cli
-from smevals.errors import EXIT_BAD_INPUT, EXIT_FAILED, SmevalsError
-
-
-def _json_object(text: str, what: str) -> dict[str, Any]:
-    if text.startswith("@"):
-        text = _read_text(Path(text[1:]), what)
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise SmevalsError(f"{what} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise SmevalsError(f"{what} must be a JSON object, not {type(value).__name__}")
-    return value
-
-
-def _read_text(path: Path, what: str) -> str:
-    try:
-        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
-    except OSError as exc:
-        raise SmevalsError(f"cannot read {what} from {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SmevalsError(f"{what} in {path} is not UTF-8 text") from None
+from smevals.errors import EXIT_BAD_INPUT, EXIT_FAILED, Exit
 
 
 def _output(text: str | None, file: str | None) -> str:
@@ -43,7 +21,9 @@ def _output(text: str | None, file: str | None) -> str:
         return text
     if file is None and sys.stdin.isatty():
         raise click.UsageError("give --output TEXT, --output-file FILE, or pipe the output in")
-    return _read_text(Path(file or "-"), "the output")
+    from smevals.commands.check import read_text
+
+    return read_text(Path(file or "-"), "the output")
 
 
 @cli.command("check", short_help="Run one built-in Check on some output; print the result as JSON.")
@@ -72,16 +52,12 @@ def check_cmd(
     Example:
       smevals check '{"checker": "regex", "pattern": "^4\\\\d$"}' --output 42
     """
-    from smevals.checkers.api import check
+    from smevals.commands.check import check_command
 
-    spec = _json_object(spec_json, "SPEC_JSON")
-    usage = _json_object(usage_json, "--usage") if usage_json is not None else None
-    task = _json_object(task_json, "--task") if task_json is not None else None
-    result = check(spec, _output(output_text, output_file), task=task, usage=usage)
+    result = check_command(spec_json, partial(_output, output_text, output_file), usage_json,
+                           task_json)
     click.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
     if result.get("error"):
-        raise SystemExit(EXIT_BAD_INPUT)
+        raise Exit(EXIT_BAD_INPUT)
     if not result["ok"]:
-        # Not ctx.exit(1): under standalone_mode=False click returns that code from
-        # cli.main, and smevals.cli.main does not pass it on.
-        raise SystemExit(EXIT_FAILED)
+        raise Exit(EXIT_FAILED)

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 from smevals.cli import (  # noqa: F401
-    cases_cmd,
+    build_cmd,
     check_cmd,
     diff_cmd,
     export_cmd,
+    gc_cmd,
     grade_cmd,
     import_cmd,
     init_cmd,
+    label_cmd,
     log_cmd,
     merge_cmd,
     report_cmd,
     run_cmd,
-    site_cmd,
-    store_cmd,
+    schemas_cmd,
+    score_cmd,
+    serve_cmd,
+    show_cmd,
     test_cmd,
     validate_cmd,
+    verify_cmd,
 )

@@ -10,7 +10,7 @@ import click
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
 from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
-from smevals.errors import EvidenceFailed, SmevalsError
+from smevals.errors import EvidenceFailed, Exit, SmevalsError
 
 if TYPE_CHECKING:
     from smevals.commands.grade import GradeOptions, GradeSummary
@@ -167,7 +167,7 @@ def _report(s: GradeSummary, opts: GradeOptions) -> None:
     if s.interrupted:
         click.echo(f"Interrupted after grading {s.graded} of {s.planned} Run(s): the Grades "
                    "above are kept; `smevals grade` grades the rest.", err=True)
-        raise SystemExit(130)
+        raise Exit(130)
     if s.errored:
         raise SmevalsError(_errored(s))
     if s.failed:

@@ -1,12 +1,37 @@
-"""`smevals import promptfoo` and `smevals import inspect`: Evals from other tools' files."""
+"""`smevals import ai-eval-forge`, `smevals import promptfoo` and `smevals import inspect`:
+Evals from other tools' files (the work is commands/import_.py's)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from smevals.cli.cases_cmd import import_group
+from smevals.cli.base import cli, store_option
+
+
+@cli.group("import")
+def import_group() -> None:
+    """Bring another tool's files along as an Eval."""
+
+
+@import_group.command("ai-eval-forge",
+                      short_help="An Eval, with its Runs, from an ai-eval-forge case file.")
+@click.argument("cases", type=click.Path(dir_okay=False), metavar="CASE_FILE")
+@click.option("-o", "--output", "out", type=click.Path(file_okay=False),
+              help="The Eval folder to create (default: the case file's name, here).")
+@click.option("--model", metavar="MODEL", default="imported", show_default=True,
+              help="The model name the imported Runs are recorded under.")
+@store_option
+def import_forge_cmd(cases: str, out: str | None, model: str, store: str | None) -> None:
+    """Turn an ai-eval-forge case file (JSON array or JSONL) into an Eval: one Task per
+    case, one Run per case recorded from its `actual`, and a grader that scores each Run
+    as ai-eval-forge scores the case. Then: smevals grade DIR && smevals report DIR."""
+    from functools import partial
+
+    from smevals.commands.import_ import forge
+    from smevals.commands.run import record_runs
+
+    for line in forge(cases, out, model, partial(record_runs, store=store)):
+        click.echo(line)
 
 
 @import_group.command("promptfoo", short_help="An Eval from a promptfoo config.")
@@ -19,18 +44,10 @@ def import_promptfoo_cmd(config: str, out: str) -> None:
     Checks in graders/default.yaml. Each assertion not kept exactly (kept by another rule,
     or not imported) is listed with its file and line, as is everything else left out, at
     the end and in DIR/README.md. A file:// outside the config's folder is refused."""
-    from smevals.importers.pf_report import console_lines
-    from smevals.importers.promptfoo import import_promptfoo
+    from smevals.commands.import_ import promptfoo
 
-    done = import_promptfoo(Path(config), Path(out))
-    grader = f"grader 'default' with {done.checks} Check(s)" if done.checks else "no grader"
-    click.echo(f"Imported {config} into {out}: {done.tasks} Task(s) in tasks/tests.jsonl, "
-               f"{len(done.configs)} Config(s) ({', '.join(done.configs) or 'none'}), {grader}")
-    for line in console_lines(done, str(Path(out) / "README.md")):
+    for line in promptfoo(config, out):
         click.echo(line)
-    models = all(plan.doc.get("model") for plan in done.plans.values())
-    click.echo(f"Next: smevals validate {out} && smevals run {out} --dry-run"
-               + ("" if models else " -m MODEL"))
 
 
 @import_group.command("inspect", short_help="An Eval from an Inspect dataset (CSV, JSON, JSONL).")
@@ -52,11 +69,7 @@ def import_inspect_cmd(source: str, out: str, scorer: str, solver: str | None,
     tasks/<stem>.jsonl (a chat input kept as messages, target as the grading key
     `expected`), a smevals:openai config stub and a grader whose Check decides as the scorer
     does. Samples without a target are named (no Check applies to them)."""
-    from smevals.importers.inspect import import_inspect, notes
+    from smevals.commands.import_ import inspect
 
-    done = import_inspect(Path(source), Path(out), scorer, solver, system)
-    click.echo(f"Imported {source} into {out}: {done.tasks} Task(s) in {done.data_file}, "
-               "config 'default' (a stub: give it a model), grader 'default'")
-    for note in notes(done, scorer):
-        click.echo(f"  {note}")
-    click.echo(f"Next: smevals validate {out} && smevals run {out} --dry-run -m MODEL")
+    for line in inspect(source, out, scorer, solver, system):
+        click.echo(line)

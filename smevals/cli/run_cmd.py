@@ -10,7 +10,7 @@ import click
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
 from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
-from smevals.errors import EvidenceFailed, SmevalsError
+from smevals.errors import EvidenceFailed, Exit, SmevalsError
 
 if TYPE_CHECKING:
     from smevals.commands.grade import AfterRun
@@ -196,7 +196,7 @@ def _finish(summary: RunSummary, dry_run: bool) -> None:
     if summary.interrupted:
         click.echo("Interrupted: the Runs above are kept; run the same command again "
                    "(with -n) to resume.", err=True)
-        raise SystemExit(130)
+        raise Exit(130)
     problems = []
     if summary.failed:
         problems.append(f"{summary.failed} run(s) failed")

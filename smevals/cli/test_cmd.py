@@ -1,4 +1,4 @@
-"""`smevals test` (graders over their fixtures) and `smevals label` (a person's verdict)."""
+"""`smevals test`: graders over their fixtures (the work is commands/test.py's)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
     from smevals.commands.test import plan_tests, run_tests
 
     if from_labels:
-        from smevals.testing.labels import fixtures_from_labels
+        from smevals.graderfixtures.labels import fixtures_from_labels
 
         for line in fixtures_from_labels(paths, graders, store):
             click.echo(line)
@@ -78,33 +78,10 @@ def _print_suite(suite: Suite) -> None:
 
 
 def _write_junit(target: str, results: list[tuple[str, list[Any]]]) -> None:
-    from smevals.testing.junit import junit_xml
+    from smevals.graderfixtures.junit import junit_xml
 
     try:
         Path(target).write_text(junit_xml(results), encoding="utf-8")
     except OSError as exc:
         raise SmevalsError(f"--junit: cannot write {target}: {exc.strerror}") from None
 
-
-@cli.command("label", short_help="Record a person's verdict on a Run as a Grade of 'human'.")
-@click.argument("run_id", metavar="RUN_ID")
-@click.argument("verdict", type=click.Choice(["pass", "fail"]), metavar="pass|fail")
-@evals_argument(required=False)
-@click.option("--note", metavar="TEXT", default="", help="Why (kept with the label).")
-@click.option("--by", "by", metavar="NAME", help="Who labels. Default: git's user.name and "
-              "user.email, else the login name.")
-@store_option
-def label_cmd(run_id: str, verdict: str, paths: tuple[str, ...], note: str, by: str | None,
-              store: str | None) -> None:
-    """Label a Run pass or fail: writes a new, immutable Grade of the reserved grader
-    `human` (who labelled it, when, and the note), beside the other Grades of the Run.
-
-    Labelling again writes another Grade; the newest label counts. RUN_ID is an id or a
-    unique prefix; EVAL_OR_SUITE (or a store folder) is where to look (default: .).
-    """
-    from smevals.spec.load import display_path
-    from smevals.testing.labels import label_run
-
-    written, run = label_run(paths, store, run_id, verdict, note, by)
-    click.echo(f"Labelled Run {run.id} {verdict}: Grade {written.id}")
-    click.echo(f"  {display_path(written.path)}")

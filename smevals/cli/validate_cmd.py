@@ -6,7 +6,7 @@ import click
 import orjson
 
 from smevals.cli.base import cli, evals_argument
-from smevals.errors import EXIT_BAD_INPUT
+from smevals.errors import EXIT_BAD_INPUT, Exit
 
 
 @cli.command("validate", short_help="Check Evals or Suites against the schemas and across files.")
@@ -42,4 +42,4 @@ def validate_cmd(paths: tuple[str, ...], as_json: bool) -> None:
             click.echo(warning.render(), err=True)
         click.echo(summary.line())
     if summary.problems:
-        raise SystemExit(EXIT_BAD_INPUT)
+        raise Exit(EXIT_BAD_INPUT)

@@ -14,7 +14,6 @@ from smevals.schemas.editors import (
     schema_line,
     write_schemas,
 )
-from smevals.spec.discover import find_evals
 
 SCHEMA = re.compile(r"\{schema:([a-z]+)\}")   # a template's schema comment, made per file
 
@@ -174,9 +173,3 @@ def _copy_example(target: Path, example: str) -> list[str]:
     copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     return copied + _schemas(target)
 
-
-def write_for_editors(folder: Path, paths: list[str]) -> tuple[list[Path], list[Path]]:
-    """`smevals schemas --write DIR [EVAL_OR_SUITE]...`: the schemas written, then the files
-    pointed at them (bad paths are refused before anything is written)."""
-    evals = find_evals(paths) if paths else []
-    return write_schemas(folder), point_comments(evals, folder)

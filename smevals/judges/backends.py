@@ -1,5 +1,5 @@
 """The backends that answer a judge request: an OpenAI-compatible endpoint (the client of
-the `smevals:openai` runner), replayed answers from a JSONL file, and the `llm` library.
+net/), replayed answers from a JSONL file, and the `llm` library.
 
 Each returns an Answer or raises CallError; nothing here decides pass or fail.
 """
@@ -11,14 +11,17 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from smevals.judges.settings import Settings
 
+if TYPE_CHECKING:
+    from smevals.net.http import Endpoint, Reply
+    from smevals.net.retry import Fault
+
 RETRY_AFTER_CAP = 60.0        # a judge server's Retry-After is followed up to a minute
-POLL = 0.05
 SHOWN = 300
 
 
@@ -75,70 +78,58 @@ def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
 
 def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, str],
            cancel: threading.Event | None, images: tuple[Any, ...] = ()) -> Answer:
-    from smevals.runners.http import Backoff, Endpoint
-    from smevals.runners.openai import request_headers
+    from smevals.net import retry
+    from smevals.net.chat import request_headers
+    from smevals.net.http import Endpoint
 
     secret = environ.get(settings.api_key_env, "").strip()
     endpoint = Endpoint.parse(settings.base_url, "/chat/completions")
-    headers = request_headers({}, secret)
-    body = openai_body(request, images)
-    total = settings.retries + 1
-    policy = Backoff(after_cap=RETRY_AFTER_CAP)
-    for attempt in range(1, total + 1):
-        try:
-            return _attempt(endpoint, body, headers, settings.timeout, cancel, attempt, secret)
-        except _Retry as retry:
-            if attempt == total:
-                raise CallError(f"{retry.reason} (gave up after {total} attempt(s))",
-                                retry.raw, retry.status, attempt) from None
-            delay = policy.delay(attempt, retry.after)
-            if cancel is not None and cancel.wait(delay):
-                raise CallError("cancelled", attempts=attempt) from None
-            if cancel is None:
-                time.sleep(delay)
-    raise AssertionError("unreachable")
+    call = retry.Call(endpoint, request_headers({}, secret), retry.Retries(
+        settings.retries + 1, retry.Backoff(after_cap=RETRY_AFTER_CAP), RETRIED),
+        settings.timeout, cancel)
+    try:
+        reply = retry.post(call, openai_body(request, images))
+    except retry.Stopped as stop:
+        raise CallError("cancelled", attempts=stop.attempt) from None
+    except retry.GaveUp as gave_up:
+        fault, total = gave_up.fault, gave_up.attempts
+        raw = None if fault.reply is None else _body(fault.reply.body, secret)
+        raise CallError(f"{_reason(fault, endpoint, secret)} (gave up after {total} "
+                        "attempt(s))", raw, None if fault.reply is None else fault.reply.status,
+                        total) from None
+    except retry.Fault as fault:
+        raise CallError(_reason(fault, endpoint, secret), attempts=fault.attempt) from None
+    return _answer(reply, endpoint, secret, call.attempts)
 
 
-class _Retry(Exception):
-    def __init__(self, reason: str, after: float | None = None, raw: str | None = None,
-                 status: int | None = None):
-        super().__init__(reason)
-        self.reason, self.after, self.raw, self.status = reason, after, raw, status
+# A judge retries a timeout, a refused or lost connection and any other network error (and
+# a 429 or 5xx); a response above the limit or a host that does not resolve fails at once.
+RETRIED = frozenset({"timeout", "refused", "reset", "network"})  # net.retry's kinds
 
 
-def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float,
-             cancel: threading.Event | None, attempt: int, secret: str) -> Answer:
-    import http.client
-    import socket
+def _reason(fault: Fault, endpoint: Endpoint, secret: str) -> str:
+    """What went wrong with a call (net.retry.Fault)."""
+    error = fault.error
+    if fault.reply is not None:
+        return f"HTTP {fault.reply.status}: {_quote(_body(fault.reply.body, secret))}"
+    if fault.kind == "too_large":
+        return f"{endpoint.url}: {error}"
+    if fault.kind == "unresolved":
+        return f"cannot resolve host {endpoint.host!r}: {error}"
+    if fault.kind == "timeout":
+        return f"no answer from {endpoint.url} within {fault.timeout:g} s"
+    if fault.kind == "refused":
+        return f"connection refused by {endpoint.host}:{endpoint.port}"
+    return f"network error with {endpoint.url}: {type(error).__name__}: {error}"
 
-    from smevals.runners.http import HttpCall, ResponseTooLarge, retry_after, retryable
 
-    call = HttpCall(endpoint, body, headers, timeout)
-    while not call.wait(POLL):
-        if cancel is not None and cancel.is_set():
-            call.abort()
-            raise CallError("cancelled", attempts=attempt)
-    error = call.error
-    if isinstance(error, ResponseTooLarge):
-        raise CallError(f"{endpoint.url}: {error}", attempts=attempt)
-    if isinstance(error, socket.gaierror):
-        raise CallError(f"cannot resolve host {endpoint.host!r}: {error}", attempts=attempt)
-    if isinstance(error, TimeoutError):
-        raise _Retry(f"no answer from {endpoint.url} within {timeout:g} s")
-    if isinstance(error, ConnectionRefusedError):
-        raise _Retry(f"connection refused by {endpoint.host}:{endpoint.port}")
-    if isinstance(error, OSError | http.client.HTTPException):
-        raise _Retry(f"network error with {endpoint.url}: {type(error).__name__}: {error}")
-    if error is not None:
-        raise error
-    assert call.reply is not None
-    reply = call.reply
-    raw = reply.body.decode("utf-8", "replace")
-    if secret and len(secret) >= 6:
-        raw = raw.replace(secret, "[redacted]")
-    if retryable(reply.status):
-        raise _Retry(f"HTTP {reply.status}: {_quote(raw)}", retry_after(reply.headers.get(
-            "retry-after")), raw, reply.status)
+def _body(data: bytes, secret: str) -> str:
+    raw = data.decode("utf-8", "replace")
+    return raw.replace(secret, "[redacted]") if secret and len(secret) >= 6 else raw
+
+
+def _answer(reply: Reply, endpoint: Endpoint, secret: str, attempt: int) -> Answer:
+    raw = _body(reply.body, secret)
     if not 200 <= reply.status <= 299:
         raise CallError(f"HTTP {reply.status} from {endpoint.url}: {_quote(raw)}", raw,
                         reply.status, attempt)
@@ -148,7 +139,7 @@ def _attempt(endpoint: Any, body: bytes, headers: dict[str, str], timeout: float
 
 
 def _completion(raw: str, status: int, attempt: int) -> tuple[str, dict[str, Any]]:
-    from smevals.runners.openai import content_text, first_choice, token_usage
+    from smevals.net.chat import content_text, first_choice, token_usage
 
     try:
         data = orjson.loads(raw)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +11,7 @@ import orjson
 
 from smevals import stats
 from smevals.grade.score import score_note, score_text
+from smevals.report import junit
 from smevals.report.checks import CheckRow, check_rows
 from smevals.report.document import EvalReport, Settings
 from smevals.report.repeats import Repeats
@@ -182,14 +182,9 @@ def to_junit(reports: list[EvalReport], task_pass: str = DEFAULT) -> str:
     """One testsuite per Eval x config x model, one testcase per task: a task passes by the
     `--task-pass` rule over its graded Runs (by default more than half pass); ungraded tasks
     are skipped, runner failures errors."""
-    root = ET.Element("testsuites", name="smevals")
-    for report in reports:
-        for (config, model), cells in _cells(report).items():
-            root.append(_suite(report.name, config, model, cells, task_pass))
-    _totals(root)
-    ET.indent(root)
-    body = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+    suites = [_suite(f"{report.name} / {config} / {model}", cells, task_pass)
+              for report in reports for (config, model), cells in _cells(report).items()]
+    return junit.junit_xml("smevals", suites)
 
 
 Cells = dict[str, tuple[list[Row], list[Excluded]]]
@@ -207,37 +202,33 @@ def _cells(report: EvalReport) -> dict[tuple[str, str], Cells]:
     return {key: out[key] for key in sorted(out)}
 
 
-def _suite(name: str, config: str, model: str, cells: Cells, task_pass: str) -> ET.Element:
-    suite = ET.Element("testsuite", name=f"{name} / {config} / {model}")
+def _suite(name: str, cells: Cells, task_pass: str) -> junit.Suite:
+    cases = []
     for task in sorted(cells):
         rows, excluded = cells[task]
-        case = ET.SubElement(suite, "testcase", classname=f"{name} / {config} / {model}",
-                             name=task, time=_time(rows))
-        _verdict(case, rows, excluded, task_pass)
-    _totals(suite)
-    return suite
+        seconds = sum(float(r.run.record.get("duration_seconds") or 0) for r in rows)
+        cases.append(junit.Case(name, task, seconds,
+                                verdict=_verdict(rows, excluded, task_pass)))
+    return junit.Suite(name, cases)
 
 
-def _verdict(case: ET.Element, rows: list[Row], excluded: list[Excluded],
-             task_pass: str) -> None:
+def _verdict(rows: list[Row], excluded: list[Excluded], task_pass: str) -> junit.Verdict | None:
     if rows:
         passed = sum(1 for r in rows if r.passed)
         flaky = " (flaky)" if 0 < passed < len(rows) else ""
         counts = f"{passed}/{len(rows)} runs passed{flaky}; --task-pass {task_pass}"
         if not task_passes(rows, task_pass):
-            failure = ET.SubElement(case, "failure", type="fail", message=counts)
-            failure.text = "\n".join(_row_detail(r) for r in rows)
-        elif passed < len(rows):
-            ET.SubElement(case, "system-out").text = "\n".join(
-                [counts, *(_row_detail(r) for r in rows if not r.passed)])
-        return
+            return junit.Verdict("failure", "\n".join(_row_detail(r) for r in rows), "fail",
+                                 counts)
+        if passed < len(rows):
+            return junit.Verdict("system-out", "\n".join(
+                [counts, *(_row_detail(r) for r in rows if not r.passed)]))
+        return None
     failed = [e for e in excluded if e.reason == FAILED]
     if failed and len(failed) == len(excluded):
-        error = ET.SubElement(case, "error", type="runner_failed",
-                              message=f"the runner failed in {len(failed)} run(s)")
-        error.text = "\n".join(_failure_detail(e) for e in failed)
-        return
-    ET.SubElement(case, "skipped", message="no Grade that counts (ungraded)")
+        return junit.Verdict("error", "\n".join(_failure_detail(e) for e in failed),
+                             "runner_failed", f"the runner failed in {len(failed)} run(s)")
+    return junit.Verdict("skipped", message="no Grade that counts (ungraded)")
 
 
 def _row_detail(row: Row) -> str:
@@ -253,16 +244,3 @@ def _row_detail(row: Row) -> str:
 def _failure_detail(item: Excluded) -> str:
     failure: Mapping[str, object] = item.run.record.get("failure") or {}
     return f"run {item.run.id}: {failure.get('kind', 'failed')}: {failure.get('detail', '')}"
-
-
-def _time(rows: list[Row]) -> str:
-    total = sum(float(r.run.record.get("duration_seconds") or 0) for r in rows)
-    return f"{total:.3f}"
-
-
-def _totals(node: ET.Element) -> None:
-    cases = list(node.iter("testcase"))
-    node.set("tests", str(len(cases)))
-    for tag, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
-        node.set(attr, str(sum(1 for c in cases if c.find(tag) is not None)))
-    node.set("time", f"{sum(float(c.get('time', '0')) for c in cases):.3f}")

@@ -12,7 +12,6 @@ import importlib
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
@@ -30,7 +29,8 @@ __all__ = [
 
 PREFIX = "smevals:"
 
-# name -> (module, function running one Run). Each module also has `config_problems(config)`.
+# name -> (module, function running one Run). Each module also has `config_problems(config)`;
+# a harness runner's module declares a HARNESS (runners/harness.py), which has all three.
 BUILTINS: dict[str, tuple[str, str]] = {
     "replay": ("smevals.runners.replay", "run"),
     "openai": ("smevals.runners.openai", "run"),
@@ -58,8 +58,10 @@ def _unknown(name: str) -> str:
     )
 
 
-def _module(name: str) -> ModuleType:
-    return importlib.import_module(BUILTINS[name][0])
+def _module(name: str) -> Any:
+    """What runs built-in `name`: its module, or the Harness its module declares."""
+    module = importlib.import_module(BUILTINS[name][0])
+    return getattr(module, "HARNESS", module)
 
 
 def config_problems(name: str, config: Mapping[str, Any]) -> Problems:

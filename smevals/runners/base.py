@@ -1,5 +1,5 @@
 """What the in-process Runners (`runner: smevals:NAME`) share: the context and outcome of a Run
-and a Task's chat messages (config keys: runners/options.py; HTTP: runners/http.py)."""
+and a Task's chat messages (config keys: runners/options.py; HTTP: smevals/net/)."""
 
 from __future__ import annotations
 
@@ -71,26 +71,8 @@ class RunFailed(Exception):
         )
 
 
-def type_name(value: Any) -> str:
-    """How a YAML author would call the type of `value`."""
-    if value is None:
-        return "null"
-    names = {bool: "boolean", int: "integer", float: "number", str: "string"}
-    if type(value) in names:
-        return names[type(value)]
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, list | tuple):
-        return "list"
-    return type(value).__name__
-
-
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # --- a Task as chat messages ---

@@ -32,12 +32,11 @@ sub-agents'), since the server serves the one model; `max_retries` becomes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from smevals.runners import harness as common
-from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems
+from smevals.runners.base import BuiltinContext
 from smevals.runners.events import (
     Collector,
     Event,
@@ -274,16 +273,3 @@ def _guessed(models: Any) -> bool:
 HARNESS = common.Harness(NAME, "claude", "@anthropic-ai/claude-code", _home, _prepare, _prompt,
                          lambda _config: ClaudeReader(), SCHEMA, retrying=_retrying,
                          noise=("[claude-code:unrecognized_model]",))
-
-
-def config_problems(config: Mapping[str, Any]) -> Problems:
-    return common.config_problems(HARNESS, config)
-
-
-def preflight(config: Mapping[str, Any], config_dir: Path, environ: Mapping[str, str]) -> \
-        str | None:
-    return common.preflight(HARNESS, config, config_dir, environ)
-
-
-def run(ctx: BuiltinContext) -> BuiltinOutcome:
-    return common.run(HARNESS, ctx)

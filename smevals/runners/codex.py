@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from smevals.runners import harness as common
-from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems
+from smevals.runners.base import BuiltinContext, Problems
 from smevals.runners.events import (
     Collector,
     Event,
@@ -223,16 +223,3 @@ HARNESS = common.Harness(NAME, "codex", "@openai/codex", _home, _prepare, _promp
                          lambda _config: CodexReader(), SCHEMA, retrying=_retrying,
                          noise=("Reading additional input from stdin...",),
                          problems=_problems)
-
-
-def config_problems(config: Mapping[str, Any]) -> Problems:
-    return common.config_problems(HARNESS, config)
-
-
-def preflight(config: Mapping[str, Any], config_dir: Path, environ: Mapping[str, str]) -> \
-        str | None:
-    return common.preflight(HARNESS, config, config_dir, environ)
-
-
-def run(ctx: BuiltinContext) -> BuiltinOutcome:
-    return common.run(HARNESS, ctx)

@@ -120,6 +120,17 @@ class Harness:
     def prefix(self) -> str:
         return f"smevals:{self.name}"
 
+    # The built-in runner's entry points (smevals.runners finds a module's HARNESS).
+    def config_problems(self, config: Mapping[str, Any]) -> Problems:
+        return config_problems(self, config)
+
+    def preflight(self, config: Mapping[str, Any], config_dir: Path,
+                  environ: Mapping[str, str]) -> str | None:
+        return preflight(self, config, config_dir, environ)
+
+    def run(self, ctx: BuiltinContext) -> BuiltinOutcome:
+        return run(self, ctx)
+
 
 def schema(properties: dict[str, Any]) -> Schema:
     """A harness's config keys: the common ones (executable, args, env, base_url, ...) and

@@ -1,8 +1,8 @@
 """`runner: smevals:openai`: one chat-completions request per Run to an OpenAI-compatible server.
 
 Retries 429, 5xx and lost connections with bounded exponential backoff; honours the Run's
-timeout and the cancel event (the request, its retries and the reading of a response are
-runners/chatapi.py's, shared with `smevals:agent`).
+timeout and the cancel event (the request and its retries are runners/chatapi.py's, shared
+with `smevals:agent`; the reading of a response is net/chat.py's, shared with the judges).
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from smevals.net.chat import content_text, first_choice, request_headers, token_usage, tool_calls
+from smevals.net.http import Endpoint
+from smevals.net.retry import BACKOFF_BASE, BACKOFF_CAP
 from smevals.runners.base import (
     BuiltinContext,
     BuiltinOutcome,
@@ -20,19 +23,7 @@ from smevals.runners.base import (
     RunFailed,
     chat_messages,
 )
-from smevals.runners.chatapi import (
-    DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_RETRIES,
-    Answer,
-    Plan,
-    Session,
-    content_text,
-    first_choice,
-    request_headers,
-    token_usage,
-    tool_calls,
-)
-from smevals.runners.http import BACKOFF_BASE, BACKOFF_CAP, Endpoint
+from smevals.runners.chatapi import DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, Answer, Plan, Session
 from smevals.runners.options import (
     ENV_NAME,
     FORMATS,
@@ -43,8 +34,7 @@ from smevals.runners.options import (
     options_schema,
 )
 
-__all__ = ["Plan", "config_problems", "content_text", "first_choice", "make_plan",
-           "request_body", "request_headers", "run", "token_usage"]
+__all__ = ["Plan", "config_problems", "make_plan", "request_body", "run"]
 
 NAME = "openai"
 PREFIX = "smevals:openai"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from smevals.runners.base import type_name
+from smevals.net.chat import type_name
 from smevals.schemas import Schema, Violation
 
 # Config keys every Config may carry whatever its runner; a built-in never flags them.

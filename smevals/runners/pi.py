@@ -30,14 +30,13 @@ offline otherwise (`PI_OFFLINE=1`: no update check).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from smevals.runners import harness as common
-from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems
+from smevals.runners.base import BuiltinContext
 from smevals.runners.events import (
     Collector,
     Event,
@@ -197,16 +196,3 @@ def _usage(message: dict[str, Any], usage: dict[str, Any], priced: bool = True) 
 HARNESS = common.Harness(NAME, "pi", "@mariozechner/pi-coding-agent", _home, _prepare, _prompt,
                          lambda config: PiReader(config.get("base_url") is not None), SCHEMA,
                          echoes_prompt=True, retrying=_retrying)
-
-
-def config_problems(config: Mapping[str, Any]) -> Problems:
-    return common.config_problems(HARNESS, config)
-
-
-def preflight(config: Mapping[str, Any], config_dir: Path, environ: Mapping[str, str]) -> \
-        str | None:
-    return common.preflight(HARNESS, config, config_dir, environ)
-
-
-def run(ctx: BuiltinContext) -> BuiltinOutcome:
-    return common.run(HARNESS, ctx)

@@ -16,14 +16,8 @@ from typing import Any
 
 import orjson
 
-from smevals.runners.base import (
-    BuiltinContext,
-    BuiltinOutcome,
-    Problems,
-    RunFailed,
-    is_int,
-    type_name,
-)
+from smevals.net.chat import is_int, type_name
+from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
 from smevals.runners.options import TEXT, config_problems_for, options_schema
 
 NAME = "replay"

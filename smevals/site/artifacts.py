@@ -11,7 +11,7 @@ Kinds, and how each is shown:
 | ------ | --------------------------------------------- | -------------------------------- |
 | text   | escaped text, and a link to the raw file      | text/plain; charset=utf-8        |
 | image  | <img>                                         | image/png, ... (by its bytes)    |
-| svg    | <img> of its sanitised copy (svgsafe)         | text/plain; the copy as          |
+| svg    | <img> of its sanitised copy (xmlsafe)         | text/plain; the copy as          |
 |        |                                               | image/svg+xml, sandboxed         |
 | binary | a download link                               | application/octet-stream, attachment |
 | link   | the symlink's target, as text; never followed | -                                |

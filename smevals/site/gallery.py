@@ -2,7 +2,7 @@
 and the thumbnails of the task x model grid (`data/<eval>/pictures.js`).
 
 A raster file is shown when its bytes are a picture within the pixel limit
-(`site.pictures`); an SVG only as its sanitised copy (`site.svgsafe`). Anything else that
+(`site.pictures`); an SVG only as its sanitised copy (`checkers.xmlsafe`). Anything else that
 bears a picture's name says why it is not shown.
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from smevals.checkers import xmlsafe
 from smevals.report.rows import cell_of
-from smevals.site import artifacts, pictures, svgsafe
+from smevals.site import artifacts, pictures
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import FileEntry
 
@@ -42,10 +43,10 @@ def picture_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, kind: str,
     sanitised copy, the picture's size, or `not_shown` and why."""
     path = entry["path"]
     if kind == "svg":
-        data = artifacts.read_bytes(loaded.store, obj, path, svgsafe.MAX_BYTES + 1)
+        data = artifacts.read_bytes(loaded.store, obj, path, xmlsafe.MAX_BYTES + 1)
         try:
-            clean = svgsafe.sanitise(data or b"")
-        except svgsafe.Refused as exc:
+            clean = xmlsafe.sanitise(data or b"")
+        except xmlsafe.Refused as exc:
             return {"not_shown": f"not shown: {exc}"}
         return {"src": linker.picture(obj, path, clean)}
     picture = artifacts.picture_of(entry, head)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smevals.checkers.imagefmt import size, sniff
+from smevals.checkers.imagefmt import MAX_SHOWN_PIXELS, size, sniff
 
-MAX_PIXELS = 25_000_000          # a 5,000 x 5,000 picture; a 24-megapixel photo passes
+MAX_PIXELS = MAX_SHOWN_PIXELS    # a 5,000 x 5,000 picture; a 24-megapixel photo passes
 HEAD_BYTES = 256 * 1024          # a JPEG's size must be in its first 256 KiB
 EXTENSIONS = ("png", "jpg", "jpeg", "gif", "webp", "avif", "bmp")
 MIME = {"png": "image/png", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",

@@ -19,7 +19,7 @@ name (an encoded `/`, `\\`, `..`, `.` or NUL gives 404), the Eval, task, tag and
 looked up among those loaded, and a file must be one its object's record lists, opened
 without following symlinks (artifacts.open_file). Every response carries a strict Content
 Security Policy and `X-Content-Type-Options: nosniff`; files of Runs and Grades are also
-sandboxed. An SVG file is served as text; its picture is its sanitised copy (svgsafe).
+sandboxed. An SVG file is served as text; its picture is its sanitised copy (checkers/xmlsafe.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any, cast
 from urllib.parse import quote, unquote
 
-from smevals.site import artifacts, jsdata, svgsafe
+from smevals.checkers import xmlsafe
+from smevals.site import artifacts, jsdata
 from smevals.site.build import asset
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
 from smevals.site.explore import explore_page
@@ -225,13 +226,13 @@ def file_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
 def picture_response(loaded: Loaded, kind: str, oid: str, path: str) -> Response:
     """The sanitised copy of an SVG file (404 for any other file, or an SVG refused)."""
     found = _lookup(loaded, kind, oid, path)
-    data = artifacts.read_bytes(loaded.store, found[0], path, svgsafe.MAX_BYTES + 1) \
+    data = artifacts.read_bytes(loaded.store, found[0], path, xmlsafe.MAX_BYTES + 1) \
         if found else None
     if found is None or data is None or artifacts.kind_of(found[1], data) != "svg":
         return NOT_FOUND
     try:
-        clean = svgsafe.sanitise(data)
-    except svgsafe.Refused:
+        clean = xmlsafe.sanitise(data)
+    except xmlsafe.Refused:
         return NOT_FOUND
     return Response(200, artifacts.SVG_TYPE, clean, headers={"Content-Security-Policy": FILE_CSP})
 

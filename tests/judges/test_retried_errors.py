@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smevals.commands.site import SiteOptions, load_all
+from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page
 from smevals.site.serve import ServeLinker
 from tests.judges.helpers import answer_with, grades, judge_eval

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smevals.commands.site import SiteOptions, load_all
 from smevals.site.data import eval_index
+from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker
 from tests.judges.helpers import answer_with, judge_eval

@@ -66,7 +66,7 @@ def test_a_harness_version_is_recorded_shown_and_compared(cli, tmp_path: Path) -
 
 
 def test_the_run_page_names_the_runner(cli, tmp_path: Path) -> None:
-    from smevals.commands.site import SiteOptions, load_all
+    from smevals.site.load import SiteOptions, load_all
     from smevals.site.pages import run_page
     from smevals.site.serve import ServeLinker
 

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
+from smevals.site.load import SiteOptions
 from smevals.site.serve import SiteServer
 from tests.helpers import run_cli
 from tests.report.builder import history

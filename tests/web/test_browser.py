@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
 from smevals.site import jsdata
 from smevals.site.build import ASSETS, asset, write_index
 from smevals.site.data import eval_index, eval_summary
+from smevals.site.load import SiteOptions
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import make_qa, state1, state3
 from tests.web.conftest import ARTIFACTS, Sites, Watched, start

@@ -186,7 +186,8 @@ def test_a_file_name_with_a_backslash_is_a_plain_file(tmp_path: Path) -> None:
 def test_serve_serves_a_file_whose_name_holds_a_backslash(tmp_path: Path) -> None:
     from urllib.parse import quote
 
-    from smevals.commands.site import SiteOptions, make_server
+    from smevals.commands.serve import make_server
+    from smevals.site.load import SiteOptions
     from tests.web.conftest import start
     from tests.web.pages import fetch
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from smevals.commands.site import SiteOptions, load_all
 from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, tag_view
+from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker, split_path
 from tests.helpers import make_eval, run_cli

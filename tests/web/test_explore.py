@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
+from smevals.site.load import SiteOptions
 from smevals.site.serve import SiteServer
 from tests.helpers import make_eval, run_cli
 from tests.web.agentish import AgentSite, build_agentish

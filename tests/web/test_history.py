@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
 from smevals.site import jsdata
 from smevals.site.build import asset
 from smevals.site.history import SHARED_SECONDS
+from smevals.site.load import SiteOptions
 from tests.helpers import git as git_plain
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import commit

@@ -7,7 +7,8 @@ import base64
 
 import pytest
 
-from smevals.site import pictures, svgsafe
+from smevals.checkers import xmlsafe as svgsafe
+from smevals.site import pictures
 from tools.imagefiles import avif_head, bmp_head, bomb_png, gif_head, jpeg_head, png, webp_head
 
 

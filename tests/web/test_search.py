@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
 from smevals.site import jsdata
+from smevals.site.load import SiteOptions
 from smevals.site.search import decode, encode, words_of
 from tests.helpers import make_eval, run_cli
 from tests.web.conftest import Watched, start

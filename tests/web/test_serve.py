@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from smevals.commands.site import SiteOptions, make_server
+from smevals.commands.serve import make_server
 from smevals.site import jsdata
+from smevals.site.load import SiteOptions
 from smevals.site.serve import CSP, FILE_CSP, SiteServer
 from tests.helpers import SMEVALS
 from tests.report.builder import make_qa, state1, state3

@@ -78,8 +78,9 @@ def backend(ctx: BuiltinContext) -> tuple[Backend, Session | None]:
     if ctx.config.get("backend") == "replay":
         path, shown = session_path(ctx)
         return ReplayBackend(path, shown), None
-    from smevals.runners.chatapi import DEFAULT_REQUEST_TIMEOUT, Plan, Session, request_headers
-    from smevals.runners.http import Endpoint
+    from smevals.net.chat import request_headers
+    from smevals.net.http import Endpoint
+    from smevals.runners.chatapi import DEFAULT_REQUEST_TIMEOUT, Plan, Session
 
     config = ctx.config
     if not ctx.model:

@@ -21,13 +21,9 @@ from typing import Any, Protocol
 
 import orjson
 
-from smevals.runners.base import BuiltinContext, RunFailed, is_int, type_name
-from smevals.runners.chatapi import (
-    Session,
-    content_text,
-    first_choice,
-    token_usage,
-)
+from smevals.net.chat import content_text, first_choice, is_int, token_usage, type_name
+from smevals.runners.base import BuiltinContext, RunFailed
+from smevals.runners.chatapi import Session
 
 SESSION_CAP = 16 << 20       # bytes of one recorded session file
 

@@ -1,5 +1,6 @@
-"""The one HTTP client of smevals (the `smevals:openai` runner and the judges' OpenAI-compatible
-backend): an abortable POST on a worker thread, and one retry policy.
+"""The one HTTP client of smevals (the judges' OpenAI-compatible backend, the `smevals:openai`
+and `smevals:agent` runners, the `custom_webhook` checker): an abortable POST on a worker
+thread with a cap on the response, and net/retry.py retries it.
 
 Cheap to import: http.client and ssl load on the first request.
 """
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 import threading
 import time
 from collections.abc import Mapping
@@ -20,39 +20,6 @@ from smevals.store.regular import megabytes
 if TYPE_CHECKING:
     import http.client
     import ssl
-
-BACKOFF_BASE = 0.5           # seconds before the 2nd attempt, doubled for each one after
-BACKOFF_CAP = 8.0            # the longest pause between two attempts
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """How long to pause before the next attempt: exponential from `base`, at most `cap`;
-    a server's Retry-After (seconds) replaces it, at most `after_cap`."""
-
-    base: float = BACKOFF_BASE
-    cap: float = BACKOFF_CAP
-    after_cap: float = BACKOFF_CAP
-
-    def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """The pause after failed attempt number `attempt` (1 for the first)."""
-        if retry_after is not None:
-            return min(self.after_cap, retry_after)
-        return min(self.cap, self.base * 2 ** (attempt - 1))
-
-
-def retryable(status: int) -> bool:
-    """Whether an HTTP status is worth another attempt (429 Too Many Requests, any 5xx)."""
-    return status == 429 or 500 <= status <= 599
-
-
-def retry_after(value: str | None) -> float | None:
-    """A numeric Retry-After (seconds); an HTTP-date or garbage gives None."""
-    try:
-        seconds = float(value) if value is not None else math.nan
-    except ValueError:
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -110,24 +77,37 @@ RESPONSE_LIMIT_MB = 32
 class ResponseTooLarge(Exception):
     """A response body above the limit, given up on after limit + 1 bytes (never retried)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, setting: str | None = RESPONSE_LIMIT_SETTING) -> None:
+        raises = f" ({setting} raises it)" if setting else ""
         super().__init__(f"the response body is above the {limit / (1 << 20):g} MB limit of a "
-                         f"response ({RESPONSE_LIMIT_SETTING} raises it)")
+                         f"response{raises}")
 
 
 class HttpCall:
-    """One POST on a worker thread, so that the caller can give up on it at any moment."""
+    """One POST on a worker thread, so that the caller can give up on it at any moment.
 
-    def __init__(self, endpoint: Endpoint, body: bytes, headers: Mapping[str, str],
-                 timeout: float) -> None:
-        self.conn = endpoint.connect(timeout)
-        self.limit = megabytes(RESPONSE_LIMIT_SETTING, RESPONSE_LIMIT_MB)
+    `limit` caps the response body (SMEVALS_MAX_RESPONSE_MB by default); `setting` is what
+    raises the limit, named when a response is above it."""
+
+    def __init__(self, conn: http.client.HTTPConnection, target: str, body: bytes,
+                 headers: Mapping[str, str], limit: int | None = None,
+                 setting: str | None = RESPONSE_LIMIT_SETTING) -> None:
+        self.conn = conn
+        self.limit = megabytes(RESPONSE_LIMIT_SETTING, RESPONSE_LIMIT_MB) if limit is None \
+            else limit
+        self.setting = setting
         self.reply: Reply | None = None
         self.error: BaseException | None = None
-        request = (endpoint.target, body, dict(headers))
+        request = (target, body, dict(headers))
         self.thread = threading.Thread(target=self._run, args=request, daemon=True,
                                        name="smevals-http")
         self.thread.start()
+
+    @classmethod
+    def to(cls, endpoint: Endpoint, body: bytes, headers: Mapping[str, str],
+           timeout: float) -> HttpCall:
+        """A POST of `body` to `endpoint`, each socket operation within `timeout` seconds."""
+        return cls(endpoint.connect(timeout), endpoint.target, body, headers)
 
     def _run(self, target: str, body: bytes, headers: dict[str, str]) -> None:
         started = time.monotonic()
@@ -136,7 +116,7 @@ class HttpCall:
             response = self.conn.getresponse()
             data = response.read(self.limit + 1)
             if len(data) > self.limit:
-                raise ResponseTooLarge(self.limit)
+                raise ResponseTooLarge(self.limit, self.setting)
             latency = round((time.monotonic() - started) * 1000, 1)
             names = {name.lower(): value for name, value in response.getheaders()}
             self.reply = Reply(response.status, data, names, latency)

@@ -19,11 +19,11 @@ from smevals.grade.apply import (
     tampering_of,
 )
 from smevals.grade.score import failure_reason
+from smevals.graderfixtures.cases import Case
 from smevals.proc.launch import ProcessGroups
 from smevals.spec.model import Eval, Grader
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, RunFields, WorkspaceChanges
-from smevals.testing.cases import Case
 
 RUN_FOLDER = "run"
 

@@ -1,69 +1,20 @@
-"""`smevals verify`, `smevals show` and `smevals gc` (cli/store_cmd.py); which stores the
-paths name, and the object an id names in them, is smevals.spec.stores."""
+"""`smevals gc` (cli/gc_cmd.py): staging leftovers removed, and on request superseded or
+errored Grades (grade/evict.py chooses them) and judge cache entries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from smevals.errors import SmevalsError
 from smevals.spec.load import display_path
 from smevals.spec.stores import store_roots
 from smevals.store import folders
-from smevals.store.base import SourceError
-from smevals.store.layout import RECORD_NAMES, STAGING
-from smevals.store.read import AnyObj, Obj, Store, store_root
-from smevals.store.records import GradeRecord, RunRecord
-from smevals.store.verify import Damage, verify_store
+from smevals.store.layout import STAGING
+from smevals.store.read import Store, store_root
 
 if TYPE_CHECKING:
     from smevals.grade.evict import JudgeEviction
-
-
-@dataclass
-class VerifyReport:
-    checked: int = 0
-    problems: list[tuple[Path, Damage]] = field(default_factory=list)
-
-
-def verify_command(paths: tuple[str, ...], store: str | None, rev: str | None) -> VerifyReport:
-    report = VerifyReport()
-    for root in store_roots(paths, store):
-        if not root.exists() and not rev:
-            continue
-        try:
-            count, problems = verify_store(root, rev)
-        except SourceError as exc:
-            raise SmevalsError(str(exc)) from None
-        report.checked += count
-        report.problems.extend((root, p) for p in problems)
-    return report
-
-
-def show_object(st: Store, obj: AnyObj,
-                name: str | None) -> tuple[RunRecord | GradeRecord | None, bytes]:
-    """(record, record bytes) to show an object, or (None, content) of one of its files."""
-    record_name = RECORD_NAMES[obj.kind]
-    if name is None:
-        return obj.record, _read(st, obj, record_name)
-    listed = {f.get("path") for f in obj.record.get("files", []) if isinstance(f, dict)}
-    if name not in listed | {record_name}:
-        raise SmevalsError(f"{obj.kind} {obj.id} has no file '{name}'; files: "
-                           + ", ".join(sorted(str(p) for p in listed | {record_name})))
-    return None, _read(st, obj, name)
-
-
-def _read(st: Store, obj: Obj[Any], name: str) -> bytes:
-    try:
-        return st.read_file(obj, name)
-    except (OSError, SourceError) as exc:
-        raise SmevalsError(f"cannot read {name} of {obj.kind} {obj.id}: {exc}") from None
-
-
-def object_location(st: Store, obj: Obj[Any]) -> str:
-    where = display_path(st.path_of(obj))
-    return f"{st.rev}:{where}" if st.rev else where
 
 
 @dataclass
