@@ -123,7 +123,7 @@ def values_match(a: Any, b: Any, tolerance: float) -> bool:
         return False
     if math.isnan(x) or math.isnan(y):
         return False
-    return abs(x - y) <= tolerance * max(1.0, abs(x), abs(y))
+    return bool(abs(x - y) <= tolerance * max(1.0, abs(x), abs(y)))
 
 
 def rows_match(a: Row, b: Row, tolerance: float) -> bool:

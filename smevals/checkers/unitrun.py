@@ -122,7 +122,8 @@ def _junit(result: _Result) -> bytes:
     suite.set("failures", str(counts["failure"]))
     suite.set("errors", str(counts["error"]))
     suite.set("skipped", str(counts["skipped"]))
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -338,7 +339,7 @@ def is_script_ref(kind: str, value: Any) -> bool:
         re.match(r"file://", value))
 
 
-_PLAIN: dict[str, Any] = {
+_PLAIN: dict[str, Callable[[Any, Any], Mapped]] = {
     "equals": _equals(False), "contains": _contains(True), "icontains": _contains(False),
     "contains-any": _listed(True, "any"), "icontains-any": _listed(False, "any"),
     "contains-all": _listed(True, "all"), "icontains-all": _listed(False, "all"),
@@ -352,7 +353,7 @@ _PLAIN: dict[str, Any] = {
     "javascript": _code("javascript", False), "python": _code("python", False),
 }
 
-_NOT: dict[str, Any] = {
+_NOT: dict[str, Callable[[Any, Any], Mapped]] = {
     "equals": _equals(True), "contains": _contains(True, True),
     "icontains": _contains(False, True), "contains-any": _listed(True, "none"),
     "icontains-any": _listed(False, "none"), "regex": _regex(True),

@@ -96,4 +96,5 @@ def version_changed(cli: Callable[..., Result], folder: Path,
     ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
     cli("run", str(ev), "-g")
     (record,) = grade_records(ev)
-    return record["grader"]["version"] != version_before_issue_18("default", doc)
+    out: bool = record["grader"]["version"] != version_before_issue_18("default", doc)
+    return out
