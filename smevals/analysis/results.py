@@ -20,7 +20,7 @@ from smevals.report.document import EvalReport
 from smevals.report.formats import summary_json
 from smevals.report.rows import ERRORED, STALE, Excluded, Row
 from smevals.store.read import Obj
-from smevals.store.records import GradeBrief, RunBrief, RunRecord
+from smevals.store.records import GradeBrief, RunBrief, RunRecord, Usage
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -90,7 +90,7 @@ class RunResult(NamedTuple):
     store: str                  # where the store was read (a folder, or REV:folder)
     task_keys: Mapping[str, Any]    # the Task document given to the runner
     metrics: Mapping[str, Any]      # the Grade's metrics
-    usage: Mapping[str, Any]        # the Run's usage as recorded
+    usage: Usage                    # the Run's usage as recorded (empty when none)
     run_record: RunBrief        # the record itself (full: a RunRecord)
     grade_record: GradeBrief | None    # the Grade's brief view (store/brief.py)
 
@@ -273,7 +273,7 @@ NO_JUDGE = (None,) * 5
 NOT_GRADED: tuple[Any, ...] = (None,) * 7 + ((),) + NO_JUDGE + (EMPTY, None)
 
 
-def _usage(usage: Any) -> tuple[int | None, int | None, int | None, float | None,
+def _usage(usage: Usage) -> tuple[int | None, int | None, int | None, float | None,
                                 float | None]:
     """input, output and total tokens, cost_usd and latency_ms of a Run's usage (which no
     schema shapes: anything but a whole number, or a finite number, is None)."""

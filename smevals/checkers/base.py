@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol, TypeGuard
 
+from smevals.store.records import Usage
+
 __all__ = [
     "CheckError",
     "CheckFailure",
@@ -49,7 +51,7 @@ class CheckInput:
 
     output: str
     task: Mapping[str, Any]
-    usage: Mapping[str, Any] | None
+    usage: Usage | None                 # the Run's, as recorded (store/records.py)
     run_dir: Path | None = None
     workspace: Path | None = None
     timeout: float | None = None

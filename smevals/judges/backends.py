@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from smevals.judges.settings import Settings
+from smevals.store.records import JudgeRequest
 
 RETRY_AFTER_CAP = 60.0        # a judge server's Retry-After is followed up to a minute
 POLL = 0.05
@@ -45,7 +46,7 @@ class Answer:
 class Call:
     """One request to a judge and what it is about (for replay matching and the record)."""
 
-    request: dict[str, Any]         # backend, endpoint, model, messages, params
+    request: JudgeRequest           # backend, endpoint, model, messages, params (the cache key)
     task: str
     model: str                      # the Run's model
     check: str
@@ -65,7 +66,7 @@ def answer(settings: Settings, call: Call, environ: Mapping[str, str],
 
 # --- OpenAI-compatible endpoints -------------------------------------------------------
 
-def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
+def openai_body(request: JudgeRequest, images: tuple[Any, ...] = ()) -> bytes:
     from smevals.judges.images import with_images
 
     body = {"model": request["model"], "messages": with_images(request["messages"], images),
@@ -73,7 +74,7 @@ def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
     return orjson.dumps(body)
 
 
-def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, str],
+def openai(settings: Settings, request: JudgeRequest, environ: Mapping[str, str],
            cancel: threading.Event | None, images: tuple[Any, ...] = ()) -> Answer:
     from smevals.runners.http import Backoff, Endpoint
     from smevals.runners.openai import request_headers

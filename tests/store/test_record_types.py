@@ -24,6 +24,11 @@ PAIRS = [
     ("grade", ("properties", "judge"), records.JudgeUsage),
     ("grade", ("properties", "label"), records.Label),
     ("grade", ("properties", "files", "items"), records.FileEntry),
+    ("usage", (), records.Usage),
+    ("judge", (), records.JudgeEntry),
+    ("judge", ("properties", "request"), records.JudgeRequest),
+    ("judge", ("properties", "request", "properties", "images", "items"), records.ImageRef),
+    ("judge", ("properties", "response"), records.JudgeResponse),
 ]
 
 # Keys a record type holds only while a record is being made (never written).
