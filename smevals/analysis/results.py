@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from smevals.report.checks import labelled, verdict
 from smevals.report.document import EvalReport
 from smevals.report.formats import summary_json
+from smevals.report.jsondoc import Damaged, Summary
 from smevals.report.rows import ERRORED, STALE, Excluded, Row
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief, RunBrief, RunRecord, Usage
@@ -166,7 +167,7 @@ class EvalResults:
         return self.report.version
 
     @property
-    def damaged(self) -> list[dict[str, str]]:
+    def damaged(self) -> list[Damaged]:
         """The damaged objects left out (`path`, `problem`): nothing in them is counted."""
         return list(self.report.damaged)
 
@@ -175,7 +176,7 @@ class EvalResults:
         return list(self.report.notes)
 
     @cached_property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """`report --format json`'s `summary` of this Eval: the counts of the Runs counted
         and of those left out, the mean score, the pass rate, the per-Check figures."""
         return summary_json(self.report)

@@ -133,7 +133,7 @@ def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[st
     groups = leaderboard(rows)
     board = []
     for rank, group in zip(ranks(groups), groups, strict=True):
-        entry = group_json(group, rank)
+        entry: dict[str, Any] = {**group_json(group, rank)}
         entry.pop("tasks", None)
         entry.pop("checks", None)       # the Checks table has them, errored Grades too
         entry["mean_ci"] = mean_interval(group)
