@@ -151,7 +151,7 @@ def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response
 
 
 def eval_data(loaded: Loaded, folder: list[str], name: str,
-              history: LiveHistory | None = None) -> dict[str, Any] | None:
+              history: LiveHistory | None = None) -> Mapping[str, Any] | None:
     if folder == ["diffs"] or (history is not None and not folder
                                and name in ("history", "index")):
         return history_data(loaded, folder, name, history)

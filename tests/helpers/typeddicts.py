@@ -9,7 +9,8 @@ from typing import Any, ForwardRef
 
 def typed_keys(typed: Any, working: Collection[str] = ()) -> tuple[set[str], set[str]]:
     """All keys of a TypedDict and its required ones, read from its annotations (under
-    `from __future__ import annotations` Python 3.11 counts a NotRequired key as required);
+    `from __future__ import annotations` Python 3.11 counts a NotRequired key as required;
+    a TypedDict of the functional form holds the types themselves);
     `working`: keys held only while a record is made, left out."""
     keys: set[str] = set()
     required: set[str] = set()
@@ -19,7 +20,7 @@ def typed_keys(typed: Any, working: Collection[str] = ()) -> tuple[set[str], set
         text = annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else str(
             annotation)
         keys.add(key)
-        if typed.__total__ and not text.startswith("NotRequired["):
+        if typed.__total__ and not text.removeprefix("typing.").startswith("NotRequired["):
             required.add(key)
     return keys, required
 
