@@ -106,7 +106,7 @@ RUN_FIELDS = RunResult._fields
 CHECK_FIELDS = CheckResult._fields
 
 
-def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
+def _checks_of(run: RunResult, checks: object) -> Iterator[CheckResult]:
     for position, (label, check) in enumerate(labelled(checks), 1):
         said = verdict(check)
         score = _number(check.get("score")) if said != "skipped" else None
@@ -118,14 +118,14 @@ def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
                           notes if isinstance(notes, str) else None, run.commit)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     """A finite number (not a bool) as a float, else None."""
     if value.__class__ in (int, float) and value - value == 0:
         return float(value)
     return None
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     """A whole number within 64 bits (what every table format holds), else None."""
     return value if value.__class__ is int and -2**63 <= value < 2**63 else None
 
@@ -285,7 +285,7 @@ def _usage(usage: Usage) -> tuple[int | None, int | None, int | None, float | No
             _number(usage.get("latency_ms")))
 
 
-def _judge(judge: Any) -> tuple[float | None, float | None, float | None, float | None,
+def _judge(judge: object) -> tuple[float | None, float | None, float | None, float | None,
                                 float | None]:
     """calls, cached, input and output tokens and cost_usd of a Grade's judge calls."""
     if judge.__class__ is not dict:

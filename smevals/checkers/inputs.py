@@ -22,7 +22,7 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     """An option's value as text to compare with: a string as it is, anything else as compact
     JSON (non-ASCII kept)."""
     if isinstance(value, str):

@@ -81,7 +81,7 @@ def _validator_class(schema: dict[str, Any]) -> type[Validator]:
     return extended
 
 
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
+def _walk(node: object) -> Iterator[dict[str, Any]]:
     if isinstance(node, dict):
         yield node
         for value in node.values():
@@ -108,7 +108,7 @@ def _check_patterns(schema: dict[str, Any]) -> None:
         )
 
 
-def compile_schema(schema: Any) -> Any:
+def compile_schema(schema: object) -> Any:
     """A validator for `schema`, cached; CheckFailure when unsupported or invalid."""
     if not isinstance(schema, dict):
         raise CheckFailure("the JSON Schema must be an object")

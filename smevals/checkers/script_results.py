@@ -215,7 +215,7 @@ def _number_verdict(value: float, threshold: Any, negate: bool,
     return _verdict(passed, value if math.isfinite(value) else None, why, negate, details)
 
 
-def read_js(result: dict[str, Any], threshold: Any, negate: bool,
+def read_js(result: dict[str, Any], threshold: object, negate: bool,
             details: dict[str, Any]) -> CheckResult:
     kind = result.get("kind")
     if kind == "boolean" and isinstance(result.get("value"), bool):
@@ -233,7 +233,7 @@ def read_js(result: dict[str, Any], threshold: Any, negate: bool,
     return _failed(f"the assertion threw an error: {result.get('message', '')}", details)
 
 
-def read_python(result: dict[str, Any], threshold: Any, negate: bool,
+def read_python(result: dict[str, Any], threshold: object, negate: bool,
                 details: dict[str, Any]) -> CheckResult:
     if result.get("kind") != "result":
         return _failed(f"Python code execution failed: {result.get('message', '')}", details)
@@ -244,7 +244,7 @@ def read_python(result: dict[str, Any], threshold: Any, negate: bool,
         return _failed(f"Python code execution failed: {exc}", details)
 
 
-def _python_value(value: Any, threshold: Any, negate: bool,
+def _python_value(value: object, threshold: object, negate: bool,
                   details: dict[str, Any]) -> CheckResult:
     lowered = value.lower() if isinstance(value, str) else None
     if value is True or value is False or lowered in ("true", "false"):

@@ -21,7 +21,7 @@ from smevals.checkers.inputs import input_text
 CHECKERS: dict[str, Checker] = {}
 
 
-def js_text(value: Any) -> str:
+def js_text(value: object) -> str:
     """`String(value)` in JavaScript, for a string, a boolean or a number."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -67,7 +67,7 @@ def _shortest(x: float) -> tuple[str, int]:
     return digits, shift + (int(exp) if exp else 0)
 
 
-def same_json(a: Any, b: Any) -> bool:
+def same_json(a: object, b: object) -> bool:
     """Node's util.isDeepStrictEqual over two parsed JSON values."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b

@@ -41,7 +41,7 @@ class _Forbidden(Exception):
     pass
 
 
-def _forbid(*_args: Any) -> Any:
+def _forbid(*_args: object) -> Any:
     raise _Forbidden()
 
 

@@ -185,7 +185,7 @@ def exact_match(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return binary(want == got, notes, expected=_excerpt(want), got=_excerpt(got))
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     if isinstance(value, str):
         return value.strip()
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -11,7 +11,7 @@ CORE = ("score", "metrics", "tags", "notes", "details")
 _TAG_RUN = re.compile(r"[^a-z0-9]+")
 
 
-def normalize_tag(tag: Any) -> str:
+def normalize_tag(tag: object) -> str:
     """`"Wearing A Hat!"` -> `wearing_a_hat`."""
     return _TAG_RUN.sub("_", str(tag).lower()).strip("_")
 

@@ -169,7 +169,7 @@ def _row(label: str, tally: _Tally, total: int) -> CheckRow:
                     tally.skipped + total - tally.seen, tuple(tally.scores))
 
 
-def labelled(checks: Any) -> list[tuple[str, Mapping[str, Any]]]:
+def labelled(checks: object) -> list[tuple[str, Mapping[str, Any]]]:
     """(label, Check) for each Check of a Grade's `checks`: its name, else its checker, with
     ` #2`, ` #3` ... on a repeated label."""
     if checks.__class__ is not list:

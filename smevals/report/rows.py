@@ -72,7 +72,7 @@ class Row:
         return tampering_of(self.grade.record)
 
 
-def tampering_of(record: Any) -> list[TamperMark]:
+def tampering_of(record: object) -> list[TamperMark]:
     """The tampering marks of a Grade record ({path, kind}, well-formed ones only)."""
     marks = record.get("tampering") if isinstance(record, dict) else None
     if not isinstance(marks, list):

@@ -71,7 +71,7 @@ class RunFailed(Exception):
         )
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     """How a YAML author would call the type of `value`."""
     if value is None:
         return "null"
@@ -85,11 +85,11 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -113,7 +113,7 @@ def chat_messages(task: Mapping[str, Any], system: str | None) -> list[dict[str,
     return chat
 
 
-def _task_messages(name: str, value: Any) -> list[dict[str, Any]]:
+def _task_messages(name: str, value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
         raise RunFailed(f"task {name!r}: `messages` must be a non-empty list", failure="launch")
     for index, item in enumerate(value):

@@ -233,7 +233,7 @@ def first_choice(data: dict[str, Any]) -> tuple[dict[str, Any], Any]:
     return message, choice.get("finish_reason")
 
 
-def content_text(content: Any) -> str:
+def content_text(content: object) -> str:
     """A message's `content` as text (of content parts, the text ones joined)."""
     if content is None or isinstance(content, str):
         return content or ""
@@ -245,7 +245,7 @@ def content_text(content: Any) -> str:
     raise ValueError(f"`content` must be a string or a list, not {type_name(content)}")
 
 
-def token_usage(raw: Any) -> dict[str, Any]:
+def token_usage(raw: object) -> dict[str, Any]:
     """A response's `usage` in smevals' names (docs/runners.md#usage): input tokens (the
     cached ones included, as chat completions count them), output tokens (the reasoning
     ones included), total, and the cached and reasoning ones where the server says."""
@@ -267,7 +267,7 @@ def token_usage(raw: Any) -> dict[str, Any]:
     return usage
 
 
-def tool_calls(raw: Any) -> list[dict[str, Any]]:
+def tool_calls(raw: object) -> list[dict[str, Any]]:
     """A message's `tool_calls` as `{name, arguments, id}` (arguments parsed from their JSON
     string, kept as the string when it is not JSON); ValueError when malformed."""
     if not isinstance(raw, list):

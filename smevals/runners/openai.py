@@ -124,7 +124,7 @@ def request_body(ctx: BuiltinContext) -> bytes:
         raise RunFailed(f"cannot encode the request as JSON: {error}", failure="launch") from None
 
 
-def _given(value: Any, default: Any) -> Any:
+def _given(value: object, default: object) -> Any:
     return default if value is None else value
 
 

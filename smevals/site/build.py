@@ -202,7 +202,7 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
     return count
 
 
-def _write(folder: Path, key: str, rel: str, doc: Any) -> None:
+def _write(folder: Path, key: str, rel: str, doc: object) -> None:
     path = folder / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(jsdata.encode(key, doc))

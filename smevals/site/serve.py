@@ -115,7 +115,7 @@ class ServeLinker:
         return self._url("pictures", obj, path)
 
 
-def _js(key: str, doc: Any) -> Response:
+def _js(key: str, doc: object) -> Response:
     return Response(200, JS_TYPE, jsdata.encode(key, doc))
 
 
@@ -263,7 +263,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._answer(send_body=False)
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         return
 
     def _answer(self, send_body: bool) -> None:

@@ -367,7 +367,7 @@ def _key_col(text: str, key: str, nth: int = 1) -> int:
     return at + 1
 
 
-def depth(value: Any) -> int:
+def depth(value: object) -> int:
     """How many lists and objects deep `value` goes (without recursion)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -407,7 +407,7 @@ def _repeated_key(text: str) -> str | None:
     return None
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

@@ -68,7 +68,7 @@ def config_problems(config: Mapping[str, Any]) -> Problems:
     return problems
 
 
-def _given(config: Mapping[str, Any], key: str, default: Any) -> Any:
+def _given(config: Mapping[str, Any], key: str, default: object) -> Any:
     value = config.get(key)
     return default if value is None else value
 
