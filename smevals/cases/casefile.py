@@ -112,7 +112,7 @@ def make_case(item: object, index: int, where: str) -> Case:
     )
 
 
-def _first(item: dict[str, Any], key: str, fallback: str) -> Any:
+def _first(item: dict[str, Any], key: str, fallback: str) -> object:
     if key in item:
         return item[key]
     return item.get(fallback, "")

@@ -123,7 +123,7 @@ def min_verdict(ok: bool, score: float | None, notes: str, minimum: float
         f"; {first}" if first and not ok else "")
 
 
-def apply_min(result: CheckResult, minimum: Any) -> CheckResult:
+def apply_min(result: CheckResult, minimum: float | None) -> CheckResult:
     """The Check's verdict under its `min` (see `min_verdict`); a Check that got no verdict
     at all (an error) stays an error."""
     if minimum is None or result.error:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NoReturn
 
 from smevals.checkers.base import CheckInput, fail
 from smevals.spec.paths import path_problem
@@ -15,7 +15,7 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 _MAX_BARE_ATTEMPTS = 2000
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 

@@ -147,7 +147,7 @@ def _table(rows: list[Any]) -> Result:
     return Result([], [tuple(_value(v) for v in _shape(r)) for r in rows])
 
 
-def _value(value: object) -> Any:
+def _value(value: object) -> object:
     return int(value) if isinstance(value, bool) else value
 
 

@@ -249,7 +249,7 @@ def shown(rows: Sequence[Row]) -> list[list[Any]]:
     return [[_shown_value(v) for v in row] for row in rows]
 
 
-def _shown_value(value: object) -> Any:
+def _shown_value(value: object) -> object:
     if isinstance(value, bytes | bytearray | memoryview):
         text = "x'" + bytes(value)[:SHOWN_CHARS // 2].hex() + "'"
         return text if len(value) <= SHOWN_CHARS // 2 else text + "…"

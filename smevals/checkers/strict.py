@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 from smevals.checkers.base import BOOL, Checker, CheckInput, CheckResult, binary, checker
 from smevals.checkers.inputs import input_text
@@ -83,7 +83,7 @@ def same_json(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _reject(name: str) -> Any:
+def _reject(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 

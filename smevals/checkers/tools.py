@@ -94,11 +94,11 @@ def _read_call(item: object) -> Call | None:
     return name, _parsed(args)
 
 
-def _first(*values: object) -> Any:
+def _first(*values: object) -> object:
     return next((v for v in values if v is not None), None)
 
 
-def _parsed(args: object) -> Any:
+def _parsed(args: object) -> object:
     if isinstance(args, str):
         try:
             return parse_json(args)

@@ -113,7 +113,7 @@ def _dry_lines(s: GradeSummary) -> list[str]:
     return lines + _damaged_lines(s) + _stale_lines(s)
 
 
-def _damaged_lines(s: Any) -> list[str]:
+def _damaged_lines(s: GradeSummary) -> list[str]:
     if s.damaged:
         return [f"Skipped {s.damaged} damaged Run(s) (named below; see `smevals verify`)"]
     return []

@@ -33,6 +33,9 @@ class Mapped:
     files: dict[str, str] = field(default_factory=dict)     # files the Check reads
 
 
+Maker = Callable[[Any, Any], Mapped]    # an assertion's value and threshold -> its Check
+
+
 def none(why: str) -> Mapped:
     return Mapped(None, why)
 
@@ -120,7 +123,7 @@ def _items(value: object) -> list[str] | None:
     return None
 
 
-def _equals(negate: bool) -> Any:
+def _equals(negate: bool) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if value is MISSING:
             return none("equals without a value")
@@ -131,7 +134,7 @@ def _equals(negate: bool) -> Any:
     return make
 
 
-def _contains(case: bool, negate: bool = False) -> Any:
+def _contains(case: bool, negate: bool = False) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not _scalar(value) or js_text(value) == "":
             return none("needs a non-empty string or number value")
@@ -143,7 +146,7 @@ def _contains(case: bool, negate: bool = False) -> Any:
     return make
 
 
-def _listed(case: bool, mode: str) -> Any:
+def _listed(case: bool, mode: str) -> Maker:
     """contains-any (`any`), contains-all (`all`), not-contains-any (`none`)."""
     def make(value: object, threshold: object) -> Mapped:
         items = _items(value)
@@ -159,7 +162,7 @@ def _listed(case: bool, mode: str) -> Any:
     return make
 
 
-def _regex(negate: bool) -> Any:
+def _regex(negate: bool) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value:
             return none("regex without a pattern")
@@ -189,7 +192,7 @@ def _re2(pattern: str, negate: bool) -> Mapped:
     return Mapped(opts, value=pattern)
 
 
-def _starts(negate: bool) -> Any:
+def _starts(negate: bool) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value:
             return none("starts-with without a value")
@@ -219,7 +222,7 @@ def _keywords(schema: object) -> set[str]:
     return found
 
 
-def _json(contains: bool) -> Any:
+def _json(contains: bool) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if isinstance(value, str):
             import yaml
@@ -267,7 +270,7 @@ def _approx(mapped: Mapped, why: str) -> Mapped:
     return mapped
 
 
-def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Any:
+def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not (isinstance(value, str) and value) and _items(value) is None:
             return none(f"{checker} needs a reference text")
@@ -278,7 +281,7 @@ def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -
     return make
 
 
-def _limit(checker: str, key: str, measured: str) -> Any:
+def _limit(checker: str, key: str, measured: str) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not isinstance(threshold, int | float) or isinstance(threshold, bool):
             return none("needs a numeric threshold")
@@ -319,7 +322,7 @@ def _relevance(value: object, threshold: object) -> Mapped:
                            "threshold": limit}, value=True), JUDGED)
 
 
-def _code(language: str, negate: bool) -> Any:
+def _code(language: str, negate: bool) -> Maker:
     def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value.strip():
             return none(f"a {language} assertion needs its code (or a file://)")
@@ -339,7 +342,7 @@ def is_script_ref(kind: str, value: object) -> bool:
         re.match(r"file://", value))
 
 
-_PLAIN: dict[str, Callable[[Any, Any], Mapped]] = {
+_PLAIN: dict[str, Maker] = {
     "equals": _equals(False), "contains": _contains(True), "icontains": _contains(False),
     "contains-any": _listed(True, "any"), "icontains-any": _listed(False, "any"),
     "contains-all": _listed(True, "all"), "icontains-all": _listed(False, "all"),
@@ -353,7 +356,7 @@ _PLAIN: dict[str, Callable[[Any, Any], Mapped]] = {
     "javascript": _code("javascript", False), "python": _code("python", False),
 }
 
-_NOT: dict[str, Callable[[Any, Any], Mapped]] = {
+_NOT: dict[str, Maker] = {
     "equals": _equals(True), "contains": _contains(True, True),
     "icontains": _contains(False, True), "contains-any": _listed(True, "none"),
     "icontains-any": _listed(False, "none"), "regex": _regex(True),

@@ -46,7 +46,7 @@ def resolve_value(src: Source, kind: str, value: object, where: str, vars_: dict
     return render_vars(loaded, vars_), uses, ""
 
 
-def _files(src: Source, value: object, where: str) -> Any:
+def _files(src: Source, value: object, where: str) -> object:
     if isinstance(value, list):
         return [_files(src, v, where) for v in value]
     if not (isinstance(value, str) and value.startswith("file://")):

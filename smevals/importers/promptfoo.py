@@ -152,7 +152,7 @@ def _assertion(src: Source, doc: object, where: str, vars_: dict[str, Any], chan
     return Taken(kind, mapped, doc, needs_vars)
 
 
-def _ref(src: Source, ref: object, where: str) -> Any:
+def _ref(src: Source, ref: object, where: str) -> object:
     """An assertion given as `$ref: '#/assertionTemplates/NAME'` (a path in this config)."""
     node: Any = src.data
     parts = ref[2:].split("/") if isinstance(ref, str) and ref.startswith("#/") else None

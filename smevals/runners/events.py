@@ -192,11 +192,11 @@ def listing(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def count(value: Any) -> int | None:
+def count(value: object) -> int | None:
     return value if is_int(value) and value >= 0 else None
 
 
-def amount(value: Any) -> float | None:
+def amount(value: object) -> float | None:
     return float(value) if is_number(value) and value >= 0 else None
 
 

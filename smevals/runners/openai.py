@@ -8,7 +8,7 @@ runners/chatapi.py's, shared with `smevals:agent`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import orjson
@@ -124,7 +124,10 @@ def request_body(ctx: BuiltinContext) -> bytes:
         raise RunFailed(f"cannot encode the request as JSON: {error}", failure="launch") from None
 
 
-def _given(value: object, default: object) -> Any:
+T = TypeVar("T")
+
+
+def _given(value: T | None, default: T) -> T:
     return default if value is None else value
 
 

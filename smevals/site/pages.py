@@ -32,7 +32,7 @@ def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def capped(value: object, limit: int = FIELD_LIMIT) -> Any:
+def capped(value: object, limit: int = FIELD_LIMIT) -> object:
     """`value`, or its JSON cut to `limit` characters when longer."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + "\n[... cut]"
