@@ -214,7 +214,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     for i in range(min(b, c)):
         term = term * (n - i) // (i + 1)
         tail += term
-    return min(1.0, 2 * tail / 2**n)
+    outcomes: int = 2**n            # every way the n pairs can go
+    return min(1.0, 2 * tail / outcomes)
 
 
 def significant(p: float, alpha: float = 0.05) -> bool:

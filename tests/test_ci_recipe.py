@@ -31,11 +31,13 @@ LITERAL = re.compile(r"^'([^']*)'$")
 
 
 def load() -> dict[str | bool, Any]:
-    return yaml.safe_load(WORKFLOW.read_text())
+    out: dict[str | bool, Any] = yaml.safe_load(WORKFLOW.read_text())
+    return out
 
 
 def steps() -> list[dict[str, Any]]:
-    return load()["jobs"]["evals"]["steps"]
+    out: list[dict[str, Any]] = load()["jobs"]["evals"]["steps"]
+    return out
 
 
 def test_the_workflow_is_triggered_by_pushes_to_main_and_pull_requests() -> None:

@@ -30,7 +30,8 @@ def grade(cli, tmp_path: Path, checks: str, code: int) -> dict[str, Any]:
     res = cli("run", str(ev), "-g")
     assert res.code == code, res.both
     (path,) = (ev / "results" / "grades").rglob("grade.json")
-    return json.loads(path.read_text())
+    out: dict[str, Any] = json.loads(path.read_text())
+    return out
 
 
 CONTAINS = "  - checker: contains\n    value: [alpha, gamma]\n"

@@ -6,6 +6,7 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import make_eval
 
@@ -161,8 +162,9 @@ def test_merge_copies_the_judge_cache_and_refuses_a_damaged_entry(cli, tmp_path:
     ev = make_eval(tmp_path / "ev")
     assert cli("run", str(ev), "--store", str(tmp_path / "src")).code == 0
     source = tmp_path / "src" / "ev"
-    good = judgecache.keep(source, {"model": "m", "messages": ["a"]}, {"pass": True}, "2026")
-    bad = judgecache.keep(source, {"model": "m", "messages": ["b"]}, {"pass": False}, "2026")
+    keep: Any = judgecache.keep         # any request and answer: the cache stores JSON
+    good = keep(source, {"model": "m", "messages": ["a"]}, {"pass": True}, "2026")
+    bad = keep(source, {"model": "m", "messages": ["b"]}, {"pass": False}, "2026")
     bad.chmod(0o644)
     bad.write_bytes(bad.read_bytes().replace(b'"b"', b'"c"'))     # another request
     res = cli("merge", "src", "--into", "into", cwd=tmp_path)

@@ -51,7 +51,7 @@ def _parquet(table: Table, path: Path) -> None:
     parquet.write_table(to_arrow(table, "--format parquet"), path)
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: object) -> Any:
     if value is None:
         return ""
     if value.__class__ is bool:

@@ -18,9 +18,10 @@ from typing import Any, NamedTuple
 from smevals.report.checks import labelled, verdict
 from smevals.report.document import EvalReport
 from smevals.report.formats import summary_json
+from smevals.report.jsondoc import Damaged, Summary
 from smevals.report.rows import ERRORED, STALE, Excluded, Row
 from smevals.store.read import Obj
-from smevals.store.records import GradeBrief, RunBrief, RunRecord
+from smevals.store.records import GradeBrief, RunBrief, RunRecord, Usage
 
 EMPTY: Mapping[str, Any] = {}
 
@@ -90,7 +91,7 @@ class RunResult(NamedTuple):
     store: str                  # where the store was read (a folder, or REV:folder)
     task_keys: Mapping[str, Any]    # the Task document given to the runner
     metrics: Mapping[str, Any]      # the Grade's metrics
-    usage: Mapping[str, Any]        # the Run's usage as recorded
+    usage: Usage                    # the Run's usage as recorded (empty when none)
     run_record: RunBrief        # the record itself (full: a RunRecord)
     grade_record: GradeBrief | None    # the Grade's brief view (store/brief.py)
 
@@ -105,7 +106,7 @@ RUN_FIELDS = RunResult._fields
 CHECK_FIELDS = CheckResult._fields
 
 
-def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
+def _checks_of(run: RunResult, checks: object) -> Iterator[CheckResult]:
     for position, (label, check) in enumerate(labelled(checks), 1):
         said = verdict(check)
         score = _number(check.get("score")) if said != "skipped" else None
@@ -117,14 +118,14 @@ def _checks_of(run: RunResult, checks: Any) -> Iterator[CheckResult]:
                           notes if isinstance(notes, str) else None, run.commit)
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     """A finite number (not a bool) as a float, else None."""
     if value.__class__ in (int, float) and value - value == 0:
         return float(value)
     return None
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     """A whole number within 64 bits (what every table format holds), else None."""
     return value if value.__class__ is int and -2**63 <= value < 2**63 else None
 
@@ -166,7 +167,7 @@ class EvalResults:
         return self.report.version
 
     @property
-    def damaged(self) -> list[dict[str, str]]:
+    def damaged(self) -> list[Damaged]:
         """The damaged objects left out (`path`, `problem`): nothing in them is counted."""
         return list(self.report.damaged)
 
@@ -175,7 +176,7 @@ class EvalResults:
         return list(self.report.notes)
 
     @cached_property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """`report --format json`'s `summary` of this Eval: the counts of the Runs counted
         and of those left out, the mean score, the pass rate, the per-Check figures."""
         return summary_json(self.report)
@@ -273,7 +274,7 @@ NO_JUDGE = (None,) * 5
 NOT_GRADED: tuple[Any, ...] = (None,) * 7 + ((),) + NO_JUDGE + (EMPTY, None)
 
 
-def _usage(usage: Any) -> tuple[int | None, int | None, int | None, float | None,
+def _usage(usage: Usage) -> tuple[int | None, int | None, int | None, float | None,
                                 float | None]:
     """input, output and total tokens, cost_usd and latency_ms of a Run's usage (which no
     schema shapes: anything but a whole number, or a finite number, is None)."""
@@ -284,7 +285,7 @@ def _usage(usage: Any) -> tuple[int | None, int | None, int | None, float | None
             _number(usage.get("latency_ms")))
 
 
-def _judge(judge: Any) -> tuple[float | None, float | None, float | None, float | None,
+def _judge(judge: object) -> tuple[float | None, float | None, float | None, float | None,
                                 float | None]:
     """calls, cached, input and output tokens and cost_usd of a Grade's judge calls."""
     if judge.__class__ is not dict:

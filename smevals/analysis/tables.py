@@ -127,7 +127,7 @@ def _small(ints: list[int]) -> bool:
     return not ints or (min(ints) >= -INT64 and max(ints) < INT64)
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
     except (TypeError, orjson.JSONEncodeError):       # YAML values JSON has no word for

@@ -44,7 +44,7 @@ class Case:
                 "latencyMs": self.latency_ms}
 
 
-def serialise(value: Any) -> str:
+def serialise(value: object) -> str:
     """A string as it is; anything else as compact JSON (`null` for None), non-ASCII kept."""
     if isinstance(value, str):
         return value
@@ -89,7 +89,7 @@ def _load(text: str, where: str) -> Any:
         raise ForgeInputError(f"{where}: JSON nested too deeply") from None
 
 
-def make_case(item: Any, index: int, where: str) -> Case:
+def make_case(item: object, index: int, where: str) -> Case:
     """One case from its JSON object, with ai-eval-forge's fallbacks and defaults."""
     if not isinstance(item, dict):
         raise ForgeInputError(f"{where}: a case must be a JSON object, not {_kind(item)}")
@@ -112,13 +112,13 @@ def make_case(item: Any, index: int, where: str) -> Case:
     )
 
 
-def _first(item: dict[str, Any], key: str, fallback: str) -> Any:
+def _first(item: dict[str, Any], key: str, fallback: str) -> object:
     if key in item:
         return item[key]
     return item.get(fallback, "")
 
 
-def _checks(checks: Any, where: str) -> list[dict[str, Any]]:
+def _checks(checks: object, where: str) -> list[dict[str, Any]]:
     if not checks:
         return [dict(DEFAULT_CHECK)]
     if not isinstance(checks, list):
@@ -141,7 +141,7 @@ def _number(item: dict[str, Any], meta: dict[str, Any], key: str, where: str) ->
     return number
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
              type(None): "null", int: "a number", float: "a number"}
     return names.get(type(value), type(value).__name__)

@@ -159,7 +159,7 @@ def _detail(planned: Planned, score: float, case: Case) -> str:
     return words[0] if score >= 1 else words[1]
 
 
-def reached(text: str, path: str) -> Any:
+def reached(text: str, path: str) -> object:
     """The value at a dotted path as ai-eval-forge walks it (None when missing), for details."""
     try:
         node: Any = json.loads(text)

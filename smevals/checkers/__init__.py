@@ -219,13 +219,13 @@ def run_check(name: str, options: dict[str, Any], inp: CheckInput) -> CheckResul
         return CheckResult(ok=False, notes=f"checker crashed: {type(exc).__name__}: {exc}"[:500])
 
 
-def _strip_reserved(options: Any) -> dict[str, Any]:
+def _strip_reserved(options: object) -> dict[str, Any]:
     if not isinstance(options, Mapping):
         raise CheckFailure(f"check options must be a mapping, not {type(options).__name__}")
     return {k: v for k, v in options.items() if k not in RESERVED_KEYS}
 
 
-def _finish(result: Any) -> CheckResult:
+def _finish(result: object) -> CheckResult:
     """Guard against a (third-party) checker returning something malformed."""
     if not isinstance(result, CheckResult):
         raise CheckFailure(f"checker returned {type(result).__name__}, not a CheckResult")

@@ -9,7 +9,7 @@ ai-eval-forge) and carries the options beside it. Reserved keys are not options:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from smevals.checkers import (
     RESERVED_KEYS,
@@ -20,6 +20,7 @@ from smevals.checkers import (
 )
 from smevals.checkers.base import CheckInput, CheckResult, is_number
 from smevals.errors import SmevalsError
+from smevals.store.records import Usage
 
 __all__ = ["apply_min", "check", "min_conflicts", "min_verdict", "task_view"]
 
@@ -45,7 +46,7 @@ def check(
     inp = CheckInput(
         output=output,
         task=task_view(task),
-        usage=usage,
+        usage=cast(Usage | None, usage),    # a mapping (checked above); its values are not
         timeout=spec.get("timeout"),
         check_name=spec.get("name"),
     )
@@ -122,7 +123,7 @@ def min_verdict(ok: bool, score: float | None, notes: str, minimum: float
         f"; {first}" if first and not ok else "")
 
 
-def apply_min(result: CheckResult, minimum: Any) -> CheckResult:
+def apply_min(result: CheckResult, minimum: float | None) -> CheckResult:
     """The Check's verdict under its `min` (see `min_verdict`); a Check that got no verdict
     at all (an error) stays an error."""
     if minimum is None or result.error:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Protocol, TypeGuard
 
+from smevals.store.records import Usage
+
 __all__ = [
     "CheckError",
     "CheckFailure",
@@ -49,7 +51,7 @@ class CheckInput:
 
     output: str
     task: Mapping[str, Any]
-    usage: Mapping[str, Any] | None
+    usage: Usage | None                 # the Run's, as recorded (store/records.py)
     run_dir: Path | None = None
     workspace: Path | None = None
     timeout: float | None = None
@@ -98,7 +100,7 @@ class CheckFailure(Exception):
     file or Task key); a checker sets 0.0 when it judged the output and found it wanting.
     """
 
-    def __init__(self, reason: str, score: float | None = None, **details: Any):
+    def __init__(self, reason: str, score: float | None = None, **details: object):
         super().__init__(reason)
         self.reason = reason
         self.score = score
@@ -116,18 +118,18 @@ class CheckError(Exception):
         self.details = details or {}
 
 
-def fail(reason: str, score: float | None = None, **details: Any) -> NoReturn:
+def fail(reason: str, score: float | None = None, **details: object) -> NoReturn:
     raise CheckFailure(reason, score, **details)
 
 
-def binary(ok: bool, notes: str = "", **details: Any) -> CheckResult:
+def binary(ok: bool, notes: str = "", **details: object) -> CheckResult:
     """A pass/fail verdict scored 1.0 or 0.0; notes and details are kept on failure."""
     if ok:
         return CheckResult(ok=True, score=1.0)
     return CheckResult(ok=False, score=0.0, notes=notes, details=details)
 
 
-def ratio_result(score: float, threshold: float, notes: str, **details: Any) -> CheckResult:
+def ratio_result(score: float, threshold: float, notes: str, **details: object) -> CheckResult:
     """A partial-credit verdict: ok iff `score >= threshold` (unrounded).
 
     Notes are kept on failure; details whose value is empty are dropped.

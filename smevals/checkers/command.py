@@ -45,10 +45,11 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.cmdline import Plan, ReportFolder, isolated_env, plan, report_folder
-from smevals.checkers.program import SANDBOX_SCHEMA, sandbox_setting
+from smevals.checkers.program import sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
 from smevals.checkers.testverdict import Figures, decode, verdict
 from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
+from smevals.proc.setting import SCHEMA as SANDBOX_SCHEMA
 
 if TYPE_CHECKING:
     from smevals.spec.workspace import Starting

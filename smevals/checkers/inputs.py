@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NoReturn
 
 from smevals.checkers.base import CheckInput, fail
 from smevals.spec.paths import path_problem
@@ -15,14 +15,14 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 _MAX_BARE_ATTEMPTS = 2000
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def value_text(value: Any) -> str:
+def value_text(value: object) -> str:
     """An option's value as text to compare with: a string as it is, anything else as compact
     JSON (non-ASCII kept)."""
     if isinstance(value, str):

@@ -35,7 +35,7 @@ def load_json(opts: dict[str, Any], inp: CheckInput) -> tuple[str, Any]:
         fail(f"{label} is not valid JSON: {str(exc)[:160]}", score=0.0)
 
 
-def deep_equal(a: Any, b: Any) -> bool:
+def deep_equal(a: object, b: object) -> bool:
     """JSON equality: key order ignored, 1 == 1.0, but true != 1 and "5" != 5."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -53,7 +53,7 @@ def _is_index(segment: str, negative_ok: bool) -> bool:
     return digits.isascii() and digits.isdigit()
 
 
-def walk(value: Any, segments: list[str], negative_ok: bool) -> Any:
+def walk(value: object, segments: list[str], negative_ok: bool) -> Any:
     """Follow dotted-path segments through objects and arrays; _MISSING if absent."""
     for segment in segments:
         if isinstance(value, dict):
@@ -68,7 +68,7 @@ def walk(value: Any, segments: list[str], negative_ok: bool) -> Any:
     return value
 
 
-def strict_path(value: Any, path: str) -> tuple[bool, Any]:
+def strict_path(value: object, path: str) -> tuple[bool, Any]:
     """@caveman/evals path rules: split on '.', empty segments kept, indexes in [0, len)."""
     found = walk(value, path.split("."), negative_ok=False)
     return found is not _MISSING, found
@@ -117,7 +117,7 @@ def json_path_assertion(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return path_verdict(found, value, opts, f"path {path!r} in {label}")
 
 
-def path_verdict(found: bool, value: Any, opts: dict[str, Any], where: str) -> CheckResult:
+def path_verdict(found: bool, value: object, opts: dict[str, Any], where: str) -> CheckResult:
     """exists: true/false decides alone; else absent fails, `equals` compares if given."""
     exists = opts.get("exists")
     if exists is True:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import exceptions, validators
 from referencing import Registry
@@ -14,6 +14,9 @@ from referencing import Registry
 from smevals.checkers.base import Checker, CheckFailure, CheckInput, CheckResult, binary, checker
 from smevals.checkers.json_checks import load_json
 from smevals.checkers.regex import compile_re2
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -64,7 +67,7 @@ _RE2_KEYWORDS = {
 }
 
 
-def _validator_class(schema: dict[str, Any]) -> Any:
+def _validator_class(schema: dict[str, Any]) -> type[Validator]:
     if not isinstance(schema.get("$schema", ""), str):
         raise CheckFailure("unsupported $schema: it must be a URI string")
     with warnings.catch_warnings():
@@ -73,10 +76,12 @@ def _validator_class(schema: dict[str, Any]) -> Any:
             base = validators.validator_for(schema)  # warns on an unknown $schema
         except DeprecationWarning:
             raise CheckFailure(f"unsupported $schema: {schema.get('$schema')!r}") from None
-    return validators.extend(base, _RE2_KEYWORDS)
+    extended: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+        base, _RE2_KEYWORDS)
+    return extended
 
 
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
+def _walk(node: object) -> Iterator[dict[str, Any]]:
     if isinstance(node, dict):
         yield node
         for value in node.values():
@@ -103,7 +108,7 @@ def _check_patterns(schema: dict[str, Any]) -> None:
         )
 
 
-def compile_schema(schema: Any) -> Any:
+def compile_schema(schema: object) -> Any:
     """A validator for `schema`, cached; CheckFailure when unsupported or invalid."""
     if not isinstance(schema, dict):
         raise CheckFailure("the JSON Schema must be an object")

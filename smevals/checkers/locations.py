@@ -17,7 +17,7 @@ Ranges = list[tuple[int, int]]
 Locations = dict[str, Ranges | None]
 
 
-def parse_locations(value: Any, what: str, score: float | None = None) -> Locations:
+def parse_locations(value: object, what: str, score: float | None = None) -> Locations:
     """Parse `value`; fail (with `score`) when it is empty or any part unparseable."""
     found: Locations = {}
     try:
@@ -30,7 +30,7 @@ def parse_locations(value: Any, what: str, score: float | None = None) -> Locati
     return found
 
 
-def _entries(value: Any) -> list[tuple[str, Ranges | None]]:
+def _entries(value: object) -> list[tuple[str, Ranges | None]]:
     if isinstance(value, str):
         return _parse_text(value)
     if isinstance(value, list):
@@ -40,7 +40,7 @@ def _entries(value: Any) -> list[tuple[str, Ranges | None]]:
     raise ValueError(f"unreadable locations of type {type(value).__name__}")
 
 
-def _entries_of_item(item: Any) -> list[tuple[str, Ranges | None]]:
+def _entries_of_item(item: object) -> list[tuple[str, Ranges | None]]:
     if isinstance(item, str):
         return [_parse_line(item.strip())] if item.strip() else []
     if not isinstance(item, dict):
@@ -98,7 +98,7 @@ def _digits(text: str) -> bool:
     return text.isdigit() and text.isascii()
 
 
-def _ranges(spec: Any) -> Ranges | None:
+def _ranges(spec: object) -> Ranges | None:
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -116,7 +116,7 @@ def _range_item(item: Any) -> tuple[int, int]:
     raise ValueError(f"unreadable line range {str(item)[:60]!r}")
 
 
-def _line_number(value: Any) -> bool:
+def _line_number(value: object) -> bool:
     return is_number(value) and float(value).is_integer() and value >= 0
 
 

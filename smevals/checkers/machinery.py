@@ -33,7 +33,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 
 READ_CAP = 1 << 20          # bytes of a file read to look for a pytest section or load_tests
 
@@ -87,7 +86,7 @@ def matches(path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def patterns(task: Any, key: str) -> list[str]:
+def patterns(task: object, key: str) -> list[str]:
     """The Task's path patterns under `key` (`allow`, `protect`): a list, or one string."""
     value = task.get(key) if hasattr(task, "get") else None
     if isinstance(value, str):

@@ -6,7 +6,7 @@ an unrecorded cost never passes a ceiling as zero.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from smevals.checkers.base import (
@@ -65,7 +65,7 @@ def http_status(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return CheckResult(ok=ok, score=1.0 if ok else 0.0, notes="" if ok else notes)
 
 
-def _finite(option: str) -> Any:
+def _finite(option: str) -> Callable[[dict[str, Any]], list[tuple[str, str]]]:
     def problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
         value = opts.get(option)
         if value is None or is_number(value):

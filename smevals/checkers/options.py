@@ -244,7 +244,7 @@ def _describe(err: Violation) -> str:
     return err.message[:200]
 
 
-def short_json(value: Any, limit: int = 60) -> str:
+def short_json(value: object, limit: int = 60) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):

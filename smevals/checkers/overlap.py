@@ -139,7 +139,7 @@ def citation_coverage(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     )
 
 
-def _source_id(source: Any) -> str:
+def _source_id(source: object) -> str:
     raw = source.get("id") if isinstance(source, dict) else source
     if isinstance(raw, float) and raw.is_integer():
         raw = int(raw)

@@ -146,7 +146,7 @@ def _missing_files(cited: Locations, gold: Locations) -> dict[str, Any]:
     return {"missing_files": missing} if missing else {}
 
 
-def _loose_json(text: str) -> Any:
+def _loose_json(text: str) -> object:
     stripped = text.strip()
     if stripped[:1] in ("[", "{"):
         try:

@@ -207,7 +207,7 @@ def _failed(reason: str, details: dict[str, Any]) -> CheckResult:
     return CheckResult(ok=False, score=0.0, notes=reason[:2000], details=details)
 
 
-def _number_verdict(value: float, threshold: Any, negate: bool,
+def _number_verdict(value: float, threshold: float | None, negate: bool,
                     details: dict[str, Any]) -> CheckResult:
     passed = value > 0 if threshold is None else value >= threshold
     why = f"the assertion returned {value:g}" + ("" if threshold is None else
@@ -215,7 +215,7 @@ def _number_verdict(value: float, threshold: Any, negate: bool,
     return _verdict(passed, value if math.isfinite(value) else None, why, negate, details)
 
 
-def read_js(result: dict[str, Any], threshold: Any, negate: bool,
+def read_js(result: dict[str, Any], threshold: float | None, negate: bool,
             details: dict[str, Any]) -> CheckResult:
     kind = result.get("kind")
     if kind == "boolean" and isinstance(result.get("value"), bool):
@@ -233,7 +233,7 @@ def read_js(result: dict[str, Any], threshold: Any, negate: bool,
     return _failed(f"the assertion threw an error: {result.get('message', '')}", details)
 
 
-def read_python(result: dict[str, Any], threshold: Any, negate: bool,
+def read_python(result: dict[str, Any], threshold: float | None, negate: bool,
                 details: dict[str, Any]) -> CheckResult:
     if result.get("kind") != "result":
         return _failed(f"Python code execution failed: {result.get('message', '')}", details)
@@ -244,7 +244,7 @@ def read_python(result: dict[str, Any], threshold: Any, negate: bool,
         return _failed(f"Python code execution failed: {exc}", details)
 
 
-def _python_value(value: Any, threshold: Any, negate: bool,
+def _python_value(value: object, threshold: float | None, negate: bool,
                   details: dict[str, Any]) -> CheckResult:
     lowered = value.lower() if isinstance(value, str) else None
     if value is True or value is False or lowered in ("true", "false"):
@@ -270,7 +270,7 @@ def _python_value(value: Any, threshold: Any, negate: bool,
     return _number_verdict(number, threshold, negate, details)
 
 
-def _object(value: dict[str, Any] | list[Any], threshold: Any, negate: bool,
+def _object(value: dict[str, Any] | list[Any], threshold: float | None, negate: bool,
             details: dict[str, Any]) -> CheckResult:
     doc = dict(value) if isinstance(value, dict) else {}
     if "pass_" in doc and "pass" not in doc:

@@ -84,7 +84,7 @@ def _rows_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     return []
 
 
-def _shape(row: Any) -> list[Any] | dict[str, Any]:
+def _shape(row: object) -> list[Any] | dict[str, Any]:
     return row if isinstance(row, list | dict) else [row]
 
 
@@ -147,7 +147,7 @@ def _table(rows: list[Any]) -> Result:
     return Result([], [tuple(_value(v) for v in _shape(r)) for r in rows])
 
 
-def _value(value: Any) -> Any:
+def _value(value: object) -> object:
     return int(value) if isinstance(value, bool) else value
 
 

@@ -91,7 +91,7 @@ def has_top_level_order_by(sql: str) -> bool:
 # ---- comparing results ------------------------------------------------------------------
 
 
-def rank(value: Any) -> tuple[int, Any]:
+def rank(value: object) -> tuple[int, Any]:
     """A sort key across SQLite's types (NULL < numbers < text < blobs), as SQLite orders."""
     if value is None:
         return (0, 0)
@@ -110,7 +110,7 @@ def row_key(row: Row) -> tuple[tuple[int, Any], ...]:
     return tuple(rank(v) for v in row)
 
 
-def values_match(a: Any, b: Any, tolerance: float) -> bool:
+def values_match(a: object, b: object, tolerance: float) -> bool:
     ra, rb = rank(a), rank(b)
     if ra[0] != rb[0]:
         return False
@@ -123,7 +123,7 @@ def values_match(a: Any, b: Any, tolerance: float) -> bool:
         return False
     if math.isnan(x) or math.isnan(y):
         return False
-    return abs(x - y) <= tolerance * max(1.0, abs(x), abs(y))
+    return bool(abs(x - y) <= tolerance * max(1.0, abs(x), abs(y)))
 
 
 def rows_match(a: Row, b: Row, tolerance: float) -> bool:
@@ -249,7 +249,7 @@ def shown(rows: Sequence[Row]) -> list[list[Any]]:
     return [[_shown_value(v) for v in row] for row in rows]
 
 
-def _shown_value(value: Any) -> Any:
+def _shown_value(value: object) -> object:
     if isinstance(value, bytes | bytearray | memoryview):
         text = "x'" + bytes(value)[:SHOWN_CHARS // 2].hex() + "'"
         return text if len(value) <= SHOWN_CHARS // 2 else text + "…"

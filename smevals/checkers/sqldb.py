@@ -138,7 +138,7 @@ def build_script(name: str, data: bytes, target: Path) -> None:
         conn.close()
 
 
-def _build_authorizer(action: int, *_args: Any) -> int:
+def _build_authorizer(action: int, *_args: object) -> int:
     if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK

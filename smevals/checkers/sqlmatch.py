@@ -189,7 +189,7 @@ class _Search:
             out.append(self._bag(hashes))
         return out
 
-    def _bag(self, hashes: list[int]) -> Any:
+    def _bag(self, hashes: list[int]) -> set[int] | Counter[int]:
         return set(hashes) if self.rules.mode == BIRD else Counter(hashes)
 
     def spend(self, values: int) -> None:
@@ -283,7 +283,7 @@ def _candidates(got: list[Signature], want: list[Signature], floats_got: list[bo
     return out
 
 
-def _frozen(sig: Signature) -> Any:
+def _frozen(sig: Signature) -> frozenset[Any]:
     return sig if isinstance(sig, frozenset) else frozenset(sig.items())
 
 

@@ -122,7 +122,7 @@ def _uri_path(path: Path) -> str:
 
 
 def _authorizer(refused: list[str]) -> Callable[..., int]:
-    def decide(action: int, arg1: str | None, arg2: str | None, *_rest: Any) -> int:
+    def decide(action: int, arg1: str | None, arg2: str | None, *_rest: object) -> int:
         if action == sqlite3.SQLITE_READ and _refused_pragma_table(arg1):
             refused.append(f"PRAGMA {(arg1 or '')[7:].lower()} is not allowed (only "
                            "schema-reading pragmas)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 from smevals.checkers.base import BOOL, Checker, CheckInput, CheckResult, binary, checker
 from smevals.checkers.inputs import input_text
@@ -21,7 +21,7 @@ from smevals.checkers.inputs import input_text
 CHECKERS: dict[str, Checker] = {}
 
 
-def js_text(value: Any) -> str:
+def js_text(value: object) -> str:
     """`String(value)` in JavaScript, for a string, a boolean or a number."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -67,7 +67,7 @@ def _shortest(x: float) -> tuple[str, int]:
     return digits, shift + (int(exp) if exp else 0)
 
 
-def same_json(a: Any, b: Any) -> bool:
+def same_json(a: object, b: object) -> bool:
     """Node's util.isDeepStrictEqual over two parsed JSON values."""
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
@@ -83,7 +83,7 @@ def same_json(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _reject(name: str) -> Any:
+def _reject(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 

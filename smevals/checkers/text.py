@@ -103,13 +103,15 @@ def _same(text: str) -> str:
     return text
 
 
-def _contains_one(label: str, text: str, value: str, fold: Any) -> CheckResult:
+def _contains_one(label: str, text: str, value: str, fold: Callable[[str], str]
+                  ) -> CheckResult:
     """The original smevals' contains: ok only (no score), its notes on failure."""
     found = fold(value) in fold(text)
     return CheckResult(ok=found, notes="" if found else f"{label} does not contain {value!r}")
 
 
-def _contains_any(label: str, text: str, values: list[Any], fold: Any) -> CheckResult:
+def _contains_any(label: str, text: str, values: list[Any], fold: Callable[[str], str]
+                  ) -> CheckResult:
     """`any: true`: one of the values occurs (promptfoo's contains-any, Inspect's includes()
     over a list target)."""
     haystack = fold(text)
@@ -185,7 +187,7 @@ def exact_match(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return binary(want == got, notes, expected=_excerpt(want), got=_excerpt(got))
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     if isinstance(value, str):
         return value.strip()
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

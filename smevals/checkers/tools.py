@@ -80,7 +80,7 @@ def _transcript(inp: CheckInput) -> bytes | None:
         return stream.read(MAX_INPUT_BYTES + 1)
 
 
-def _read_call(item: Any) -> Call | None:
+def _read_call(item: object) -> Call | None:
     """Flat `{name, arguments}`, `{tool, args}`, OpenAI `{function: {...}}` or a name."""
     if isinstance(item, str):
         return (item, {}) if item else None
@@ -94,11 +94,11 @@ def _read_call(item: Any) -> Call | None:
     return name, _parsed(args)
 
 
-def _first(*values: Any) -> Any:
+def _first(*values: object) -> object:
     return next((v for v in values if v is not None), None)
 
 
-def _parsed(args: Any) -> Any:
+def _parsed(args: object) -> object:
     if isinstance(args, str):
         try:
             return parse_json(args)

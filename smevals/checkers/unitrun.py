@@ -23,7 +23,10 @@ import os
 import sys
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import OptExcInfo
 
 TEXT_CAP = 10000            # characters of a traceback kept in the report
 
@@ -54,11 +57,11 @@ class _Result(unittest.TextTestResult):
         if test.id() not in self.outcomes:
             self._keep(test, "passed")
 
-    def addFailure(self, test: unittest.TestCase, err: Any) -> None:
+    def addFailure(self, test: unittest.TestCase, err: OptExcInfo) -> None:
         super().addFailure(test, err)
         self._keep(test, "failure", self._exc_info_to_string(err, test))
 
-    def addError(self, test: unittest.TestCase, err: Any) -> None:
+    def addError(self, test: unittest.TestCase, err: OptExcInfo) -> None:
         super().addError(test, err)
         self._keep(test, "error", self._exc_info_to_string(err, test))
 
@@ -66,7 +69,7 @@ class _Result(unittest.TextTestResult):
         super().addSkip(test, reason)
         self._keep(test, "skipped", str(reason))
 
-    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
+    def addExpectedFailure(self, test: unittest.TestCase, err: OptExcInfo) -> None:
         super().addExpectedFailure(test, err)
         self._keep(test, "skipped", "expected failure")
 
@@ -75,9 +78,9 @@ class _Result(unittest.TextTestResult):
         self._keep(test, "failure", "unexpected success")
 
     def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase,
-                   err: Any) -> None:
+                   err: OptExcInfo | None) -> None:
         super().addSubTest(test, subtest, err)
-        if err is not None:
+        if err is not None and err[0] is not None:
             kind = "failure" if issubclass(err[0], test.failureException) else "error"
             self._keep(test, kind, self._exc_info_to_string(err, test))
 
@@ -122,7 +125,8 @@ def _junit(result: _Result) -> bytes:
     suite.set("failures", str(counts["failure"]))
     suite.set("errors", str(counts["error"]))
     suite.set("skipped", str(counts["skipped"]))
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
 
 
 def main() -> None:

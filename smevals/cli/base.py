@@ -36,7 +36,7 @@ class CheckedGroup(CheckedCommand, click.Group):
     group_class: type[click.Group] | type[type] = type
 
 
-def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+def _refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
     """Raise BadParameter when `value` holds a byte that is not UTF-8 (Python keeps such a
     byte of argv as a lone surrogate) or a number that is not finite."""
     if isinstance(value, tuple | list):
@@ -117,7 +117,7 @@ def store_option(f: Callable[..., Any]) -> Callable[..., Any]:
     )(f)
 
 
-def non_empty(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+def non_empty(ctx: click.Context, param: click.Parameter, value: object) -> Any:
     """Refuse an empty name (`-m ''`): it names nothing, or a folder no one meant."""
     values = value if isinstance(value, tuple) else (value,)
     if any(isinstance(v, str) and not v.strip() for v in values):

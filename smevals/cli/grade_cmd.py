@@ -113,7 +113,7 @@ def _dry_lines(s: GradeSummary) -> list[str]:
     return lines + _damaged_lines(s) + _stale_lines(s)
 
 
-def _damaged_lines(s: Any) -> list[str]:
+def _damaged_lines(s: GradeSummary) -> list[str]:
     if s.damaged:
         return [f"Skipped {s.damaged} damaged Run(s) (named below; see `smevals verify`)"]
     return []
@@ -188,7 +188,7 @@ def _errored(s: GradeSummary) -> str:
 @cli.command("grade", short_help="Grade the Runs that have no Grade from the current grader.")
 @evals_argument()
 @filter_options
-def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
+def grade_cmd(paths: tuple[str, ...], **kw: object) -> None:
     """Grade every successful Run that has no Grade from the current grader version.
 
     Failed Runs are skipped, and stale ones (made from an older task, config or runner)
@@ -201,7 +201,7 @@ def grade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
 @cli.command("regrade", short_help="Grade the selected Runs again, even those graded already.")
 @evals_argument()
 @filter_options
-def regrade_cmd(paths: tuple[str, ...], **kw: Any) -> None:
+def regrade_cmd(paths: tuple[str, ...], **kw: object) -> None:
     """Write a new Grade for every selected Run, even when a current one exists.
 
     Ends with what changed against each Run's previous Grade.

@@ -18,7 +18,7 @@ from smevals.errors import SmevalsError
 from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
 from smevals.grade.version import grader_version
-from smevals.report import agreement, formats, gates, markdown, suite, taskpass
+from smevals.report import agreement, formats, gates, jsondoc, markdown, suite, taskpass
 from smevals.report.document import EvalReport, Settings, generated_at
 from smevals.report.rows import Filters
 from smevals.sides.read import SideSpec, current_choice, keep, load_sides
@@ -85,9 +85,9 @@ def _report(opts: ReportOptions) -> ReportResult:
 def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
             limits: gates.Gates, failures: list[str]) -> str:
     if opts.fmt == "json":
-        extra = {"rev": opts.side.rev, "filters": _filters_json(opts.side.filters),
-                 "gates": {**limits.as_dict(), "passed": not failures, "failures": failures}}
-        return formats.to_json(reports, settings, extra)
+        return formats.to_json(reports, settings, opts.side.rev, _filters_json(opts.side.filters),
+                               {**limits.as_dict(), "passed": not failures,
+                                "failures": failures})
     if opts.fmt == "csv":
         if opts.csv_lines == "checks":
             return suite.checks_csv(reports)
@@ -99,7 +99,7 @@ def _render(opts: ReportOptions, reports: list[EvalReport], settings: Settings,
     return markdown.render(reports, settings, opts.side.filters.describe())
 
 
-def _filters_json(filters: Filters) -> dict[str, list[str]]:
+def _filters_json(filters: Filters) -> jsondoc.Filters:
     return {"tasks": list(filters.tasks), "models": list(filters.models),
             "configs": list(filters.configs)}
 

@@ -131,7 +131,11 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
     try:
         for check in checks:
             if halted:
-                results.append({"checker": check.checker, "skipped": True, **_label(check)})
+                skipped: CheckRecord = {"checker": check.checker, "skipped": True}
+                label = _label(check)
+                if "name" in label:
+                    skipped["name"] = label["name"]
+                results.append(skipped)
                 continue
             result = _one(job, check, ctx)
             results.append(result)

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from smevals.schemas import Violation
 
 CORE = ("score", "metrics", "tags", "notes", "details")
 _TAG_RUN = re.compile(r"[^a-z0-9]+")
 
 
-def normalize_tag(tag: Any) -> str:
+def normalize_tag(tag: object) -> str:
     """`"Wearing A Hat!"` -> `wearing_a_hat`."""
     return _TAG_RUN.sub("_", str(tag).lower()).strip("_")
 
 
-def normalize_tags(tags: Any) -> list[str]:
+def normalize_tags(tags: Iterable[object]) -> list[str]:
     return sorted({t for t in (normalize_tag(x) for x in tags if str(x).strip()) if t})
 
 
@@ -65,7 +69,7 @@ def _problem(data: dict[str, Any]) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _words(found: Any, value: Any) -> str:
+def _words(found: Violation, value: object) -> str:
     if found.path[0] == "score":
         if found.keyword == "type":
             return f"score must be a number from 0 to 1, got {value!r}"

@@ -62,10 +62,10 @@ def choose(grades: Sequence[G], choice: Choice) -> tuple[dict[str, G], dict[str,
     for grade in grades:
         rec = grade.record
         grader = rec.get("grader")
-        if grader.__class__ is not dict or grader.get("name") != choice.grader:
+        if not isinstance(grader, dict) or grader.get("name") != choice.grader:
             continue
         run = rec.get("run")
-        rel = str(run.get("rel")) if run.__class__ is dict else "None"
+        rel = str(run.get("rel")) if isinstance(run, dict) else "None"
         if rel in first:
             more.setdefault(rel, [first[rel]]).append(grade)
         else:
@@ -98,7 +98,7 @@ class _Verdicts:
         rec = grade.record
         grader, run, ghash = rec["grader"], rec.get("run"), rec.get("grading_hash")
         facts = (str(grader.get("version", "")),
-                 str(run.get("task")) if run.__class__ is dict else "None",
+                 str(run.get("task")) if isinstance(run, dict) else "None",
                  ghash if ghash.__class__ is str else ("!", repr(ghash)))
         found = self.known.get(facts)
         if found is None:
@@ -115,7 +115,7 @@ def superseded_errors(grades: Sequence[G]) -> set[str]:
     for grade in grades:
         rec = grade.record
         grader, run = rec.get("grader"), rec.get("run")
-        if grader.__class__ is not dict or run.__class__ is not dict:
+        if not isinstance(grader, dict) or not isinstance(run, dict):
             continue
         key = (str(grader.get("name")), str(grader.get("version")), str(run.get("rel")))
         if rec.get("outcome") == "error":

@@ -157,7 +157,7 @@ def _remove(fd: int, rel: str) -> None:
         os.close(here)
 
 
-def _overlay(run_dir: Path, fd: int, files: Any) -> None:
+def _overlay(run_dir: Path, fd: int, files: object) -> None:
     """Copy each regular file of the Run (the reserved names at its top left out) over the
     tree `fd`; what the Run holds as a symlink or special file removes the starting file.
     `files` is the Run's manifest (its record's, checked against the copy), else None."""

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from smevals.errors import Problem
 from smevals.spec.load import display_path, name_problem, read_doc
 from smevals.spec.model import Eval, Grader
 from smevals.spec.yamlio import YamlDoc
+from smevals.store.records import Usage
 
 SUFFIX = ".fixtures"
 RESERVED_FILES = frozenset({"output.txt", "run.json"})
@@ -31,7 +32,7 @@ class Case:
     grading: dict[str, Any]          # answer keys only checkers see
     output: bytes
     files: dict[str, bytes]          # artifact name in the Run's folder -> content
-    usage: dict[str, Any] | None
+    usage: Usage | None
     model: str
     expect: str
     failing_check: str | None = None
@@ -128,7 +129,7 @@ def _task(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]
     return inline, grading
 
 
-def _usage(doc: YamlDoc, problems: list[Problem]) -> dict[str, Any] | None:
+def _usage(doc: YamlDoc, problems: list[Problem]) -> Usage | None:
     """The usage as a Run would record it: valid against usage.schema.json, with
     total_tokens filled in from input and output tokens (as `smevals run` does)."""
     usage = doc.data.get("usage")
@@ -144,7 +145,7 @@ def _usage(doc: YamlDoc, problems: list[Problem]) -> dict[str, Any] | None:
     usage = dict(usage)
     if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
-    return usage
+    return cast(Usage, usage)       # it matched usage.schema.json
 
 
 def _output(folder: Path, doc: YamlDoc, problems: list[Problem]) -> bytes | None:

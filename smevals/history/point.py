@@ -171,7 +171,7 @@ def tasks_digest(ev: Eval) -> str:
     return _HASHED[id(ev)][1]
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:
     """`value` with tuples made lists (what a Point read back from the cache holds)."""
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}

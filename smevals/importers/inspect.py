@@ -94,7 +94,7 @@ def _read(path: Path) -> list[tuple[str, dict[str, Any]]]:
     raise ImportInputError(f"{path}: not a dataset file: give a .csv, .tsv, .json or .jsonl")
 
 
-def _object(doc: Any, where: str) -> dict[str, Any]:
+def _object(doc: object, where: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise ImportInputError(f"{where}: a sample must be a JSON object")
     return doc
@@ -130,7 +130,7 @@ def _rows(samples: list[tuple[str, dict[str, Any]]], stem: str, done: InspectImp
     return rows
 
 
-def _input(value: Any, where: str, done: InspectImport) -> dict[str, Any]:
+def _input(value: object, where: str, done: InspectImport) -> dict[str, Any]:
     if isinstance(value, str):
         return {"prompt": value}
     if isinstance(value, list) and value and all(
@@ -190,7 +190,7 @@ def _name(text: str) -> str:
     return "" if name in (".", "..") else name
 
 
-def _unique(raw: Any, fallback: str, used: set[str], done: InspectImport) -> str:
+def _unique(raw: object, fallback: str, used: set[str], done: InspectImport) -> str:
     given = "" if raw is None or isinstance(raw, bool) else str(raw)
     name = _name(given) or fallback
     base, n = name, 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,9 @@ class Mapped:
     value: Any = None
     fidelity: str = EXACT
     files: dict[str, str] = field(default_factory=dict)     # files the Check reads
+
+
+Maker = Callable[[Any, Any], Mapped]    # an assertion's value and threshold -> its Check
 
 
 def none(why: str) -> Mapped:
@@ -52,7 +56,7 @@ JUDGED = ("a judge Check: its verdict is the judge model's, with smevals' judge 
           "promptfoo's grading prompt")
 
 
-def check_for(kind: str, value: Any, threshold: Any) -> Mapped:
+def check_for(kind: str, value: object, threshold: object) -> Mapped:
     negate = kind.startswith("not-")
     base = kind[4:] if negate else kind
     if base in NO_COUNTERPART:
@@ -65,7 +69,7 @@ def check_for(kind: str, value: Any, threshold: Any) -> Mapped:
     return make(value, threshold)
 
 
-def _scalar(value: Any) -> bool:
+def _scalar(value: object) -> bool:
     return isinstance(value, str | int | float) and not (isinstance(value, float) and
                                                           not math.isfinite(value))
 
@@ -107,7 +111,7 @@ def _quoted(text: str, i: int) -> tuple[str, int]:
     raise ValueError("an unterminated quoted item")
 
 
-def _items(value: Any) -> list[str] | None:
+def _items(value: object) -> list[str] | None:
     """The strings a list assertion checks (a string: split as promptfoo splits it)."""
     if isinstance(value, str):
         try:
@@ -119,8 +123,8 @@ def _items(value: Any) -> list[str] | None:
     return None
 
 
-def _equals(negate: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _equals(negate: bool) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if value is MISSING:
             return none("equals without a value")
         opts: dict[str, Any] = {"checker": "equals", "value": VALUE}
@@ -130,8 +134,8 @@ def _equals(negate: bool) -> Any:
     return make
 
 
-def _contains(case: bool, negate: bool = False) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _contains(case: bool, negate: bool = False) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not _scalar(value) or js_text(value) == "":
             return none("needs a non-empty string or number value")
         if negate:
@@ -142,9 +146,9 @@ def _contains(case: bool, negate: bool = False) -> Any:
     return make
 
 
-def _listed(case: bool, mode: str) -> Any:
+def _listed(case: bool, mode: str) -> Maker:
     """contains-any (`any`), contains-all (`all`), not-contains-any (`none`)."""
-    def make(value: Any, threshold: Any) -> Mapped:
+    def make(value: object, threshold: object) -> Mapped:
         items = _items(value)
         if not items or any(i == "" for i in items):
             return none("needs a non-empty list of non-empty strings")
@@ -158,8 +162,8 @@ def _listed(case: bool, mode: str) -> Any:
     return make
 
 
-def _regex(negate: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _regex(negate: bool) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value:
             return none("regex without a pattern")
         try:
@@ -188,8 +192,8 @@ def _re2(pattern: str, negate: bool) -> Mapped:
     return Mapped(opts, value=pattern)
 
 
-def _starts(negate: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _starts(negate: bool) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value:
             return none("starts-with without a value")
         return _re2(r"\A" + "".join(f"\\x{{{ord(c):X}}}" for c in value), negate)
@@ -203,7 +207,7 @@ SCHEMA_KEYWORDS = frozenset({
     "anyOf", "oneOf", "allOf", "not", "title", "description", "default", "examples"})
 
 
-def _keywords(schema: Any) -> set[str]:
+def _keywords(schema: object) -> set[str]:
     """Every keyword a schema uses (properties' names are not keywords)."""
     if isinstance(schema, list):
         return {k for item in schema for k in _keywords(item)}
@@ -218,8 +222,8 @@ def _keywords(schema: Any) -> set[str]:
     return found
 
 
-def _json(contains: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _json(contains: bool) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if isinstance(value, str):
             import yaml
 
@@ -247,7 +251,7 @@ def _json(contains: bool) -> Any:
     return make
 
 
-def _levenshtein(value: Any, threshold: Any) -> Mapped:
+def _levenshtein(value: object, threshold: object) -> Mapped:
     """Passes when the edit distance (over UTF-16 units, as promptfoo counts) is at most
     `threshold` (promptfoo's default 5)."""
     if not isinstance(value, str):
@@ -266,8 +270,8 @@ def _approx(mapped: Mapped, why: str) -> Mapped:
     return mapped
 
 
-def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not (isinstance(value, str) and value) and _items(value) is None:
             return none(f"{checker} needs a reference text")
         opts = {"checker": checker, "reference": VALUE, **(extra or {}),
@@ -277,8 +281,8 @@ def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -
     return make
 
 
-def _limit(checker: str, key: str, measured: str) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _limit(checker: str, key: str, measured: str) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not isinstance(threshold, int | float) or isinstance(threshold, bool):
             return none("needs a numeric threshold")
         return _approx(Mapped({"checker": checker, key: threshold}, value=True),
@@ -286,7 +290,7 @@ def _limit(checker: str, key: str, measured: str) -> Any:
     return make
 
 
-def _rubric(value: Any, threshold: Any) -> Mapped:
+def _rubric(value: object, threshold: object) -> Mapped:
     if not isinstance(value, str) or not value:
         return none("a rubric must be text (a file or object rubric is not read)")
     if isinstance(threshold, int | float):
@@ -297,29 +301,29 @@ def _rubric(value: Any, threshold: Any) -> Mapped:
     return _approx(Mapped(opts, value=value), JUDGED)
 
 
-def _closedqa(value: Any, threshold: Any) -> Mapped:
+def _closedqa(value: object, threshold: object) -> Mapped:
     if not isinstance(value, str) or not value:
         return none("needs a criterion")
     return _approx(Mapped({"checker": "llm_judge", "rubric": VALUE},
                           value=f"The answer meets this criterion: {value}"), JUDGED)
 
 
-def _factuality(value: Any, threshold: Any) -> Mapped:
+def _factuality(value: object, threshold: object) -> Mapped:
     if not _scalar(value) or js_text(value) == "":
         return none("needs the expected fact")
     return _approx(Mapped({"checker": "llm_answer_match", "expected": VALUE},
                           value=js_text(value)), JUDGED)
 
 
-def _relevance(value: Any, threshold: Any) -> Mapped:
+def _relevance(value: object, threshold: object) -> Mapped:
     limit = threshold if isinstance(threshold, int | float) else 0.5
     return _approx(Mapped({"checker": "llm_score", "rubric": "The answer is relevant to the "
                            "question asked and answers it.", "scale": [0, 1],
                            "threshold": limit}, value=True), JUDGED)
 
 
-def _code(language: str, negate: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Mapped:
+def _code(language: str, negate: bool) -> Maker:
+    def make(value: object, threshold: object) -> Mapped:
         if not isinstance(value, str) or not value.strip():
             return none(f"a {language} assertion needs its code (or a file://)")
         opts: dict[str, Any] = {"checker": language, "code": VALUE}
@@ -331,14 +335,14 @@ def _code(language: str, negate: bool) -> Any:
     return make
 
 
-def is_script_ref(kind: str, value: Any) -> bool:
+def is_script_ref(kind: str, value: object) -> bool:
     """A javascript/python assertion whose value names a file (`file://x.py:fn`)."""
     base = kind[4:] if kind.startswith("not-") else kind
     return base in ("javascript", "python") and isinstance(value, str) and bool(
         re.match(r"file://", value))
 
 
-_PLAIN: dict[str, Any] = {
+_PLAIN: dict[str, Maker] = {
     "equals": _equals(False), "contains": _contains(True), "icontains": _contains(False),
     "contains-any": _listed(True, "any"), "icontains-any": _listed(False, "any"),
     "contains-all": _listed(True, "all"), "icontains-all": _listed(False, "all"),
@@ -352,7 +356,7 @@ _PLAIN: dict[str, Any] = {
     "javascript": _code("javascript", False), "python": _code("python", False),
 }
 
-_NOT: dict[str, Any] = {
+_NOT: dict[str, Maker] = {
     "equals": _equals(True), "contains": _contains(True, True),
     "icontains": _contains(False, True), "contains-any": _listed(True, "none"),
     "icontains-any": _listed(False, "none"), "regex": _regex(True),

@@ -63,7 +63,7 @@ def read_providers(src: Source) -> list[Provider]:
     return out
 
 
-def _provider(src: Source, item: Any, where: str) -> Provider | None:
+def _provider(src: Source, item: object, where: str) -> Provider | None:
     pid = item if isinstance(item, str) else item.get("id") if isinstance(item, dict) else None
     if not isinstance(pid, str):
         src.skip(where, f"provider {short(item)}", "not a provider id or object")

@@ -77,7 +77,7 @@ def read_prompts(src: Source) -> list[Prompt]:
     return _unique(out)
 
 
-def _prompt(src: Source, item: Any, label: str | None, where: str) -> list[Prompt]:
+def _prompt(src: Source, item: object, label: str | None, where: str) -> list[Prompt]:
     if isinstance(item, dict):
         text = item.get("raw") if isinstance(item.get("raw"), str) else item.get("id")
         label = str(item.get("label") or label or "") or None
@@ -195,7 +195,7 @@ def _yaml(text: str) -> Any:
         raise ValueError(str(exc)) from None
 
 
-def _from_doc(src: Source, doc: Any, label: str, at: str, where: str) -> list[Prompt]:
+def _from_doc(src: Source, doc: object, label: str, at: str, where: str) -> list[Prompt]:
     if not (isinstance(doc, list) and doc and all(
             isinstance(m, dict) and isinstance(m.get("role"), str) for m in doc)):
         src.skip(at, f"prompt {short(doc)}", "a JSON prompt that is not a list of chat "

@@ -56,7 +56,7 @@ class Source:
     def base(self) -> Path:
         return self.root or self.path.parent
 
-    def where(self, obj: Any = None, index: int | None = None, path: Path | None = None,
+    def where(self, obj: object = None, index: int | None = None, path: Path | None = None,
               line: int | None = None) -> str:
         if line is None and obj is not None:
             line = self.items.get(id(obj), [])[index] if index is not None and \
@@ -267,7 +267,7 @@ def convert_template(text: str, where: str, src: Source) -> str:
     return "".join(out)
 
 
-def nunjucks_text(value: Any) -> str:
+def nunjucks_text(value: object) -> str:
     """A var's value as promptfoo's Nunjucks writes it into text: a string as it is, a
     number or boolean as JavaScript writes it, a list's items joined by commas, null as
     nothing, a mapping as `[object Object]`."""
@@ -288,7 +288,7 @@ def plain_template(text: str) -> bool:
     return all(VAR.match(text, m.start()) for m in OPEN.finditer(text)) and "{#" not in text
 
 
-def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
+def render_vars(value: object, vars_: dict[str, Any]) -> Any:
     """promptfoo fills an assertion's value (a string, or each string of a list) from the
     test's vars: the same for plain `{{var}}` placeholders (a var the test lacks is empty)."""
     if isinstance(value, list):
@@ -298,7 +298,7 @@ def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
     return VAR.sub(lambda m: nunjucks_text(vars_.get(m.group(1))), value)
 
 
-def short(value: Any, room: int = 60) -> str:
+def short(value: object, room: int = 60) -> str:
     """`value` as text on one line, quoted, cut to `room` characters."""
     text = " ".join(str(value).split())
     return repr(text if len(text) <= room else text[:room - 3] + "...")

@@ -282,7 +282,7 @@ def expand(src: Source, case: Case) -> list[Case]:
                  case.changed) for c in combos]
 
 
-def var_value(src: Source, value: Any, where: str, key: str) -> Any:
+def var_value(src: Source, value: object, where: str, key: str) -> object:
     """A var's value as promptfoo renders it: a `file://` var is its file's text (trimmed;
     YAML as JSON), a string loses one trailing newline."""
     if isinstance(value, str) and value.startswith("file://"):

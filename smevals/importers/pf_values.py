@@ -22,7 +22,7 @@ from smevals.importers.pf_source import (
 SCRIPTS = "promptfoo"          # where copied scripts go, under graders/
 
 
-def resolve_value(src: Source, kind: str, value: Any, where: str, vars_: dict[str, Any]
+def resolve_value(src: Source, kind: str, value: object, where: str, vars_: dict[str, Any]
                   ) -> tuple[Any, bool, str]:
     """(the value, or a Mapped for a script assertion; whether it used the test's vars; why
     it cannot be imported, or "")."""
@@ -46,7 +46,7 @@ def resolve_value(src: Source, kind: str, value: Any, where: str, vars_: dict[st
     return render_vars(loaded, vars_), uses, ""
 
 
-def _files(src: Source, value: Any, where: str) -> Any:
+def _files(src: Source, value: object, where: str) -> object:
     if isinstance(value, list):
         return [_files(src, v, where) for v in value]
     if not (isinstance(value, str) and value.startswith("file://")):

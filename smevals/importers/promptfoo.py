@@ -127,7 +127,7 @@ class Taken:
     needs_vars: bool = False
 
 
-def _assertion(src: Source, doc: Any, where: str, vars_: dict[str, Any], changed: str
+def _assertion(src: Source, doc: object, where: str, vars_: dict[str, Any], changed: str
                ) -> Taken:
     from smevals.importers.pf_values import resolve_value
 
@@ -152,7 +152,7 @@ def _assertion(src: Source, doc: Any, where: str, vars_: dict[str, Any], changed
     return Taken(kind, mapped, doc, needs_vars)
 
 
-def _ref(src: Source, ref: Any, where: str) -> Any:
+def _ref(src: Source, ref: object, where: str) -> object:
     """An assertion given as `$ref: '#/assertionTemplates/NAME'` (a path in this config)."""
     node: Any = src.data
     parts = ref[2:].split("/") if isinstance(ref, str) and ref.startswith("#/") else None

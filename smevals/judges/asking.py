@@ -11,6 +11,7 @@ from smevals.judges.backends import Call
 from smevals.judges.engine import JudgeContext, ask
 from smevals.judges.family import same_family
 from smevals.judges.settings import JudgeConfigError, Settings, resolve
+from smevals.store.records import JudgeRequest
 
 
 def settings_for(opts: dict[str, Any], ctx: JudgeContext) -> Settings:
@@ -55,8 +56,8 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
             messages = templates.messages(system, user, filled, task)
         except templates.TemplateError as error:
             fail(str(error))
-        request = {"backend": settings.backend, "endpoint": settings.endpoint,
-                   "model": settings.model, "messages": messages, "params": params}
+        request: JudgeRequest = {"backend": settings.backend, "endpoint": settings.endpoint,
+                                 "model": settings.model, "messages": messages, "params": params}
         if images:                  # by media type and sha256: the cache key names them
             request["images"] = [image.request() for image in images]
         calls.append(Call(request, str(task.get("name", "")), ctx.run_model, label, order,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from smevals.judges.settings import Settings
+from smevals.store.records import JudgeRequest
 
 if TYPE_CHECKING:
     from smevals.net.http import Endpoint, Reply
@@ -48,7 +49,7 @@ class Answer:
 class Call:
     """One request to a judge and what it is about (for replay matching and the record)."""
 
-    request: dict[str, Any]         # backend, endpoint, model, messages, params
+    request: JudgeRequest           # backend, endpoint, model, messages, params (the cache key)
     task: str
     model: str                      # the Run's model
     check: str
@@ -68,7 +69,7 @@ def answer(settings: Settings, call: Call, environ: Mapping[str, str],
 
 # --- OpenAI-compatible endpoints -------------------------------------------------------
 
-def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
+def openai_body(request: JudgeRequest, images: tuple[Any, ...] = ()) -> bytes:
     from smevals.judges.images import with_images
 
     body = {"model": request["model"], "messages": with_images(request["messages"], images),
@@ -76,7 +77,7 @@ def openai_body(request: dict[str, Any], images: tuple[Any, ...] = ()) -> bytes:
     return orjson.dumps(body)
 
 
-def openai(settings: Settings, request: dict[str, Any], environ: Mapping[str, str],
+def openai(settings: Settings, request: JudgeRequest, environ: Mapping[str, str],
            cancel: threading.Event | None, images: tuple[Any, ...] = ()) -> Answer:
     from smevals.net import retry
     from smevals.net.chat import request_headers

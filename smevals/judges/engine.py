@@ -24,6 +24,7 @@ from smevals.judges.settings import Settings
 from smevals.judges.verdict import VerdictError
 from smevals.store import judgecache
 from smevals.store.canonical import dumps
+from smevals.store.records import JudgeRequest
 
 
 @dataclass
@@ -33,11 +34,11 @@ class DryCount:
     calls: int = 0
     cached: int = 0
     shared: int = 0                 # not cached, but the same as a request counted before
-    requests: list[dict[str, Any]] = field(default_factory=list)   # every request, in order
+    requests: list[JudgeRequest] = field(default_factory=list)     # every request, in order
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     keys: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, cached: bool, request: dict[str, Any] | None = None,
+    def add(self, cached: bool, request: JudgeRequest | None = None,
             once: bool = False) -> None:
         """Count one call; `once`: identical requests are asked once (not for replay)."""
         with self.lock:

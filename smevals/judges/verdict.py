@@ -87,7 +87,7 @@ def parse(kind: str, text: str, categories: list[str] | None = None,
     return {"reason": reason.strip(), key: _value(kind, data[key], categories, scale)}
 
 
-def _value(kind: str, value: Any, categories: list[str] | None,
+def _value(kind: str, value: object, categories: list[str] | None,
            scale: tuple[float, float]) -> Any:
     if kind in ("judge", "match"):
         if not isinstance(value, bool):

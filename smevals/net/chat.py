@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -93,7 +93,7 @@ def tool_calls(raw: Any) -> list[dict[str, Any]]:
     return calls
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     """How a YAML author would call the type of `value`."""
     if value is None:
         return "null"
@@ -107,5 +107,5 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)

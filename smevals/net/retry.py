@@ -46,7 +46,7 @@ class Backoff:
         """The pause after failed attempt number `attempt` (1 for the first)."""
         if retry_after is not None:
             return min(self.after_cap, retry_after)
-        return min(self.cap, self.base * 2 ** (attempt - 1))
+        return min(self.cap, self.base * 2 ** float(attempt - 1))
 
 
 @dataclass(frozen=True)

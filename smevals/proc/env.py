@@ -32,5 +32,5 @@ def clean_base(environ: Mapping[str, str]) -> dict[str, str]:
             if not k.startswith(_INHERITED) and k not in _FIXED}
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     return orjson.dumps(value, default=str).decode()

@@ -68,7 +68,7 @@ def _libc() -> tuple[Callable[..., int], Callable[..., int]]:
 def _checked(fn: Callable[..., int]) -> Callable[..., None]:
     get_errno, error = ctypes.get_errno, OSError
 
-    def call(*args: Any) -> None:
+    def call(*args: object) -> None:
         if fn(*args) != 0:
             number = get_errno()
             raise error(number, os.strerror(number))

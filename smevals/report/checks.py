@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from smevals import stats
+from smevals.report.jsondoc import CheckFigures
 from smevals.report.rows import ERRORED, Collected
 
 Pair = tuple[str, str]          # (config, model)
@@ -91,7 +92,7 @@ class CheckRow:
                 f"95% CI {stats.fmt_ci(self.wilson)}")
         return ", ".join([rate, *self.extras])
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> CheckFigures:
         """The JSON shape (docs/reports.md)."""
         low, high = self.wilson
         return {"check": self.check, "runs": self.runs, "passed": self.passed,
@@ -168,7 +169,7 @@ def _row(label: str, tally: _Tally, total: int) -> CheckRow:
                     tally.skipped + total - tally.seen, tuple(tally.scores))
 
 
-def labelled(checks: Any) -> list[tuple[str, Mapping[str, Any]]]:
+def labelled(checks: object) -> list[tuple[str, Mapping[str, Any]]]:
     """(label, Check) for each Check of a Grade's `checks`: its name, else its checker, with
     ` #2`, ` #3` ... on a repeated label."""
     if checks.__class__ is not list:

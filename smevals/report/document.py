@@ -9,6 +9,7 @@ from functools import cached_property
 
 from smevals.errors import SmevalsError
 from smevals.report.checks import EvalChecks, eval_checks
+from smevals.report.jsondoc import Damaged
 from smevals.report.repeats import Repeats, repeats
 from smevals.report.rows import Collected
 from smevals.report.summary import Group, leaderboard
@@ -36,7 +37,7 @@ class EvalReport:
     tasks: frozenset[str] | None = None      # the tasks the Eval defines on this side
     configs: frozenset[str] | None = None    # the configs it defines
     present: bool = True       # False: the Eval is absent on this side (diff of a Suite)
-    damaged: list[dict[str, str]] = field(default_factory=list)   # objects left out
+    damaged: list[Damaged] = field(default_factory=list)   # objects left out
     files: dict[str, str] = field(default_factory=dict)   # what `current` covers (version.py)
 
     @cached_property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 import orjson
 
@@ -14,6 +14,20 @@ from smevals.grade.score import score_note, score_text
 from smevals.report import junit
 from smevals.report.checks import CheckRow, check_rows
 from smevals.report.document import EvalReport, Settings
+from smevals.report.jsondoc import (
+    EvalEntry,
+    ExcludedEntry,
+    Figures,
+    Filters,
+    GatesEntry,
+    LeaderEntry,
+    RepeatsEntry,
+    ReportDoc,
+    RowEntry,
+    RunnerCount,
+    Summary,
+    TamperingCount,
+)
 from smevals.report.repeats import Repeats
 from smevals.report.rows import ERRORED, FAILED, OLDER, STALE, UNGRADED, Collected, Excluded, Row
 from smevals.report.suite import summary_json as summary_json_of
@@ -21,6 +35,16 @@ from smevals.report.summary import Group, by_task, metrics, ranked_by, ranks, ta
 from smevals.report.taskpass import DEFAULT, task_passes
 
 JSON_FORMAT = 1
+
+
+class _Runners(TypedDict, total=False):
+    runners: list[RunnerCount]
+
+
+class _Judged(TypedDict, total=False):
+    errored: int
+    tampering: TamperingCount
+    judge: dict[str, float]
 CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id",
                "grader_version", "outcome", "score", "stale", "tags", "metrics", "score_note")
 
@@ -28,15 +52,16 @@ CSV_COLUMNS = ("eval", "task", "config", "model", "sample", "run_id", "grade_id"
 # --- JSON ------------------------------------------------------------------------------
 
 
-def to_json(reports: list[EvalReport], settings: Settings, extra: dict[str, Any]) -> str:
-    doc = {"format": JSON_FORMAT, "generated": settings.generated, **extra,
-           "task_pass": settings.task_pass,
-           "evals": [eval_json(r, settings.task_pass) for r in reports],
-           "suite": summary_json_of(reports)}
+def to_json(reports: list[EvalReport], settings: Settings, rev: str | None, filters: Filters,
+            gates: GatesEntry) -> str:
+    doc: ReportDoc = {"format": JSON_FORMAT, "generated": settings.generated, "rev": rev,
+                      "filters": filters, "gates": gates, "task_pass": settings.task_pass,
+                      "evals": [eval_json(r, settings.task_pass) for r in reports],
+                      "suite": summary_json_of(reports)}
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
-def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
+def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> EvalEntry:
     c = report.collected
     groups = report.groups
     return {
@@ -61,7 +86,7 @@ def eval_json(report: EvalReport, task_pass: str = DEFAULT) -> dict[str, Any]:
     }
 
 
-def summary_json(report: EvalReport) -> dict[str, Any]:
+def summary_json(report: EvalReport) -> Summary:
     c = report.collected
     everything = Group("", "", c.rows)
     return {
@@ -79,11 +104,11 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
     }
 
 
-def _judged(c: Collected) -> dict[str, Any]:
+def _judged(c: Collected) -> _Judged:
     """`errored` (Runs whose Grade is an error), `tampering` (Runs whose Grade marks
     tampering: their count and the count by kind) and `judge` (judge usage summed): present
     only when there are any."""
-    out: dict[str, Any] = {}
+    out: _Judged = {}
     if c.count(ERRORED):
         out["errored"] = c.count(ERRORED)
     tampered = c.tampering()
@@ -95,14 +120,14 @@ def _judged(c: Collected) -> dict[str, Any]:
     return out
 
 
-def _stats(group: Group) -> dict[str, Any]:
+def _stats(group: Group) -> Figures:
     low, high = group.wilson
     return {"scored": len(group.scores), "mean": group.mean, "stderr": group.stderr,
             "pass_rate": group.pass_rate if group.n else None, "pass_rate_ci": [low, high]}
 
 
 def group_json(group: Group, rank: int, task_pass: str = DEFAULT,
-               checks: list[CheckRow] | None = None) -> dict[str, Any]:
+               checks: list[CheckRow] | None = None) -> LeaderEntry:
     """A leaderboard entry; `checks`: its per-Check figures (EvalReport.checks.pairs, which
     count the errored Grades too), by default over the group's rows."""
     if checks is None:
@@ -118,12 +143,18 @@ def group_json(group: Group, rank: int, task_pass: str = DEFAULT,
                    "task_passed": task_passes(t.rows, task_pass), **_stats(t)}
                   for t in by_task(group)],
         "checks": [c.as_dict() for c in checks],
-        **({"runners": [{"runner": name, "runs": n} for name, n in group.runners]}
-           if group.runners else {}),      # harness runners and the agent: their versions
+        **_runners(group),
     }
 
 
-def repeats_json(rep: Repeats) -> dict[str, Any]:
+def _runners(group: Group) -> _Runners:
+    """Harness runners and the agent, with their versions: present only when there are any."""
+    if not group.runners:
+        return {}
+    return {"runners": [{"runner": name, "runs": n} for name, n in group.runners]}
+
+
+def repeats_json(rep: Repeats) -> RepeatsEntry:
     return {
         "config": rep.config, "model": rep.model, "tasks": len(rep.cells),
         "stable_pass": rep.count("stable_pass"), "stable_fail": rep.count("stable_fail"),
@@ -135,10 +166,10 @@ def repeats_json(rep: Repeats) -> dict[str, Any]:
     }
 
 
-def row_json(row: Row, store: str) -> dict[str, Any]:
+def row_json(row: Row, store: str) -> RowEntry:
     run, grade = row.run.record, row.grade.record
     marks = row.tampering
-    return ({"tampering": marks} if marks else {}) | {
+    entry: RowEntry = {
         "task": row.task, "config": row.config, "model": row.model,
         "outcome": grade.get("outcome"), "score": row.score, "tags": row.tags,
         "metrics": row.metrics, "run_dir": f"{store}/{row.run.rel}",
@@ -148,9 +179,10 @@ def row_json(row: Row, store: str) -> dict[str, Any]:
         "grader_version": row.version, "graded": grade.get("graded"), "stale": row.stale,
         "score_note": score_note(grade) or None,
     }
+    return {"tampering": marks, **entry} if marks else entry
 
 
-def excluded_json(item: Excluded) -> dict[str, Any]:
+def excluded_json(item: Excluded) -> ExcludedEntry:
     return {"task": item.task, "config": item.config, "model": item.model,
             "run_id": item.run.id, "run_rel": item.run.rel, "reason": item.reason,
             "grade_id": item.grade.id if item.grade else None}

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from smevals.report.document import EvalReport
 from smevals.report.evidence import report_reasons
+from smevals.report.jsondoc import GateLimits
 from smevals.report.summary import Group
 
 
@@ -33,7 +33,7 @@ class Gates:
     def active(self) -> bool:
         return self.fail_under is not None or self.min_pass_rate is not None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> GateLimits:
         return {"fail_under": self.fail_under, "min_pass_rate": self.min_pass_rate,
                 "allow_incomplete": self.allow_incomplete}
 

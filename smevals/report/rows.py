@@ -13,7 +13,7 @@ from typing import Any
 
 from smevals.grade.select import Choice, choose
 from smevals.store.read import Obj
-from smevals.store.records import GradeBrief, RunBrief
+from smevals.store.records import GradeBrief, RunBrief, TamperMark
 
 FAILED = "failed"          # the runner failed: never graded, never counted
 STALE = "stale"            # made from an older task, config or runner
@@ -67,12 +67,12 @@ class Row:
         return str(self.grade.record.get("grader", {}).get("version", ""))
 
     @property
-    def tampering(self) -> list[dict[str, str]]:
+    def tampering(self) -> list[TamperMark]:
         """The Grade's tampering marks ({path, kind}); [] when none."""
         return tampering_of(self.grade.record)
 
 
-def tampering_of(record: Any) -> list[dict[str, str]]:
+def tampering_of(record: object) -> list[TamperMark]:
     """The tampering marks of a Grade record ({path, kind}, well-formed ones only)."""
     marks = record.get("tampering") if isinstance(record, dict) else None
     if not isinstance(marks, list):

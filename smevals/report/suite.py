@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
 
 from smevals import stats
 from smevals.report.document import EvalReport
+from smevals.report.jsondoc import SuiteLine
 from smevals.report.summary import Group
 from smevals.report.summary import table_cell as _cell
 
@@ -19,9 +19,9 @@ CHECK_COLUMNS = ("eval", "config", "model", "check", "runs", "passed", "failed",
                  "skipped", "pass_rate", "pass_rate_low", "pass_rate_high", "scored", "mean")
 
 
-def summary_json(reports: list[EvalReport]) -> list[dict[str, Any]]:
+def summary_json(reports: list[EvalReport]) -> list[SuiteLine]:
     """One entry per Eval x config x model with graded Runs."""
-    out = []
+    out: list[SuiteLine] = []
     for report in reports:
         for g in report.groups:
             low, high = g.wilson

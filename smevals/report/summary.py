@@ -185,7 +185,7 @@ def pass_text(passed: int, n: int) -> str:
     return f"{rate:.0%} ({passed}/{n}), 95% CI {stats.fmt_ci(stats.wilson(passed, n))}"
 
 
-def _numeric(value: Any) -> float | None:
+def _numeric(value: object) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float) and value == value and abs(value) != float("inf"):

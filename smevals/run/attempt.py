@@ -17,7 +17,7 @@ from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
-from smevals.store.records import Failure, Ignored, RunFields, Truncation
+from smevals.store.records import Failure, Ignored, RunFields, Truncation, Usage
 from smevals.store.regular import (
     REGULAR,
     USAGE_LIMIT_SETTING,
@@ -370,7 +370,7 @@ def _refuse_reserved(fd: int) -> Failure | None:
             "Run record; that file was not kept and the Run counts as failed"}
 
 
-def _usage(fd: int) -> tuple[dict[str, Any] | None, str | None]:
+def _usage(fd: int) -> tuple[Usage | None, str | None]:
     """Read and validate the runner's usage file; a malformed one is noted, not fatal. One
     that is not a regular file is never opened: it stays, recorded as what it is."""
     try:
@@ -398,4 +398,5 @@ def _usage(fd: int) -> tuple[dict[str, Any] | None, str | None]:
                       f"{error.message}")
     if "total_tokens" not in data and {"input_tokens", "output_tokens"} <= data.keys():
         data["total_tokens"] = data["input_tokens"] + data["output_tokens"]
-    return data, None
+    usage: Usage = data             # it matched usage.schema.json
+    return usage, None

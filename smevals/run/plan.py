@@ -198,7 +198,7 @@ def _ok_inputs(store: Store) -> dict[tuple[str, str, str], list[Mapping[str, obj
     return out
 
 
-def _name(part: Any) -> str:
+def _name(part: object) -> str:
     return str(part.get("name")) if isinstance(part, dict) else ""
 
 
@@ -214,7 +214,7 @@ def _stale(earlier: list[Mapping[str, object]], now: Inputs) -> tuple[int, tuple
     return count, tuple(reason for reason in REASONS if reason in found)
 
 
-def differences(had: Any, now: Mapping[str, object]) -> list[str]:
+def differences(had: object, now: Mapping[str, object]) -> list[str]:
     """What differs between a Run's recorded inputs and `now` (REASONS, in order)."""
     had = had if isinstance(had, dict) else {}
     return [reason for reason, part in zip(REASONS, _PARTS, strict=True)

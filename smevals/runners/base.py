@@ -7,7 +7,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
     from smevals.proc.child import Children
@@ -71,7 +71,7 @@ class RunFailed(Exception):
         )
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -95,7 +95,7 @@ def chat_messages(task: Mapping[str, Any], system: str | None) -> list[dict[str,
     return chat
 
 
-def _task_messages(name: str, value: Any) -> list[dict[str, Any]]:
+def _task_messages(name: str, value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
         raise RunFailed(f"task {name!r}: `messages` must be a non-empty list", failure="launch")
     for index, item in enumerate(value):

@@ -263,7 +263,7 @@ def _tokens(event: Event, usage: dict[str, Any]) -> None:
     set_total(usage)
 
 
-def _guessed(models: Any) -> bool:
+def _guessed(models: object) -> bool:
     """Whether Claude Code priced a model by a guess (`costBasis: unknown`): then its cost
     is not known."""
     return any(isinstance(m, dict) and m.get("costBasis") == "unknown"

@@ -170,7 +170,7 @@ _TOKENS = (("input_tokens", "input_tokens"), ("cached_input_tokens", "cached_inp
            ("output_tokens", "output_tokens"), ("reasoning_output_tokens", "reasoning_tokens"))
 
 
-def _tokens(raw: Any, usage: dict[str, Any]) -> None:
+def _tokens(raw: object, usage: dict[str, Any]) -> None:
     """The thread's totals (each `turn.completed` gives them so far, so the last wins):
     Codex's `input_tokens` holds the cached ones and `output_tokens` the reasoning ones,
     as smevals counts them."""

@@ -54,7 +54,7 @@ class Collector:
     def message(self, role: str, text: str) -> None:
         self._add({"type": "message", "role": role, "text": text})
 
-    def call(self, call_id: str, name: str, arguments: Any) -> None:
+    def call(self, call_id: str, name: str, arguments: object) -> None:
         self.names[call_id] = name
         self.calls += 1
         self._add({"type": "tool_call", "id": call_id, "name": name, "arguments": arguments})
@@ -71,10 +71,10 @@ class Collector:
     def error(self, message: str) -> None:
         self._add({"type": "error", "message": message})
 
-    def event(self, raw: Any) -> None:
+    def event(self, raw: object) -> None:
         self._add({"type": "event", "raw": raw})
 
-    def note(self, raw: Any, words: str) -> None:
+    def note(self, raw: object, words: str) -> None:
         """An event that says something in passing (a warning, a retry): kept verbatim in
         the transcript, and its words in stderr.txt."""
         self.event(raw)
@@ -173,7 +173,7 @@ def _loads(line: bytes) -> Any:
         return _BAD
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = orjson.dumps(value).decode()
     return text if len(text) <= SHOWN else text[:SHOWN] + "..."
 
@@ -181,23 +181,23 @@ def _short(value: Any) -> str:
 # --- small readers of event fields (a field of the wrong type reads as absent) ---
 
 
-def text(value: Any) -> str:
+def text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def mapping(value: Any) -> dict[str, Any]:
+def mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def listing(value: Any) -> list[Any]:
+def listing(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def count(value: Any) -> int | None:
+def count(value: object) -> int | None:
     return value if is_int(value) and value >= 0 else None
 
 
-def amount(value: Any) -> float | None:
+def amount(value: object) -> float | None:
     return float(value) if is_number(value) and value >= 0 else None
 
 
@@ -207,7 +207,7 @@ def capped(output: str) -> str:
     return f"{output[:OUTPUT_CAP]}\n... ({len(output) - OUTPUT_CAP} more characters)"
 
 
-def blocks_text(content: Any, kinds: tuple[str, ...] = ("text",)) -> str:
+def blocks_text(content: object, kinds: tuple[str, ...] = ("text",)) -> str:
     """The text of a content that is a string or a list of `{type, text}` blocks."""
     if isinstance(content, str):
         return content

@@ -227,7 +227,7 @@ def private_home() -> Iterator[Path]:
 
 
 def _remove(path: Path) -> None:
-    def writable(func: Callable[..., Any], name: str, _exc: Any) -> None:
+    def writable(func: Callable[..., Any], name: str, _exc: object) -> None:
         try:
             os.chmod(os.path.dirname(name), stat.S_IRWXU)
             func(name)

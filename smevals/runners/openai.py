@@ -8,7 +8,7 @@ with `smevals:agent`; the reading of a response is net/chat.py's, shared with th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import orjson
@@ -114,7 +114,10 @@ def request_body(ctx: BuiltinContext) -> bytes:
         raise RunFailed(f"cannot encode the request as JSON: {error}", failure="launch") from None
 
 
-def _given(value: Any, default: Any) -> Any:
+T = TypeVar("T")
+
+
+def _given(value: T | None, default: T) -> T:
     return default if value is None else value
 
 

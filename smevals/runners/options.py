@@ -78,7 +78,7 @@ def config_problems_for(builtin: str, config: Mapping[str, Any], schema: Schema)
     return first + rest
 
 
-def _infinite(node: Any, value: Any, path: tuple[str, ...]) -> Problems:
+def _infinite(node: object, value: object, path: tuple[str, ...]) -> Problems:
     """`.inf` or `.nan` where the schema wants a number (at any depth)."""
     if not isinstance(node, dict):
         return []
@@ -91,7 +91,7 @@ def _infinite(node: Any, value: Any, path: tuple[str, ...]) -> Problems:
             for p in _infinite(props[key], sub, (*path, str(key)))]
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: object) -> bool:
     return not isinstance(value, float) or math.isfinite(value)
 
 

@@ -100,7 +100,7 @@ def pattern(paths: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w./-])(?:{either})(?:(?P<dot>/?{_END})|/(?=[^\s/]))")
 
 
-def relative(value: Any, paths: re.Pattern[str]) -> Any:
+def relative(value: object, paths: re.Pattern[str]) -> Any:
     """`value` with every string's workspace paths made relative (a new value)."""
     if isinstance(value, str):
         return paths.sub(_replacement, value) if "/" in value else value

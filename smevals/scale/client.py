@@ -40,7 +40,8 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
                            "'dask[distributed]>=2024.1' where smevals is installed") from None
     logging.getLogger("distributed").setLevel(logging.ERROR)
     try:
-        client = Client(spec.address, timeout=_connect_seconds(), set_as_default=False)
+        client = Client(  # type: ignore[no-untyped-call]   # distributed has no annotations
+            spec.address, timeout=_connect_seconds(), set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise SmevalsError(f"--dask {spec.address}: cannot reach the Dask scheduler: "
                            f"{exc}") from None
@@ -48,7 +49,7 @@ def connect(spec: ClusterSpec) -> Iterator[Any]:
         yield client
     finally:
         with contextlib.suppress(Exception):
-            client.close(timeout=5)
+            client.close(timeout=5)  # type: ignore[no-untyped-call]
 
 
 def _connect_seconds() -> float:
@@ -123,7 +124,8 @@ def _result(future: Any) -> Made:
     from distributed.scheduler import KilledWorker
 
     try:
-        return future.result()
+        made: Made = future.result()
+        return made
     except KilledWorker as exc:
         raise SmevalsError(f"Dask workers died running {future.key} again and again ({exc}); "
                            "see the workers' logs") from None

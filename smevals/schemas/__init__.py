@@ -77,7 +77,7 @@ class Schema:
             checker.checks(name)(test)  # type: ignore[type-var]
         return jsonschema.Draft202012Validator(self.schema, format_checker=checker)
 
-    def is_valid(self, data: Any) -> bool:
+    def is_valid(self, data: object) -> bool:
         try:
             if self._fast.is_valid(data):
                 return True
@@ -85,7 +85,7 @@ class Schema:
             return bool(self._slow.is_valid(data))
         return _nonfinite(data) and bool(self._slow.is_valid(data))
 
-    def violations(self, data: Any) -> list[Violation]:
+    def violations(self, data: object) -> list[Violation]:
         """Every violation, ordered by path (and, at one path, as the schema lists them).
 
         A document of more than LARGE bytes of JSON is checked by jsonschema, lazily, and only
@@ -102,10 +102,10 @@ class Schema:
             found = [_from_py(e) for e in self._slow.iter_errors(data)]
         return sorted(found, key=_order)
 
-    def _lazy(self, data: Any, most: int) -> list[Violation]:
+    def _lazy(self, data: object, most: int) -> list[Violation]:
         return [_from_py(e) for e in itertools.islice(self._slow.iter_errors(data), most)]
 
-    def first(self, data: Any) -> Violation | None:
+    def first(self, data: object) -> Violation | None:
         """The first violation in `violations` order, or None when `data` is valid."""
         if self.is_valid(data):
             return None
@@ -133,7 +133,7 @@ class Schema:
                          context)
 
 
-def _large(data: Any) -> bool:
+def _large(data: object) -> bool:
     """Whether `data` is more than LARGE bytes as JSON (False when it is not plain JSON)."""
     try:
         return len(orjson.dumps(data)) > LARGE
@@ -141,7 +141,7 @@ def _large(data: Any) -> bool:
         return False
 
 
-def _nonfinite(data: Any) -> bool:
+def _nonfinite(data: object) -> bool:
     """Whether `data` holds an infinite or NaN number (YAML `.inf`, `.nan`)."""
     if type(data) is float:
         return not math.isfinite(data)
@@ -189,7 +189,7 @@ def packaged(kind: str) -> Schema:
     return Schema(load_schema(kind))
 
 
-def violations(kind: str, data: Any) -> list[Violation]:
+def violations(kind: str, data: object) -> list[Violation]:
     """Every way `data` breaks `<kind>.schema.json` (none when it is valid)."""
     schema = packaged(kind)
     return [] if schema.is_valid(data) else schema.violations(data)

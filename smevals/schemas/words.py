@@ -12,43 +12,44 @@ from typing import Any
 Say = Callable[[Any, Any, dict[str, Any]], str]
 
 
-def say(keyword: str, value: Any, instance: Any, details: dict[str, Any], fallback: str) -> str:
+def say(keyword: str, value: object, instance: object, details: dict[str, Any],
+        fallback: str) -> str:
     """The message for `keyword` (its schema `value`) failing on `instance`."""
     words = _WORDS.get(keyword)
     return words(value, instance, details) if words else fallback
 
 
-def _type(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _type(value: object, instance: object, details: dict[str, Any]) -> str:
     names = value if isinstance(value, list) else [value]
     return f"{instance!r} is not of type {', '.join(repr(n) for n in names)}"
 
 
-def _required(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _required(value: object, instance: object, details: dict[str, Any]) -> str:
     return f"{details.get('property')!r} is a required property"
 
 
-def _extra(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _extra(value: object, instance: object, details: dict[str, Any]) -> str:
     extra = sorted(details.get("unexpected") or [], key=str)
     verb = "was" if len(extra) == 1 else "were"
     names = ", ".join(repr(name) for name in extra)
     return f"Additional properties are not allowed ({names} {verb} unexpected)"
 
 
-def _short(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _short(value: object, instance: object, details: dict[str, Any]) -> str:
     return f"{instance!r} should be non-empty" if value == 1 else f"{instance!r} is too short"
 
 
-def _long(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _long(value: object, instance: object, details: dict[str, Any]) -> str:
     return f"{instance!r} is expected to be empty" if value == 0 else f"{instance!r} is too long"
 
 
-def _few_properties(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _few_properties(value: object, instance: object, details: dict[str, Any]) -> str:
     if value == 1:
         return f"{instance!r} should be non-empty"
     return f"{instance!r} does not have enough properties"
 
 
-def _none_of(value: Any, instance: Any, details: dict[str, Any]) -> str:
+def _none_of(value: object, instance: object, details: dict[str, Any]) -> str:
     return f"{instance!r} is not valid under any of the given schemas"
 
 

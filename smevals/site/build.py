@@ -28,13 +28,14 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from smevals.errors import SmevalsError
 from smevals.site import artifacts, jsdata
 from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
 from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
+from smevals.site.pagedata import EvalSummary
 from smevals.site.pages import run_page, task_page
 from smevals.site.search import Index
 from smevals.store.read import Obj
@@ -194,20 +195,20 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
         _write(folder, f"{slug}/diff", "diff.js", loaded.diff)
     if loaded.history_doc is not None:
         _write(folder, f"{slug}/history", "history.js", loaded.history_doc)
-    for sha, doc in loaded.diffs.items():
-        _write(folder, f"{slug}/diffs/{sha}", f"diffs/{sha}.js", doc)
+    for sha, diff_doc in loaded.diffs.items():
+        _write(folder, f"{slug}/diffs/{sha}", f"diffs/{sha}.js", diff_doc)
     if has_pictures(loaded):
         _write(folder, f"{slug}/pictures", "pictures.js", pictures_page(loaded, linker))
     return count
 
 
-def _write(folder: Path, key: str, rel: str, doc: Any) -> None:
+def _write(folder: Path, key: str, rel: str, doc: object) -> None:
     path = folder / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(jsdata.encode(key, doc))
 
 
-def write_index(out: Path, summaries: list[dict[str, Any]], generated: str) -> None:
+def write_index(out: Path, summaries: list[EvalSummary], generated: str) -> None:
     """Merge `summaries` into the site's index: other Evals' entries are kept."""
     path = out / "data" / "index.js"
     kept: list[dict[str, Any]] = []
@@ -220,4 +221,5 @@ def write_index(out: Path, summaries: list[dict[str, Any]], generated: str) -> N
     kept = [e for e in kept if e.get("slug") not in mine and SAFE_ID.match(str(e.get("slug")))
             and (out / "data" / str(e.get("slug"))).is_dir()]
     path.parent.mkdir(exist_ok=True)
-    path.write_bytes(jsdata.encode("index", site_index(kept + summaries, generated, False)))
+    earlier = cast(list[EvalSummary], kept)     # as an earlier build wrote them
+    path.write_bytes(jsdata.encode("index", site_index(earlier + summaries, generated, False)))

@@ -16,6 +16,7 @@ from typing import Any
 from smevals.report.checks import CheckRow, check_rows, labelled
 from smevals.report.checks import verdict as verdict_word
 from smevals.report.rows import ERRORED, Excluded, Row
+from smevals.site.pagedata import CheckCell, CheckLine
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief
 
@@ -44,12 +45,12 @@ def errored_grades(excluded: list[Excluded]) -> list[Excluded]:
     return [e for e in excluded if e.reason == ERRORED and e.grade is not None]
 
 
-def cell_json(row: CheckRow) -> dict[str, Any]:
+def cell_json(row: CheckRow) -> CheckCell:
     return {**row.as_dict(), "text": row.cell}
 
 
 def check_table(rows: list[Row], errored: list[Excluded],
-                columns: list[Pair]) -> list[dict[str, Any]]:
+                columns: list[Pair]) -> list[CheckLine]:
     """Per Check (in the grader's order), per column (config, model) of `columns`: its
     figures over that column's Grades (None for a column without any)."""
     grades: dict[Pair, list[Mapping[str, Any]]] = {}
@@ -65,7 +66,7 @@ def check_table(rows: list[Row], errored: list[Excluded],
             for name in (row.check for row in overall)]
 
 
-def _cell(rows: dict[str, CheckRow] | None, name: str, total: int) -> dict[str, Any] | None:
+def _cell(rows: dict[str, CheckRow] | None, name: str, total: int) -> CheckCell | None:
     if rows is None:
         return None
     row = rows.get(name) or CheckRow(name, total, 0, 0, 0, total)     # never in these Grades

@@ -21,6 +21,18 @@ from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_counts
 from smevals.site.checktable import check_table, errored_grades
 from smevals.site.gallery import has_pictures
+from smevals.site.pagedata import (
+    BoardEntry,
+    EvalPage,
+    EvalSummary,
+    Grid,
+    GridCell,
+    PageView,
+    Pooled,
+    SiteIndex,
+    TagFacet,
+    TagPage,
+)
 from smevals.spec.model import Eval
 from smevals.store.layout import slug
 from smevals.store.read import Obj, Store
@@ -118,7 +130,7 @@ def mean_interval(group: Group) -> list[float] | None:
     return list(interval) if interval else None
 
 
-def pooled_json(rows: list[Row]) -> dict[str, Any]:
+def pooled_json(rows: list[Row]) -> Pooled:
     group = Group("", "", list(rows))
     low, high = group.wilson
     return {"graded": group.n, "passed": group.passed, "failed": group.failed,
@@ -127,15 +139,15 @@ def pooled_json(rows: list[Row]) -> dict[str, Any]:
             "pass_rate_ci": [low, high]}
 
 
-def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
+def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> PageView:
     """The leaderboard and the task x model grid of `rows` (one grid row per task of
     `tasks`: Runs of other tasks are left out of it)."""
     groups = leaderboard(rows)
     board = []
     for rank, group in zip(ranks(groups), groups, strict=True):
-        entry = group_json(group, rank)
-        entry.pop("tasks", None)
-        entry.pop("checks", None)       # the Checks table has them, errored Grades too
+        # the Checks table has them, errored Grades too
+        entry = cast(BoardEntry, {key: value for key, value in group_json(group, rank).items()
+                                  if key not in ("tasks", "checks")})
         entry["mean_ci"] = mean_interval(group)
         board.append(entry)
     shown = set(tasks)
@@ -147,7 +159,7 @@ def view(rows: list[Row], tasks: list[str], excluded: list[Excluded]) -> dict[st
                                   errored_grades(excluded), columns)}
 
 
-def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> dict[str, Any]:
+def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> Grid:
     """Columns (config, model) in leaderboard order, then those with only uncounted Runs;
     one row per task; a cell per column with its counted Runs, passes, mean and class."""
     classes = {(rep.config, rep.model, cell.task): cell.kind
@@ -165,7 +177,7 @@ def grid(groups: list[Group], tasks: list[str], excluded: list[Excluded]) -> dic
             "tasks": tasks, "cells": cells}
 
 
-def _cell(group: Group | None, kind: str | None, left_out: int) -> dict[str, Any] | None:
+def _cell(group: Group | None, kind: str | None, left_out: int) -> GridCell | None:
     if group is None and not left_out:
         return None
     if group is None:
@@ -174,13 +186,13 @@ def _cell(group: Group | None, kind: str | None, left_out: int) -> dict[str, Any
             "scored": len(group.scores), "class": kind or "single", "excluded": left_out}
 
 
-def tag_facets(rows: list[Row]) -> list[dict[str, Any]]:
+def tag_facets(rows: list[Row]) -> list[TagFacet]:
     total = len(rows)
     return [{"tag": tag, "slug": slug(tag), "count": n, "share": n / total}
             for tag, n in tag_counts(rows)]
 
 
-def eval_index(loaded: Loaded) -> dict[str, Any]:
+def eval_index(loaded: Loaded) -> EvalPage:
     """`data/<eval>/index.js`: the Eval page (leaderboard, grid, tag facets)."""
     report, ev = loaded.report, loaded.ev
     c = report.collected
@@ -201,7 +213,7 @@ def eval_index(loaded: Loaded) -> dict[str, Any]:
     }
 
 
-def tag_view(loaded: Loaded, tag: str) -> dict[str, Any]:
+def tag_view(loaded: Loaded, tag: str) -> TagPage:
     """`data/<eval>/tags/<tag>.js`: the leaderboard and grid of the rows tagged `tag`."""
     rows = [row for row in loaded.report.collected.rows if tag in row.tags]
     return {"format": FORMAT, "kind": "tag", "eval": loaded.slug, "tag": tag,
@@ -213,7 +225,7 @@ def tags_of(loaded: Loaded) -> list[str]:
     return [tag for tag, _n in tag_counts(loaded.report.collected.rows)]
 
 
-def eval_summary(loaded: Loaded) -> dict[str, Any]:
+def eval_summary(loaded: Loaded) -> EvalSummary:
     """One Eval's entry in the site index (`data/index.js`)."""
     report = loaded.report
     c = report.collected
@@ -236,8 +248,8 @@ def eval_summary(loaded: Loaded) -> dict[str, Any]:
     }
 
 
-def site_index(summaries: list[dict[str, Any]], generated: str, live: bool,
-               poll_seconds: float = 0) -> dict[str, Any]:
+def site_index(summaries: list[EvalSummary], generated: str, live: bool,
+               poll_seconds: float = 0) -> SiteIndex:
     """`data/index.js`: every Eval of the site, by name."""
     ordered = sorted(summaries, key=lambda s: (str(s.get("name")), str(s.get("slug"))))
     return {"format": FORMAT, "kind": "site", "generated": generated, "live": live,

@@ -11,6 +11,7 @@ from smevals.report.rows import ERRORED, cell_of
 from smevals.site import artifacts
 from smevals.site.checktable import check_names, checks_of, verdict
 from smevals.site.data import FORMAT, Loaded
+from smevals.site.pagedata import Grid
 from smevals.site.pages import read_text, text_of
 from smevals.site.search import OUTPUT_BYTES, Index
 from smevals.store.read import Obj
@@ -31,9 +32,9 @@ def flipped_cells(loaded: Loaded) -> set[tuple[str, str, str]]:
             for f in flips if isinstance(f, dict)} if isinstance(flips, list) else set()
 
 
-def flaky_cells(grid: dict[str, Any]) -> set[tuple[str, str, str]]:
+def flaky_cells(grid: Grid) -> set[tuple[str, str, str]]:
     """(task, config, model) of the grid's flaky cells (their Runs disagree)."""
-    out = set()
+    out: set[tuple[str, str, str]] = set()
     for task, cells in zip(grid["tasks"], grid["cells"], strict=True):
         for column, cell in zip(grid["columns"], cells, strict=True):
             if cell and cell.get("class") == "flaky":
@@ -41,7 +42,7 @@ def flaky_cells(grid: dict[str, Any]) -> set[tuple[str, str, str]]:
     return out
 
 
-def explore_page(loaded: Loaded, grid: dict[str, Any],
+def explore_page(loaded: Loaded, grid: Grid,
                  index: Index | None = None) -> dict[str, Any]:
     """`data/<eval>/explore.js`: one line per Run (of the Eval's tasks and of tasks deleted
     since): its cell, status, score, tags, flags, its tampering marks (how many, in the Grade

@@ -22,7 +22,7 @@ _DOC = re.compile(r'^\(window\.SMEVALS_DATA = window\.SMEVALS_DATA \|\| \{\}\)\[
                   r"(.*);\n?$", re.DOTALL)
 
 
-def encode(key: str, doc: Any) -> bytes:
+def encode(key: str, doc: object) -> bytes:
     """The JavaScript file assigning `doc` to SMEVALS_DATA[key]."""
     body = orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)
     return HEAD.encode() + orjson.dumps(key) + b"] = " + body + b";\n"

@@ -28,11 +28,11 @@ RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "
                "usage_error", "provenance", "inputs", "text", "truncated")
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def capped(value: Any, limit: int = FIELD_LIMIT) -> Any:
+def capped(value: object, limit: int = FIELD_LIMIT) -> object:
     """`value`, or its JSON cut to `limit` characters when longer."""
     if isinstance(value, str):
         return value if len(value) <= limit else value[:limit] + "\n[... cut]"

@@ -116,7 +116,7 @@ class ServeLinker:
         return self._url("pictures", obj, path)
 
 
-def _js(key: str, doc: Any) -> Response:
+def _js(key: str, doc: object) -> Response:
     return Response(200, JS_TYPE, jsdata.encode(key, doc))
 
 
@@ -152,7 +152,7 @@ def data_response(live: Live, parts: list[str], poll_seconds: float) -> Response
 
 
 def eval_data(loaded: Loaded, folder: list[str], name: str,
-              history: LiveHistory | None = None) -> dict[str, Any] | None:
+              history: LiveHistory | None = None) -> Mapping[str, Any] | None:
     if folder == ["diffs"] or (history is not None and not folder
                                and name in ("history", "index")):
         return history_data(loaded, folder, name, history)
@@ -264,7 +264,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self._answer(send_body=False)
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         return
 
     def _answer(self, send_body: bool) -> None:

@@ -43,7 +43,7 @@ TEXT_KEYS = {"message": ("role", "text"), "tool_call": ("id", "name"),
              "tool_result": ("id", "name", "output"), "error": ("message",), "event": ()}
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "\n[... cut]"
 
@@ -149,7 +149,7 @@ def usage_calls(run: Obj[RunRecord]) -> dict[str, Any] | None:
     return bounded("Tool calls", "usage.tool_calls", (_usage_call(c) for c in calls))
 
 
-def _usage_call(item: Any) -> dict[str, Any]:
+def _usage_call(item: object) -> dict[str, Any]:
     if isinstance(item, str):
         return {"type": "tool_call", "name": item}
     if not isinstance(item, dict):

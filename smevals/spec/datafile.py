@@ -17,12 +17,15 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from smevals.errors import Problem
 from smevals.spec.yamlio import INT_MAX, INT_MIN, MAX_DEPTH, FieldPath, YamlDoc
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
@@ -177,7 +180,7 @@ class _Reader:
         except csv.Error as exc:
             self.problem(reader.line_num, 1, f"invalid {dialect_name(dialect)}: {exc}")
 
-    def _table_rows(self, reader: Any) -> None:
+    def _table_rows(self, reader: Reader) -> None:
         header = next(reader, None)
         if header is None:
             return
@@ -367,7 +370,7 @@ def _key_col(text: str, key: str, nth: int = 1) -> int:
     return at + 1
 
 
-def depth(value: Any) -> int:
+def depth(value: object) -> int:
     """How many lists and objects deep `value` goes (without recursion)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -407,7 +410,7 @@ def _repeated_key(text: str) -> str | None:
     return None
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

@@ -105,7 +105,7 @@ def _load(path: str, header: tuple[Any, ...]) -> dict[str, Entry]:
     return {name: entry for name, entry in data[-1].items() if _sound(entry)}
 
 
-def _sound(entry: Any) -> bool:
+def _sound(entry: object) -> bool:
     return (isinstance(entry, tuple) and len(entry) == 5 and isinstance(entry[0], tuple)
             and isinstance(entry[2], dict) and isinstance(entry[3], dict)
             and isinstance(entry[4], bytes))

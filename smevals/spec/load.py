@@ -194,7 +194,7 @@ def _tasks(path: Path, problems: list[Problem], defs: Definitions) -> list[Task]
             for line, name, data, grading in rows]
 
 
-def _rows(data: Any) -> bool:
+def _rows(data: object) -> bool:
     """Whether a cache entry holds rows as read_rows returns them (else it is read again)."""
     return isinstance(data, list) and all(
         type(row) is tuple and len(row) == 4 and type(row[1]) is str and type(row[2]) is dict

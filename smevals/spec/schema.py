@@ -68,7 +68,7 @@ def _type_words(value: Any) -> str:
     return names.get(value, str(value))
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):

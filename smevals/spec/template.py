@@ -13,7 +13,6 @@ import json
 import re
 from collections.abc import Callable
 from datetime import date
-from typing import Any
 
 PLACEHOLDER = re.compile(r"\\\{\{|\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}")
 
@@ -22,7 +21,7 @@ class TemplateError(Exception):
     """A template names a placeholder that has no value."""
 
 
-def as_text(value: Any) -> str:
+def as_text(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, date):                # YAML's 2024-01-01, as the Run record has it

@@ -101,7 +101,7 @@ def starting(task: Task) -> Starting | None:
     return tree_of(eval_dir(task), spec)
 
 
-def tree_of(base: Path, spec: Any) -> Starting:
+def tree_of(base: Path, spec: object) -> Starting:
     """The files `spec` names below the folder `base` (a folder, whose content goes to the top,
     or a list of files, each kept at its path), checked, bounded and hashed."""
     found = _find(base, spec)
@@ -119,7 +119,7 @@ def tree_of(base: Path, spec: Any) -> Starting:
 Found = list[tuple[str, Path, os.stat_result]]
 
 
-def _find(base: Path, spec: Any) -> Found:
+def _find(base: Path, spec: object) -> Found:
     if isinstance(spec, str):
         if os.path.normpath(spec.replace("\\", "/")) == ".":
             raise WorkspaceError("must be a folder inside the Eval, not the Eval itself")

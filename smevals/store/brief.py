@@ -64,20 +64,20 @@ def _taker(memo: dict[str, str] | None) -> Callable[[Any], Any]:
     return take
 
 
-def _part(value: Any, keys: tuple[str, ...], take: Callable[[Any], Any]) -> Any:
+def _part(value: object, keys: tuple[str, ...], take: Callable[[Any], Any]) -> Any:
     if value.__class__ is not dict:
         return take(value)
     return {key: take(value[key]) for key in keys if key in value}
 
 
-def _checks(checks: Any, take: Callable[[Any], Any]) -> Any:
+def _checks(checks: object, take: Callable[[Any], Any]) -> Any:
     if checks.__class__ is not list:
         return take(checks)
     return [_part(c, FAILED_KEYS if c.__class__ is not dict or c.get("ok") is False
                   else CHECK_KEYS, take) for c in checks]
 
 
-def share_strings(value: Any, memo: dict[str, str]) -> Any:
+def share_strings(value: object, memo: dict[str, str]) -> Any:
     """Make equal strings inside freshly parsed records one object (in place). Strings are
     immutable, so nothing can tell, except marshal: it then stores each string once, and
     the cache decodes about a quarter faster."""

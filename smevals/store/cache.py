@@ -93,7 +93,7 @@ def _read(root: Path, label: str, fields: int) -> tuple[Any, ...] | None:
     return data[3:]
 
 
-def _folders(dirs: Any) -> bool:
+def _folders(dirs: object) -> bool:
     return isinstance(dirs, dict) and all(
         isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], list) for v in dirs.values())
 

@@ -10,7 +10,7 @@ import orjson
 _OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: object) -> bytes:
     """The one encoding of `value`: identical content always gives identical bytes."""
     return orjson.dumps(value, option=_OPTIONS | orjson.OPT_NON_STR_KEYS)
 

@@ -8,7 +8,10 @@ import tempfile
 import threading
 from collections.abc import Generator, Iterable
 from pathlib import Path
-from typing import IO, Any, NamedTuple, cast
+from typing import IO, TYPE_CHECKING, NamedTuple, cast
+
+if TYPE_CHECKING:
+    import hashlib
 
 from smevals.store.base import SourceError
 from smevals.store.regular import RECORD_LIMIT_SETTING, over_limit
@@ -168,7 +171,7 @@ def _feed(pipe: IO[bytes], blobs: Iterable[str]) -> None:
         return
 
 
-def _skip(out: IO[bytes], size: int, digest: Any = None) -> None:
+def _skip(out: IO[bytes], size: int, digest: hashlib._Hash | None = None) -> None:
     while size > 0:
         chunk = out.read(min(size, 1 << 20))
         if not chunk:

@@ -32,12 +32,13 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from smevals.store import locks, scope
 from smevals.store.canonical import dumps, loads, sha256_bytes
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
+from smevals.store.records import JudgeEntry, JudgeRequest, JudgeResponse
 from smevals.store.regular import read_record
 from smevals.store.workspace import write_all
 from smevals.store.write import host_name, ignore_in_git
@@ -52,7 +53,7 @@ OLD = ("an entry of the old layout (<sha256 of the request>.json): its answer ca
        "checked, so it is never served; delete it (`smevals grade` asks the judge again)")
 
 
-def request_key(request: dict[str, Any]) -> str:
+def request_key(request: JudgeRequest) -> str:
     return sha256_bytes(dumps(request))
 
 
@@ -61,17 +62,17 @@ def entry_name(key: str, data: bytes) -> str:
     return f"{key}.{sha256_bytes(data)[:HASH_PREFIX]}.json"
 
 
-def lookup(root: Path, request: dict[str, Any]) -> dict[str, Any] | None:
+def lookup(root: Path, request: JudgeRequest) -> JudgeResponse | None:
     """The stored response of `request`, or None (absent, or every entry damaged)."""
     found = _find(root, request)
     return found[1]["response"] if found else None
 
 
-def has(root: Path, request: dict[str, Any]) -> bool:
+def has(root: Path, request: JudgeRequest) -> bool:
     return lookup(root, request) is not None
 
 
-def _find(root: Path, request: dict[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+def _find(root: Path, request: JudgeRequest) -> tuple[Path, JudgeEntry] | None:
     """(path, record) of the newest sound entry of `request`; damaged ones noted and
     skipped."""
     from smevals.store import damage
@@ -87,10 +88,11 @@ def _find(root: Path, request: dict[str, Any]) -> tuple[Path, dict[str, Any]] | 
             if problems:
                 damage.note(str(root), f"{FOLDER}/{key[:2]}/{name}", "; ".join(problems))
             elif record is not None and record["request"] == request:
-                sound.append((newness(record, name), folder / name, record))
+                sound.append((newness(record, name), folder / name,
+                              cast(JudgeEntry, record)))      # checked: a sound entry
         if sound:
-            _when, path, record = max(sound, key=lambda found: found[0])
-            return path, record
+            _when, path, entry = max(sound, key=lambda found: found[0])
+            return path, entry
         if fresh:
             return None
         fresh = True
@@ -131,14 +133,15 @@ def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
     return sorted(listed.get(key, ())), fresh
 
 
-def keep(root: Path, request: dict[str, Any], response: dict[str, Any], created: str) -> Path:
+def keep(root: Path, request: JudgeRequest, response: JudgeResponse, created: str) -> Path:
     """Store `response` for `request` as its newest entry (a no-op when the newest sound
     entry already holds the same answer); the path of the entry that answers now."""
     found = _find(root, request)
     if found is not None and found[1]["response"].get("content") == response.get("content"):
         return found[0]
-    data = dumps({"format": FORMAT, "kind": "judge", "request": request, "response": response,
-                  "created": created})
+    entry: JudgeEntry = {"format": FORMAT, "kind": "judge", "request": request,
+                         "response": response, "created": created}
+    data = dumps(entry)
     key = request_key(request)
     return copy_entry(root, f"{key[:2]}/{entry_name(key, data)}", data)
 
@@ -185,7 +188,7 @@ def _link_into(root: Path, name: str, rel: str) -> None:
         os.close(source)
 
 
-def entry_bytes(root: Path, request: dict[str, Any]) -> tuple[str, bytes] | None:
+def entry_bytes(root: Path, request: JudgeRequest) -> tuple[str, bytes] | None:
     """(key, the entry file's bytes) of `request`'s sound entry, for sending elsewhere."""
     found = _find(root, request)
     if found is None:

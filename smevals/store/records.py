@@ -9,8 +9,10 @@ exactly as before. A record is typed once it has passed its schema (store/read.p
 A brief view keeps only some keys, each with the full record's shape or a part of it, so
 its keys are read-only: then a full record may stand wherever a brief one is read
 (`Obj[RunRecord]` is an `Obj[RunBrief]`), and code that reads both kinds takes the brief
-type. The Task document, the resolved Config, usage, metrics and a Check's details are
-documents of their authors and stay `dict[str, Any]`.
+type. The Task document, the resolved Config, metrics and a Check's details are documents
+of their authors and stay `dict[str, Any]`. A Run's usage is `Usage` (schemas/
+usage.schema.json, whose every key is optional and which takes other keys too: a reader
+still checks each value it uses, since a runner wrote it).
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy
     from typing_extensions import ReadOnly
 
 __all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "GradeFields",
-           "GradeRecord", "GraderRef", "GraderRefBrief", "Inputs", "JudgeUsage", "Label",
-           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "TamperMark",
-           "Truncation", "WorkspaceChanges"]
+           "GradeRecord", "GraderRef", "GraderRefBrief", "ImageRef", "Inputs", "JudgeEntry",
+           "JudgeRequest", "JudgeResponse", "JudgeUsage", "Label", "RunBrief", "RunFields",
+           "RunRecord", "RunRef", "RunRefBrief", "TamperMark", "Truncation", "Usage",
+           "WorkspaceChanges"]
 
 Status = Literal["ok", "failed"]
 Outcome = Literal["pass", "fail", "error"]
@@ -81,6 +84,25 @@ class Truncation(TypedDict):
     written_bytes: int
 
 
+class Usage(TypedDict, total=False):
+    """What a runner reports about one attempt (usage.schema.json, smevals-usage.json),
+    recorded in run.json under `usage`. Every key is optional, and a runner may add others."""
+
+    input_tokens: int
+    cached_input_tokens: int
+    cache_creation_input_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    total_tokens: int
+    cost_usd: float
+    latency_ms: float
+    http_status: int
+    model: str
+    sandbox: str
+    harness_sandbox: str
+    tool_calls: list[dict[str, Any] | str]
+
+
 class RunFields(TypedDict):
     """run.json as its writer gives it to `Staging.commit` (which adds format, kind and
     the files)."""
@@ -100,7 +122,7 @@ class RunFields(TypedDict):
     failure: NotRequired[Failure | None]
     text: NotRequired[dict[str, Any]]
     truncated: NotRequired[dict[str, Truncation]]     # by file name: output.txt, stderr.txt
-    usage: NotRequired[dict[str, Any] | None]
+    usage: NotRequired[Usage | None]
     usage_error: NotRequired[str]
     workspace: NotRequired[WorkspaceChanges]   # a Task with starting files: what changed
     ignored: NotRequired[Ignored]       # generated noise removed before sealing
@@ -255,3 +277,43 @@ class GradeBrief(TypedDict):
     run: ReadOnly[RunRefBrief]
     grader: ReadOnly[GraderRefBrief]
     checks: ReadOnly[Sequence[CheckBrief]]
+
+
+class ImageRef(TypedDict):
+    """An image a judge request sends, as the request (and so the cache key) names it."""
+
+    media_type: str
+    sha256: str
+
+
+class JudgeRequest(TypedDict):
+    """What a judge is asked (judges/asking.py), exactly: the judge cache's key is the
+    sha256 of its canonical JSON (store/judgecache.py), so its keys and their values must
+    never change shape, or every cached answer is asked again. Never a key or a header."""
+
+    backend: str
+    endpoint: str                   # the place answering, without key or query
+    model: str
+    messages: list[dict[str, Any]]  # chat messages: role and content (text or parts)
+    params: dict[str, Any]          # temperature, max_tokens, seed, response_format
+    images: NotRequired[list[ImageRef]]
+
+
+class JudgeResponse(TypedDict, total=False):
+    """A judge's answer as the cache keeps it."""
+
+    content: str                    # the verdict text
+    body: str                       # the response body as received
+    status: int | None
+    usage: dict[str, Any]           # the backend's token counts, in smevals' names
+    latency_ms: float | None
+
+
+class JudgeEntry(TypedDict):
+    """One judge cache entry (judge.schema.json): `<store>/judges/<2 hex>/<key>.<12 hex>.json`."""
+
+    format: int
+    kind: Literal["judge"]
+    request: JudgeRequest
+    response: JudgeResponse
+    created: str                    # when it was stored (UTC)

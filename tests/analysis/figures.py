@@ -35,7 +35,8 @@ def cli(*args: str, cwd: Path) -> Result:
 def report_json(cwd: Path, *args: str) -> dict[str, Any]:
     res = cli("report", *args, "--format", "json", cwd=cwd)
     assert res.code == 0, res.both
-    return json.loads(res.out)
+    out: dict[str, Any] = json.loads(res.out)
+    return out
 
 
 # --- what report says ---------------------------------------------------------------------

@@ -7,12 +7,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from smevals.checkers import CheckInput, CheckResult, run_check
 from smevals.store.canonical import dumps, sha256_bytes
+from smevals.store.records import Usage
 from tests.helpers import Result, grade_records, make_eval
 
 ANY = object()
@@ -49,7 +50,7 @@ def run(
     inp = CheckInput(
         output=output,
         task=task or {},
-        usage=usage,
+        usage=cast(Usage | None, usage),      # as a Run recorded it, or made up
         run_dir=run_dir,
         workspace=workspace,
         timeout=timeout,
@@ -96,4 +97,5 @@ def version_changed(cli: Callable[..., Result], folder: Path,
     ev = make_eval(folder, tasks={"one": "prompt: hi\n"}, graders={"default": json.dumps(doc)})
     cli("run", str(ev), "-g")
     (record,) = grade_records(ev)
-    return record["grader"]["version"] != version_before_issue_18("default", doc)
+    out: bool = record["grader"]["version"] != version_before_issue_18("default", doc)
+    return out

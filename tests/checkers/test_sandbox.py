@@ -37,7 +37,8 @@ def check(cli, program: str, expected: str, env: dict[str, str] | None = None) -
     assert result["details"].pop("sandbox") == SANDBOX
     if not result["details"]:
         del result["details"]
-    return result
+    out: dict[str, Any] = result
+    return out
 
 
 SECRETS = {"OPENAI_API_KEY": "sk-test-leak", "GITHUB_TOKEN": "ghp-test-leak", "AWS_SECRET": "s"}

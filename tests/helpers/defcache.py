@@ -27,4 +27,5 @@ def same_as_uncached(cli, tmp_path: Path, *args: str) -> str:
     bare = cli(*args, cwd=tmp_path, env={"SMEVALS_NO_CACHE": "1"})
     assert (res.code, without_time(res.out), res.err) == (bare.code, without_time(bare.out),
                                                           bare.err)
-    return res.out
+    out: str = res.out
+    return out

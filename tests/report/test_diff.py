@@ -19,7 +19,8 @@ from tests.report.conftest import smevals
 def diff_json(repo: Path, *args: str) -> dict[str, Any]:
     res = smevals("diff", *args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    return json.loads(res.out)
+    out: dict[str, Any] = json.loads(res.out)
+    return out
 
 
 def test_regrade_diff_matches_golden_files(repo: Path, golden) -> None:

@@ -31,7 +31,8 @@ def version(repo: Path) -> str:
     code, out, err = smevals(repo, "grade", "ev")
     assert code in (0, 1), err
     (found,) = re.findall(r"with grader version (\w+)", out)
-    return found
+    found_version: str = found
+    return found_version
 
 
 def setup(repo: Path, program: Path, spec: str) -> None:

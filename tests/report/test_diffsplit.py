@@ -36,7 +36,8 @@ def seven(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def diff_json(repo: Path, *args: str) -> dict[str, Any]:
     res = smevals("diff", *args, EVAL, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    return json.loads(res.out)
+    out: dict[str, Any] = json.loads(res.out)
+    return out
 
 
 def group(doc: dict[str, Any], model: str) -> dict[str, Any]:

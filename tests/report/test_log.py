@@ -30,7 +30,8 @@ def repo30(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
 def log_json(repo: Path, *args: str) -> dict[str, Any]:
     res = smevals("log", *args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    return json.loads(res.out)
+    out: dict[str, Any] = json.loads(res.out)
+    return out
 
 
 def leaderboard(repo: Path, sha: str) -> dict[tuple[str, str], dict[str, Any]]:

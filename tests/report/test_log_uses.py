@@ -25,7 +25,8 @@ GRADER = ("checks:\n  - checker: ../../../shared/check.sh\n  - checker: sql_exec
 def log_json(repo: Path, *args: str) -> dict[str, Any]:
     res = smevals("log", *args, "--format", "json", cwd=repo)
     assert res.code == 0, res.err
-    return json.loads(res.out)
+    out: dict[str, Any] = json.loads(res.out)
+    return out
 
 
 def graded(repo: Path, subject: str) -> None:

@@ -85,7 +85,7 @@ def repo(tmp_path: Path) -> Path:
 
 def counting_cat(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     asked: list[str] = []
-    real = gitindex.cat_files
+    real = gitindex.cat_files  # type: ignore[attr-defined]   # patched where it is used
 
     def spy(repo: Path, blobs: list[str], limit: int | None = None) -> Any:
         asked.extend(blobs)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from smevals.store import judgecache
 from smevals.store.canonical import dumps
 
-REQUEST = {"backend": "openai", "model": "judge-x", "messages": [{"role": "user",
+REQUEST: Any = {"backend": "openai", "model": "judge-x", "messages": [{"role": "user",
                                                                    "content": "hi"}]}
 
 

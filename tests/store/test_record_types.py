@@ -3,12 +3,14 @@ the same keys required: a key added to one and not the other fails here."""
 
 from __future__ import annotations
 
-from typing import Any, ForwardRef
+from typing import Any
 
 import pytest
 
 from smevals.schemas import load_schema
 from smevals.store import records
+from tests.helpers.typeddicts import key_differences
+from tests.helpers.typeddicts import typed_keys as helper_keys
 
 # (schema, path to an object schema in it, the TypedDict of that object)
 PAIRS = [
@@ -24,6 +26,11 @@ PAIRS = [
     ("grade", ("properties", "judge"), records.JudgeUsage),
     ("grade", ("properties", "label"), records.Label),
     ("grade", ("properties", "files", "items"), records.FileEntry),
+    ("usage", (), records.Usage),
+    ("judge", (), records.JudgeEntry),
+    ("judge", ("properties", "request"), records.JudgeRequest),
+    ("judge", ("properties", "request", "properties", "images", "items"), records.ImageRef),
+    ("judge", ("properties", "response"), records.JudgeResponse),
 ]
 
 # Keys a record type holds only while a record is being made (never written).
@@ -31,19 +38,8 @@ WORKING_KEYS = {records.CheckRecord: {"_weight"}}
 
 
 def typed_keys(typed: Any) -> tuple[set[str], set[str]]:
-    """All keys of a TypedDict and its required ones, read from its annotations (under
-    `from __future__ import annotations` Python 3.11 counts a NotRequired key as required)."""
-    keys: set[str] = set()
-    required: set[str] = set()
-    for key, annotation in typed.__annotations__.items():
-        if key in WORKING_KEYS.get(typed, set()):
-            continue
-        text = annotation.__forward_arg__ if isinstance(annotation, ForwardRef) else str(
-            annotation)
-        keys.add(key)
-        if typed.__total__ and not text.startswith("NotRequired["):
-            required.add(key)
-    return keys, required
+    """All keys of a TypedDict and its required ones (tests/helpers/typeddicts.py)."""
+    return helper_keys(typed, WORKING_KEYS.get(typed, set()))
 
 
 def schema_node(kind: str, path: tuple[str, ...]) -> dict[str, Any]:
@@ -55,13 +51,7 @@ def schema_node(kind: str, path: tuple[str, ...]) -> dict[str, Any]:
 
 def differences(kind: str, path: tuple[str, ...], typed: Any) -> list[str]:
     """What the schema node at `path` and the TypedDict `typed` disagree on."""
-    node = schema_node(kind, path)
-    keys, required = typed_keys(typed)
-    named = set(node["properties"])
-    needed = set(node.get("required", []))
-    return ([f"only in the schema: {k}" for k in sorted(named - keys)]
-            + [f"only in {typed.__name__}: {k}" for k in sorted(keys - named)]
-            + [f"required by one only: {k}" for k in sorted(needed ^ required)])
+    return key_differences(schema_node(kind, path), typed, WORKING_KEYS.get(typed, set()))
 
 
 @pytest.mark.parametrize(("kind", "path", "typed"), PAIRS,

@@ -135,8 +135,9 @@ class AgentSite:
         return jsdata.decode((self.site / "data" / f"{key}.js").read_bytes())[1]
 
     def run_id(self, task: str, model: str, sample: int) -> str:
-        return next(r["id"] for r in self.data("agentish/explore")["runs"]
-                    if (r["task"], r["model"], r["sample"]) == (task, model, sample))
+        found: str = next(r["id"] for r in self.data("agentish/explore")["runs"]
+                          if (r["task"], r["model"], r["sample"]) == (task, model, sample))
+        return found
 
 
 def build_agentish(root: Path) -> AgentSite:

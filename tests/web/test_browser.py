@@ -31,7 +31,8 @@ def hostile_run(sites: Sites) -> str:
 
 
 def models(page: Any) -> list[str]:
-    return page.locator(f"{BOARD_ROWS} td:nth-child(2)").all_inner_texts()
+    out: list[str] = page.locator(f"{BOARD_ROWS} td:nth-child(2)").all_inner_texts()
+    return out
 
 
 def click_through(w: Watched, url: str, prefix: str, diff: bool) -> None:

@@ -18,7 +18,8 @@ from tests.web.conftest import EPOCH, Sites
 
 
 def data(path: Path) -> dict[str, Any]:
-    return jsdata.decode(path.read_bytes())[1]
+    out: dict[str, Any] = jsdata.decode(path.read_bytes())[1]
+    return out
 
 
 def build(*args: str, cwd: Path | None = None):

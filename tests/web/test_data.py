@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,7 +136,8 @@ def test_the_grid_has_every_task_and_column_with_classes(qa: Path) -> None:
     assert columns == [("default", "medium"), ("alt", "small"), ("default", "small"),
                        ("default", "large"), ("default", "tiny")]
     assert grid["tasks"] == ["alpha", "beta", "delta", "gamma"]
-    small = {task: row[2] for task, row in zip(grid["tasks"], grid["cells"], strict=True)}
+    small: dict[str, Any] = {task: row[2]
+                             for task, row in zip(grid["tasks"], grid["cells"], strict=True)}
     assert small["beta"] == {"runs": 3, "passed": 3, "mean": pytest.approx(0.6), "scored": 3,
                              "class": "stable_pass", "excluded": 0}
     assert small["gamma"]["class"] == "flaky" and small["gamma"]["passed"] == 2

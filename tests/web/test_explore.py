@@ -36,7 +36,8 @@ def agentish_served(agentish: AgentSite) -> Iterator[SiteServer]:
 
 
 def shown_tasks(page: Any) -> list[str]:
-    return page.locator("table.grid tbody tr:not([hidden]) th a").all_inner_texts()
+    out: list[str] = page.locator("table.grid tbody tr:not([hidden]) th a").all_inner_texts()
+    return out
 
 
 def goto(w: Watched, url: str, matching: bool = True) -> None:

@@ -24,7 +24,8 @@ def agentish(tmp_path_factory: pytest.TempPathFactory) -> AgentSite:
 
 
 def lines(site: AgentSite) -> list[dict[str, Any]]:
-    return site.data("agentish/explore")["runs"]
+    out: list[dict[str, Any]] = site.data("agentish/explore")["runs"]
+    return out
 
 
 def test_one_line_per_run_with_its_status_checks_and_flags(agentish: AgentSite) -> None:

@@ -193,9 +193,10 @@ def test_the_history_script_needs_no_network_and_no_html_parsing() -> None:
 
 def points(page: Any, config: str, model: str) -> list[str]:
     """The commits (oldest first) of the points drawn for one config × model."""
-    return page.eval_on_selector_all(
+    shas: list[str] = page.eval_on_selector_all(
         f'svg.historychart .point[data-config="{config}"][data-model="{model}"]',
         "(els) => els.map((e) => e.getAttribute('data-sha'))")
+    return shas
 
 
 def check_chart(w: Watched, built: Built) -> None:

@@ -24,7 +24,7 @@ from tests.web.historyrepo import make_history
 def extractions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The commits at which an Eval was extracted (`spec.committed.eval_at`)."""
     seen: list[str] = []
-    real = read.eval_at
+    real = read.eval_at  # type: ignore[attr-defined]   # patched where it is used
 
     def counted(folder: Path, revision: Any, *args: Any) -> Any:
         seen.append(revision.commit)

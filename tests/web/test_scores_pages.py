@@ -16,7 +16,8 @@ BOARD_ROWS = "table.leaderboard tbody tr"
 
 
 def data(path: Path) -> dict[str, Any]:
-    return jsdata.decode(path.read_bytes())[1]
+    out: dict[str, Any] = jsdata.decode(path.read_bytes())[1]
+    return out
 
 
 def test_partial_scores_and_deleted_tasks_on_the_eval_page(tmp_path: Path,

@@ -26,7 +26,8 @@ from tests.web.pages import fetch
 def doc(server: SiteServer, path: str) -> dict[str, Any]:
     status, _headers, body = fetch(server, path)
     assert status == 200, path
-    return jsdata.decode(body)[1]
+    out: dict[str, Any] = jsdata.decode(body)[1]
+    return out
 
 
 def hostile_ids(sites: Sites) -> tuple[str, str]:

@@ -239,7 +239,8 @@ def test_the_external_references_are_live(open_page) -> None:
 
 
 def data(path: Path) -> dict[str, Any]:
-    return jsdata.decode(path.read_bytes())[1]
+    out: dict[str, Any] = jsdata.decode(path.read_bytes())[1]
+    return out
 
 
 def test_the_pictures_data(gallery: Gallery, sites: Sites) -> None:

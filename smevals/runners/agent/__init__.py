@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from smevals.proc.setting import Setting
 from smevals.runners.agent.backends import Backend, OpenAIBackend, ReplayBackend, session_path
@@ -68,7 +68,10 @@ def config_problems(config: Mapping[str, Any]) -> Problems:
     return problems
 
 
-def _given(config: Mapping[str, Any], key: str, default: Any) -> Any:
+T = TypeVar("T")         # the type of a setting: its default's (the config passed its schema)
+
+
+def _given(config: Mapping[str, Any], key: str, default: T) -> T:
     value = config.get(key)
     return default if value is None else value
 

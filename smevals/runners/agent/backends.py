@@ -52,7 +52,7 @@ class Backend(Protocol):
         """The model's next response to the conversation so far."""
 
 
-def parse_calls(raw: Any, turn: int) -> list[Call]:
+def parse_calls(raw: object, turn: int) -> list[Call]:
     """`tool_calls` of a response (OpenAI's or the short shape); ValueError when malformed."""
     if raw is None:
         return []
@@ -61,7 +61,7 @@ def parse_calls(raw: Any, turn: int) -> list[Call]:
     return [_call(item, turn, index) for index, item in enumerate(raw)]
 
 
-def _call(item: Any, turn: int, index: int) -> Call:
+def _call(item: object, turn: int, index: int) -> Call:
     if not isinstance(item, dict):
         raise ValueError(f"tool_calls[{index}] is not an object")
     inner = item.get("function")

@@ -180,7 +180,7 @@ class Loop:
 USAGE_TEXT = 2000      # characters of a string argument kept in usage.tool_calls
 
 
-def brief(value: Any) -> Any:
+def brief(value: object) -> object:
     """A call's arguments for `usage.tool_calls`: each long string cut to USAGE_TEXT
     characters, so that a Run writing big files keeps its usage under the usage file's
     limit (the transcript keeps the arguments whole)."""

@@ -95,7 +95,7 @@ class Toolbox:
             raise SandboxRefused(why, describe(policy))
         return describe(policy)
 
-    def call(self, name: str, arguments: Any) -> Result:
+    def call(self, name: str, arguments: object) -> Result:
         """Run one tool call; never raises for the call's problems (SandboxRefused aside)."""
         if name not in self.names:
             return Result(f"unknown tool {name!r}; the tools are: {', '.join(self.names)}",
