@@ -70,7 +70,7 @@ def test_the_working_folder_and_the_environment_come_back(tmp_path: Path) -> Non
 
 def test_damage_found_by_one_command_is_not_reported_by_the_next(tmp_path: Path) -> None:
     """What a process forgets when it exits, here the damaged objects it found, belongs to
-    the command (store/scope.py): the next in-process command starts with none."""
+    the command (smevals/scope.py): the next in-process command starts with none."""
     damaged, clean = make_eval(tmp_path / "damaged"), make_eval(tmp_path / "clean")
     for ev in (damaged, clean):
         assert run_cli("run", "-g", str(ev)).code == 0

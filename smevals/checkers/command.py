@@ -155,8 +155,8 @@ def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
 
 
 def _copy_hidden(hidden: Starting, private: Path) -> None:
+    from smevals.files.workspace import open_dir
     from smevals.spec.workspace import CopyError, copy_in
-    from smevals.store.workspace import open_dir
 
     fd = open_dir(private)
     try:
@@ -269,7 +269,7 @@ def _figures(opts: dict[str, Any], steps: Plan, folder: ReportFolder,
 def _report(folder: ReportFolder) -> Counts | None:
     """The JUnit report the run wrote in its report folder (new and empty before it ran),
     read without following a link; None when there is none."""
-    from smevals.store.regular import NotRegular, TooLarge, read_capped
+    from smevals.files.regular import NotRegular, TooLarge, read_capped
 
     try:
         data = read_capped(str(folder.report), JUNIT_LIMIT, "a JUnit report", "junit")[1]

@@ -57,8 +57,8 @@ def defined_tests(spec: str | list[str], runner: str, start: Starting | None,
 
 def _collect(spec: str | list[str], runner: str, start: Starting | None,
              hidden: Starting, run: RunFn) -> int | None:
+    from smevals.files.workspace import open_dir
     from smevals.spec.workspace import CopyError, copy_in
-    from smevals.store.workspace import open_dir
 
     with tempfile.TemporaryDirectory(prefix="smevals-collect-") as tmp:
         root = Path(tmp).resolve()

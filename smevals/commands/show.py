@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from smevals.errors import SmevalsError
+from smevals.files.gitcat import SourceError
 from smevals.spec.load import display_path
-from smevals.store.base import SourceError
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import AnyObj, Obj, Store
 from smevals.store.records import GradeRecord, RunRecord

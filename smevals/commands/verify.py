@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.files.gitcat import SourceError
 from smevals.spec.stores import store_roots
-from smevals.store.base import SourceError
 from smevals.store.verify import Damage, verify_store
 
 

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from smevals.files.regular import NotRegular, read_text
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
@@ -24,7 +25,6 @@ from smevals.store import damage
 from smevals.store.checkedcopy import Damaged, checked_copy, read_checked
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, RunFields
-from smevals.store.regular import NotRegular, read_text
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount, JudgeContext

@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from smevals.files.regular import read_regular
 from smevals.spec.discover import SKIP_DIRS
 from smevals.spec.model import Grader
-from smevals.store.regular import read_regular
 
 PARSE_CAP = 1 << 20              # a program larger than this is hashed, not read for imports
 STORE_DIR = "results"            # the Eval's default store: never a dependency

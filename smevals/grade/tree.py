@@ -66,8 +66,8 @@ class FinalTree:
             self._path = None
 
     def _build(self) -> Path:
+        from smevals.files.workspace import open_dir
         from smevals.spec.workspace import CopyError, copy_in
-        from smevals.store.workspace import open_dir
 
         changes = self.run.get("workspace")
         folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
@@ -117,7 +117,7 @@ def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
     folder `run_dir` then says."""
     files = run.get("files")
     if not isinstance(files, list):
-        from smevals.store.workspace import manifest_at, open_dir
+        from smevals.files.workspace import manifest_at, open_dir
 
         fd = open_dir(run_dir)
         try:
@@ -144,7 +144,7 @@ def agent_files(run: dict[str, Any]) -> dict[str, str]:
 
 def _remove(fd: int, rel: str) -> None:
     """Remove `rel` below the folder `fd` (never following a link on the way)."""
-    from smevals.store.workspace import descend, remove
+    from smevals.files.workspace import descend, remove
 
     *folders, name = rel.split("/")
     try:
@@ -161,8 +161,8 @@ def _overlay(run_dir: Path, fd: int, files: Any) -> None:
     """Copy each regular file of the Run (the reserved names at its top left out) over the
     tree `fd`; what the Run holds as a symlink or special file removes the starting file.
     `files` is the Run's manifest (its record's, checked against the copy), else None."""
+    from smevals.files.workspace import Folders, manifest_at, open_dir, remove
     from smevals.spec.workspace import RESERVED
-    from smevals.store.workspace import Folders, manifest_at, open_dir, remove
 
     source = open_dir(run_dir)
     into, out_of = Folders(fd, make=True), Folders(source)
@@ -199,8 +199,8 @@ def _clear_way(fd: int, rel: str) -> None:
 
 
 def _copy(source: int, name_in: str, here: int, name: str) -> None:
-    from smevals.store.regular import open_regular
-    from smevals.store.workspace import hash_copy
+    from smevals.files.regular import open_regular
+    from smevals.files.workspace import hash_copy
 
     src, info = open_regular(name_in, source)
     try:

@@ -9,10 +9,10 @@ import hashlib
 import os
 from pathlib import Path
 
+from smevals.files.canonical import dumps, sha256_bytes
+from smevals.files.regular import open_regular
 from smevals.spec.model import Check, Grader
 from smevals.spec.programs import ProgramError, resolve_program
-from smevals.store.canonical import dumps, sha256_bytes
-from smevals.store.regular import open_regular
 
 VERSION_CHARS = 12
 

@@ -9,16 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.proc.env import clean_base, scalar_vars, to_json
-from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
-from smevals.run.plan import Job, Runner
-from smevals.run.text import normalise
-from smevals.spec.model import Config, Eval
-from smevals.store.canonical import loads
-from smevals.store.folders import named
-from smevals.store.read import Store
-from smevals.store.records import Failure, Ignored, RunFields, Truncation
-from smevals.store.regular import (
+from smevals.files.canonical import loads
+from smevals.files.regular import (
     REGULAR,
     USAGE_LIMIT_SETTING,
     NotRegular,
@@ -26,7 +18,15 @@ from smevals.store.regular import (
     read_capped,
     usage_limit,
 )
-from smevals.store.workspace import is_regular, open_dir, remove, write_new
+from smevals.files.workspace import is_regular, open_dir, remove, write_new
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
+from smevals.run.plan import Job, Runner
+from smevals.run.text import normalise
+from smevals.spec.model import Config, Eval
+from smevals.store.folders import named
+from smevals.store.read import Store
+from smevals.store.records import Failure, Ignored, RunFields, Truncation
 from smevals.store.write import RECORD_NAMES, Written
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def reclaim(workspace: Path) -> str | None:
         return None
     except OSError:
         pass
-    from smevals.store.regular import describe
+    from smevals.files.regular import describe
 
     now = ""
     if os.path.lexists(workspace):

@@ -21,10 +21,10 @@ import stat
 from dataclasses import dataclass, field
 
 from smevals.errors import SmevalsError
+from smevals.files.regular import megabytes
+from smevals.files.workspace import open_dir, remove
 from smevals.spec.workspace import Stamps, stamp_of
 from smevals.store.records import Failure
-from smevals.store.regular import megabytes
-from smevals.store.workspace import open_dir, remove
 
 SIZE_SETTING = "SMEVALS_MAX_RUN_MB"
 SIZE_MB = 256

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from smevals.errors import SmevalsError
+from smevals.files.canonical import dumps, sha256_bytes
 from smevals.spec.load import printable
 from smevals.spec.model import Config, Eval, Task
 from smevals.spec.programs import ProgramError, resolve_program
-from smevals.store.canonical import dumps, sha256_bytes
 from smevals.store.read import Store
 from smevals.store.records import Inputs
 

@@ -15,11 +15,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from smevals.files.regular import NotRegular, open_regular
+from smevals.files.workspace import Folders, hash_copy, open_dir, remove, write_new
 from smevals.run.wsdiff import DIFF_NAME, diff_text
 from smevals.spec.workspace import RESERVED, Stamps, Starting, stamp_of
 from smevals.store.records import FileEntry, Truncation, WorkspaceChanges
-from smevals.store.regular import NotRegular, open_regular
-from smevals.store.workspace import Folders, hash_copy, open_dir, remove, write_new
 
 
 @dataclass

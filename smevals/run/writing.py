@@ -19,7 +19,7 @@ def writing_to(root: Path) -> Iterator[None]:
     """Turn a write that the disk refuses (full, read-only, over a quota or size limit) into
     `cannot write to <store>/: <reason>` (exit 2). What was being staged is thrown away by
     the writer itself, so no partial object is left and the next run tops up."""
-    from smevals.store.durable import sync_pending
+    from smevals.files.durable import sync_pending
 
     try:
         yield

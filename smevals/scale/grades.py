@@ -60,8 +60,8 @@ def grade_on_cluster(plan: Plan, spec: ClusterSpec, done: Callable[[GradeResult]
 
 def result_of(root: Path, run: Obj[RunFields], made: Made) -> GradeResult:
     """Write the Grade a worker made; the GradeResult the console shows."""
+    from smevals.files.canonical import loads
     from smevals.grade.apply import GradeResult
-    from smevals.store.canonical import loads
 
     assert made.grade is not None
     written = unpack(root, made.grade)

@@ -61,8 +61,8 @@ def _version(grader: Grader | None) -> str:
 
 
 def _keep(root: Path, job: Job, made: Made) -> Ran:
+    from smevals.files.canonical import loads
     from smevals.run.attempt import Attempt
-    from smevals.store.canonical import loads
 
     assert made.run is not None
     keep_judged(root, made.judged)

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.files.canonical import loads
 from smevals.run.plan import Job, Runner
 from smevals.scale.bundle import Bundle, materialize
 from smevals.spec.model import Eval
-from smevals.store.canonical import loads
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import Obj, Store
 from smevals.store.records import RunFields

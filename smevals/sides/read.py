@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.files.gitcat import SourceError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash, version_files
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport
@@ -21,7 +22,6 @@ from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path, load_eval
 from smevals.spec.model import Eval
 from smevals.spec.pick import pick_grader
-from smevals.store.base import SourceError
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeBrief
 

@@ -1,7 +1,7 @@
 """A disposable cache of an Eval's parsed authoring files, so that a command does not parse
 thousands of task files again when none changed.
 
-One marshal file per Eval folder (in the cache folder of store/cache.py) holds, for every
+One marshal file per Eval folder (in the cache folder of files/cachefile.py) holds, for every
 file that loaded with no problem, its stat stamp (inode, size, mtime and ctime in ns) and
 what was read: the data and the line and column of every field (for a data file of
 tasks/, spec/datafile.py, its rows: one entry for the whole file). An entry is used only
@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smevals.files.cachefile import cache_dir, enabled, folder_key, read_marshal, write_marshal
 from smevals.spec.yamlio import YamlDoc
-from smevals.store.cache import cache_dir, enabled, folder_key, read_marshal, write_marshal
 from smevals.store.index import RACY_NS
 
 VERSION = 1

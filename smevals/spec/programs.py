@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from smevals.store import scope
+from smevals import scope
 
 
 class ProgramError(Exception):

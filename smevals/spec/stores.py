@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.files.gitcat import SourceError
 from smevals.spec.discover import find_evals
 from smevals.spec.load import display_path
-from smevals.store.base import SourceError
 from smevals.store.layout import STAGING
 from smevals.store.read import MIN_PREFIX, AmbiguousId, AnyObj, Store, UnknownId, store_root
 

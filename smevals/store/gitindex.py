@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.files.gitcat import cat_files
+from smevals.files.regular import record_limit
 from smevals.store import cache, damage, gitsource, index
-from smevals.store.gitcat import cat_files
 from smevals.store.layout import KINDS, RECORD_NAMES
-from smevals.store.regular import record_limit
 
 if TYPE_CHECKING:
     from smevals.store.gitsource import Found, GitSource

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from smevals.checkers import CheckInput, CheckResult, run_check
-from smevals.store.canonical import dumps, sha256_bytes
+from smevals.files.canonical import dumps, sha256_bytes
 from tests.helpers import Result, grade_records, make_eval
 
 ANY = object()

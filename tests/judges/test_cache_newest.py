@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from smevals.files.canonical import dumps, loads
 from smevals.store import judgecache
-from smevals.store.canonical import dumps, loads
 from tests.judges.helpers import answer_with, grades, judge_eval
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from smevals.store.canonical import dumps
+from smevals.files.canonical import dumps
 from smevals.store.layout import slug
 from smevals.store.read import Store
 from tests.helpers import SMEVALS, make_eval, write

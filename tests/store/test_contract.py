@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from smevals.store.canonical import dumps
+from smevals.files.canonical import dumps
 from smevals.store.read import AmbiguousId, Obj, PrefixTooShort, Store, UnknownId, store_root
 from smevals.store.records import RunFields
 from smevals.store.write import StoreError

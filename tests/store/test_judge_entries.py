@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from smevals.files.canonical import dumps
 from smevals.store import judgecache
-from smevals.store.canonical import dumps
 
 REQUEST = {"backend": "openai", "model": "judge-x", "messages": [{"role": "user",
                                                                    "content": "hi"}]}

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from smevals import scope
 from smevals.errors import SmevalsError
 from smevals.history.doc import HistoryDoc
 from smevals.sides import read
 from smevals.site.history import HistorySpec, commit_diff, commit_diffs, eval_history
-from smevals.store import scope
 from tests.helpers import make_eval, run_cli
 from tests.report.builder import commit, git, write
 from tests.web.historyrepo import make_history

@@ -17,15 +17,26 @@ import os
 import stat
 import uuid
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
-from smevals.store.records import FileEntry
-from smevals.store.regular import NotRegular, describe, open_regular
+from smevals.files.regular import NotRegular, describe, open_regular
 
 _CHUNK = 1 << 20
 _DIR = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
         | getattr(os, "O_CLOEXEC", 0))
 _NEW = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         | getattr(os, "O_CLOEXEC", 0))
+
+
+class FileEntry(TypedDict):
+    """One file of an object's manifest: a regular file by size and sha256, a symlink by its
+    target, anything else as special."""
+
+    path: str
+    size: NotRequired[int]
+    sha256: NotRequired[str]
+    symlink: NotRequired[str]
+    special: NotRequired[bool]
 
 
 class BadName(ValueError):
@@ -41,7 +52,7 @@ def manifest_at(fd: int, seal: bool = False) -> list[FileEntry]:
     """Every file below the folder `fd` (path, size, sha256; a symlink by its target; a FIFO,
     socket or device as special), sorted by path. With `seal`, each regular file is made
     read-only (a copy first when it has other hard links); the caller fsyncs the whole tree
-    at once before the rename (store.durable.fsync_tree)."""
+    at once before the rename (files.durable.fsync_tree)."""
     out: list[FileEntry] = []
     _walk(fd, "", seal, out)
     out.sort(key=lambda e: e["path"])

@@ -10,8 +10,13 @@ from collections.abc import Generator, Iterable
 from pathlib import Path
 from typing import IO, Any, NamedTuple, cast
 
-from smevals.store.base import SourceError
-from smevals.store.regular import RECORD_LIMIT_SETTING, over_limit
+from smevals.files.regular import RECORD_LIMIT_SETTING, over_limit
+
+
+class SourceError(Exception):
+    """The store cannot be read at all (not a git repository, unknown revision, git not
+    installed, ...): what git could not give."""
+
 
 WORKERS = 2                 # cat-file processes reading at once (git does the inflating)
 _BUFFER = 1 << 20
