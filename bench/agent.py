@@ -65,10 +65,10 @@ def ms(start: float) -> float:
 
 def one_run(source: Path, workspace: Path) -> dict[str, float]:
     """The per-Run steps once, in milliseconds."""
+    from smevals.evaldef.workspace import copy_in, tree_of
     from smevals.files.workspace import open_dir
     from smevals.proc.sandbox import Policy, run_sandboxed, sandbox_env
     from smevals.run.workspace import settle
-    from smevals.spec.workspace import copy_in, tree_of
 
     got: dict[str, float] = {}
     start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The cache of parsed authoring files (spec/defcache.py): used while files are unchanged,
+"""The cache of parsed authoring files (evaldef/defcache.py): used while files are unchanged,
 never stale after a task or config is edited, added or deleted, safe when damaged."""
 
 from __future__ import annotations

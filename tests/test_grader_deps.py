@@ -190,8 +190,8 @@ GRADER = """checks:
 def test_what_a_version_covers(tmp_path: Path) -> None:
     import os
 
+    from smevals.evaldef.load import load_eval
     from smevals.grade.version import version_files
-    from smevals.spec.load import load_eval
 
     ev = make_eval(tmp_path / "ev", graders={"default": GRADER}, files=FILES)
     (tmp_path / "elsewhere.py").write_text("")

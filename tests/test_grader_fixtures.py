@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from smevals.evaldef.load import load_eval
 from smevals.grade.version import grader_version
-from smevals.spec.load import load_eval
 from tests.helpers import make_eval, write
 
 # A program Check that reads the Run's folder like checkers in the wild: it fails when

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from smevals.evaldef.load import load_eval
 from smevals.grade.version import grader_version
-from smevals.spec.load import load_eval
 from tests.helpers import git, make_eval
 
 # Eleven one-Run tasks: the grader passes t0-t4 and t10 (the output contains "says") and

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.template import TemplateError, as_text, placeholders, substitute
+from smevals.evaldef.template import TemplateError, as_text, placeholders, substitute
 from tests.helpers import git, make_eval, write
 
 SHOW = """

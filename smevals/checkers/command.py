@@ -51,7 +51,7 @@ from smevals.checkers.testverdict import Figures, decode, verdict
 from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Starting
+    from smevals.evaldef.workspace import Starting
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -71,7 +71,7 @@ _FILES = {
 
 
 def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
-    from smevals.spec.paths import path_problem
+    from smevals.evaldef.paths import path_problem
 
     files = opts.get("files")
     names = [files] if isinstance(files, str) else files if isinstance(files, list) else []
@@ -146,7 +146,7 @@ def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
         return None
     if inp.grader_dir is None:
         fail("files: needs the Eval's folder (none is given here)")
-    from smevals.spec.workspace import WorkspaceError, tree_of
+    from smevals.evaldef.workspace import WorkspaceError, tree_of
 
     try:
         return tree_of(Path(inp.grader_dir).parent, files)
@@ -155,8 +155,8 @@ def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
 
 
 def _copy_hidden(hidden: Starting, private: Path) -> None:
+    from smevals.evaldef.workspace import CopyError, copy_in
     from smevals.files.workspace import open_dir
-    from smevals.spec.workspace import CopyError, copy_in
 
     fd = open_dir(private)
     try:
@@ -294,7 +294,7 @@ def _expected(opts: dict[str, Any], inp: CheckInput, steps: Plan, hidden: Starti
 
 
 def _starting(inp: CheckInput) -> Starting | None:
-    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
+    from smevals.evaldef.workspace import KEY, WorkspaceError, tree_of
 
     spec = inp.task.get(KEY)
     if spec is None or inp.grader_dir is None:

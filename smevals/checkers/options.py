@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from smevals.checkers.base import Checker, CheckFailure
+from smevals.evaldef.paths import path_problem
 from smevals.schemas import Schema, Violation
-from smevals.spec.paths import path_problem
 
 Problem = tuple[str, str]
 

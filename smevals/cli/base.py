@@ -45,7 +45,7 @@ def _refuse(ctx: click.Context, param: click.Parameter, value: Any) -> None:
     elif isinstance(value, float) and not math.isfinite(value):
         raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
     elif isinstance(value, str) and not value.isascii():
-        from smevals.spec.load import bad_byte, printable
+        from smevals.evaldef.load import bad_byte, printable
 
         if (byte := bad_byte(value)) is None:
             return

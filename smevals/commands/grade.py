@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
 from smevals.errors import Problem, SmevalsError
+from smevals.evaldef.model import Eval, Grader, Task
+from smevals.evaldef.pick import load_evals
 from smevals.grade.apply import GradeJob, GradeResult, grading_data, is_no_check
 from smevals.grade.claimed import Since, claimed_grade
 from smevals.grade.plan import Plan
@@ -21,8 +23,6 @@ from smevals.run import stale
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.run.writing import writing_to
-from smevals.spec.model import Eval, Grader, Task
-from smevals.spec.pick import load_evals
 from smevals.store import folders
 from smevals.store.checkedcopy import Damaged
 from smevals.store.layout import parse_iso

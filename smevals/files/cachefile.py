@@ -3,7 +3,7 @@
 written there in marshal form (fast to decode, and unlike pickle it cannot run code),
 atomically, and read back. Every file written so is only a cache: deleting it at any time
 only costs time. The store's record index (store/cache.py), the Eval definitions
-(spec/defcache.py), `log`'s points (history/) and the SQL databases (checkers/sqldb.py)
+(evaldef/defcache.py), `log`'s points (history/) and the SQL databases (checkers/sqldb.py)
 keep theirs here.
 """
 

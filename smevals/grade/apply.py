@@ -12,15 +12,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from smevals.evaldef.model import Check, Eval, Grader
+from smevals.evaldef.paths import path_problem
+from smevals.evaldef.programs import ProgramError
 from smevals.files.regular import NotRegular, read_text
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
 from smevals.proc.launch import ProcessGroups
-from smevals.spec.model import Check, Eval, Grader
-from smevals.spec.paths import path_problem
-from smevals.spec.programs import ProgramError
 from smevals.store import damage
 from smevals.store.checkedcopy import Damaged, checked_copy, read_checked
 from smevals.store.read import Obj, Store

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from smevals.evaldef.model import Check, Grader
 from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
-from smevals.spec.model import Check, Grader
 from smevals.store.checkedcopy import read_checked
 
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.evaldef.model import Check
 from smevals.grade.normalise import parse_stdout
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import ProcessGroups, launch
-from smevals.spec.model import Check
 from smevals.store.records import RunFields
 
 if TYPE_CHECKING:

@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.spec.model import Eval
+from smevals.evaldef.model import Eval
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Starting
+    from smevals.evaldef.workspace import Starting
 
 
 class TreeError(ValueError):
@@ -66,8 +66,8 @@ class FinalTree:
             self._path = None
 
     def _build(self) -> Path:
+        from smevals.evaldef.workspace import CopyError, copy_in
         from smevals.files.workspace import open_dir
-        from smevals.spec.workspace import CopyError, copy_in
 
         changes = self.run.get("workspace")
         folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
@@ -93,7 +93,7 @@ class FinalTree:
 
     def _starting(self, changes: dict[str, Any]) -> Starting:
         """The Task's starting files, as long as they are those the Run started from."""
-        from smevals.spec.workspace import WorkspaceError, starting
+        from smevals.evaldef.workspace import WorkspaceError, starting
 
         name = str((self.run.get("task") or {}).get("name"))
         task = self.ev.task(name)
@@ -129,7 +129,7 @@ def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
 
 def agent_files(run: dict[str, Any]) -> dict[str, str]:
     """The files a Run added or changed, by path ("added" or "changed"), from its record."""
-    from smevals.spec.workspace import RESERVED
+    from smevals.evaldef.workspace import RESERVED
 
     changes = run.get("workspace")
     changed = set(changes.get("changed") or []) if isinstance(changes, dict) else set()
@@ -161,8 +161,8 @@ def _overlay(run_dir: Path, fd: int, files: Any) -> None:
     """Copy each regular file of the Run (the reserved names at its top left out) over the
     tree `fd`; what the Run holds as a symlink or special file removes the starting file.
     `files` is the Run's manifest (its record's, checked against the copy), else None."""
+    from smevals.evaldef.workspace import RESERVED
     from smevals.files.workspace import Folders, manifest_at, open_dir, remove
-    from smevals.spec.workspace import RESERVED
 
     source = open_dir(run_dir)
     into, out_of = Folders(fd, make=True), Folders(source)

@@ -23,8 +23,8 @@ import stat
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from smevals.evaldef.workspace import RESERVED
 from smevals.files.workspace import open_dir, remove
-from smevals.spec.workspace import RESERVED
 from smevals.store.records import Ignored
 
 KEY = "workspace_ignore"

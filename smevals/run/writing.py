@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.spec.load import display_path
+from smevals.evaldef.load import display_path
 
 # OS reasons that say the store cannot take more: an environment problem (exit 2), not a bug
 _FULL_OR_READ_ONLY = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG", "EIO"}

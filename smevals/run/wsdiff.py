@@ -13,8 +13,8 @@ import difflib
 import os
 from collections.abc import Iterator, Mapping
 
+from smevals.evaldef.workspace import Starting
 from smevals.files.regular import NotRegular, open_regular
-from smevals.spec.workspace import Starting
 from smevals.store.records import FileEntry
 
 DIFF_NAME = "workspace.diff"

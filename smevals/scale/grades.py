@@ -18,9 +18,9 @@ from smevals.store.read import Obj
 from smevals.store.records import RunFields, RunRecord
 
 if TYPE_CHECKING:
+    from smevals.evaldef.model import Eval, Grader
     from smevals.grade.apply import GradeResult
     from smevals.grade.plan import Plan
-    from smevals.spec.model import Eval, Grader
     from smevals.store.read import Store
 
 

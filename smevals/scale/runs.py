@@ -20,11 +20,11 @@ from smevals.store.records import RunRecord
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smevals.evaldef.model import Eval, Grader
     from smevals.grade.apply import GradeResult
     from smevals.run.attempt import Attempt
     from smevals.run.plan import Job
     from smevals.run.prepared import Prepared
-    from smevals.spec.model import Eval, Grader
     from smevals.store.read import Store
 
     Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.evaldef.model import Eval
 from smevals.files.canonical import loads
 from smevals.run.plan import Job, Runner
 from smevals.scale.bundle import Bundle, materialize
-from smevals.spec.model import Eval
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import Obj, Store
 from smevals.store.records import RunFields
@@ -170,7 +170,7 @@ def _eval(shipped: Shipped, name: str) -> Eval:
     bundle, blobs = shipped
     key = (bundle.digest, name)
     if key not in _EVALS:
-        from smevals.spec.load import load_eval
+        from smevals.evaldef.load import load_eval
 
         _EVALS[key] = replace(load_eval(materialize(bundle, blobs), cached=False), name=name)
     return _EVALS[key]

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, cast
 
 from smevals import stats
+from smevals.evaldef.model import Eval
 from smevals.grade.select import grades_by_run, superseded_errors
 from smevals.report.document import EvalReport
 from smevals.report.formats import group_json, summary_json
@@ -21,7 +22,6 @@ from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_counts
 from smevals.site.checktable import check_table, errored_grades
 from smevals.site.gallery import has_pictures
-from smevals.spec.model import Eval
 from smevals.store.layout import slug
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord

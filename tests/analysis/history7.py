@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+from smevals.evaldef.load import load_eval
 from smevals.grade.version import grader_version, grading_hash
-from smevals.spec.load import load_eval
 from smevals.store.records import CheckRecord, GradeFields, JudgeUsage, Outcome
 from tests.report.builder import Builder, commit, git, make_qa, state1, state2, state3
 

@@ -34,7 +34,7 @@ CACHES = (
     ("smevals.commands.grade", "_VERSIONS"),
     ("smevals.commands.grade", "_SINCE"),
     ("smevals.commands.grade", "_ASKED"),
-    ("smevals.spec.programs", "_MIRRORS"),
+    ("smevals.evaldef.programs", "_MIRRORS"),
     ("smevals.runners.replay", "_CACHE"),
     ("smevals.judges.backends", "_REPLAY_CACHE"),
     ("smevals.checkers.sqldb", "_COPIES"),
@@ -42,7 +42,7 @@ CACHES = (
     ("smevals.checkers.json_schema", "_CACHE"),
     ("smevals.checkers.options", "_VALIDATORS"),
     ("smevals.scale.worker", "_EVALS"),
-    ("smevals.spec.workspace", "_CACHE"),
+    ("smevals.evaldef.workspace", "_CACHE"),
     ("smevals.history.point", "_HASHED"),
     ("smevals.runners.versions", "_ASKED"),
 )

@@ -13,9 +13,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
+from smevals.evaldef.load import load_eval
 from smevals.grade.version import grader_version, grading_hash
 from smevals.run.plan import inputs_of, resolve_runner
-from smevals.spec.load import load_eval
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, GradeFields, Outcome, RunFields
 from tests.helpers import git as plain_git

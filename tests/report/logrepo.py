@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smevals.spec.load import load_eval
+from smevals.evaldef.load import load_eval
 from tests.report.builder import RUNNER, Builder, commit, git, make_qa, write
 
 # The subjects of the commits where the grader version or a runner changed.

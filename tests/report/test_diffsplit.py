@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.load import load_eval
+from smevals.evaldef.load import load_eval
 from tests.report.builder import GRADER_V1, Builder, commit, git, make_qa, write
 from tests.report.conftest import smevals
 from tests.report.sevencommits import EVAL, SUBJECTS, seven_commits

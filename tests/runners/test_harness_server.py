@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.load import display_path as shown
+from smevals.evaldef.load import display_path as shown
 from tests.helpers import make_eval
 from tests.helpers.harness import fake_harness, fixture, seen
 from tests.helpers.records import run_dirs, runs

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from smevals.spec.load import load_eval
+from smevals.evaldef.load import load_eval
 from tests.report.builder import RUNNER, Builder, commit, git, history, write
 
 SUBJECTS = ["state 6: runner edited, small runs alpha again",

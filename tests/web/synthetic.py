@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+from smevals.evaldef.model import Eval, Task
 from smevals.grade.select import Choice
 from smevals.report.document import CURRENT, EvalReport
 from smevals.report.rows import collect
 from smevals.site.data import Loaded
-from smevals.spec.model import Eval, Task
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeBrief, RunBrief
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError, SpecError
+from smevals.evaldef.discover import SKIP_DIRS
+from smevals.evaldef.load import load_eval
+from smevals.evaldef.model import Eval
+from smevals.evaldef.programs import ProgramError, at_revision, confine
 from smevals.files import gitcat
 from smevals.files.gitcat import SourceError
-from smevals.spec.discover import SKIP_DIRS
-from smevals.spec.load import load_eval
-from smevals.spec.model import Eval
-from smevals.spec.programs import ProgramError, at_revision, confine
 
 # (folder a path is relative to, the path or a bare name on PATH) of each program an Eval uses
 Programs = Callable[[Eval], list[tuple[Path, str]]]

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from smevals.errors import SmevalsError, SpecError
-from smevals.spec.discover import find_evals
-from smevals.spec.load import load_eval
-from smevals.spec.model import Config, Eval, Grader, Task
+from smevals.evaldef.discover import find_evals
+from smevals.evaldef.load import load_eval
+from smevals.evaldef.model import Config, Eval, Grader, Task
 
 
 def load_evals(paths: list[str] | tuple[str, ...]) -> list[Eval]:

@@ -4,7 +4,7 @@ thousands of task files again when none changed.
 One marshal file per Eval folder (in the cache folder of files/cachefile.py) holds, for every
 file that loaded with no problem, its stat stamp (inode, size, mtime and ctime in ns) and
 what was read: the data and the line and column of every field (for a data file of
-tasks/, spec/datafile.py, its rows: one entry for the whole file). An entry is used only
+tasks/, evaldef/datafile.py, its rows: one entry for the whole file). An entry is used only
 while the file's stamp is the same; a file changed within RACY_NS of a read is not cached
 (a second change in the same clock tick could keep its stamp). A file with a problem is
 never cached, so every error is found and reported by reading the file, as before. A
@@ -21,14 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from smevals.evaldef.yamlio import YamlDoc
 from smevals.files.cachefile import cache_dir, enabled, folder_key, read_marshal, write_marshal
-from smevals.spec.yamlio import YamlDoc
 from smevals.store.index import RACY_NS
 
 VERSION = 1
 _CODE = ("schemas/eval.schema.json", "schemas/task.schema.json", "schemas/config.schema.json",
          "schemas/grader.schema.json", "schemas/__init__.py", "schemas/words.py",
-         "spec/yamlio.py", "spec/schema.py", "spec/datafile.py")
+         "evaldef/yamlio.py", "evaldef/schema.py", "evaldef/datafile.py")
 
 Stamp = tuple[int, int, int, int]
 Entry = tuple[Stamp, Any, Any, Any, bytes]          # stamp, data, locs, vlocs, raw

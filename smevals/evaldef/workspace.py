@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SmevalsError
+from smevals.evaldef.load import bad_byte, display_path, printable
+from smevals.evaldef.model import Task
+from smevals.evaldef.paths import path_problem
 from smevals.files.canonical import dumps, sha256_bytes
 from smevals.files.regular import NotRegular, describe, megabytes, open_regular
 from smevals.files.workspace import Folders, hash_copy, remove
-from smevals.spec.load import bad_byte, display_path, printable
-from smevals.spec.model import Task
-from smevals.spec.paths import path_problem
 
 KEY = "workspace"
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from smevals.errors import Problem
+from smevals.evaldef.yamlio import FieldPath, YamlDoc
 from smevals.schemas import Violation, violations
-from smevals.spec.yamlio import FieldPath, YamlDoc
 
 __all__ = ["schema_problems"]
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smevals.errors import Problem
-from smevals.spec.load import display_path
-from smevals.spec.model import Config, Grader, Task
+from smevals.evaldef.load import display_path
+from smevals.evaldef.model import Config, Grader, Task
 
 if TYPE_CHECKING:       # imported where a setting is checked: `validate` never needs them
     from smevals.proc.setting import Setting
@@ -86,7 +86,7 @@ def _problems(base: object, own: Where, tasks: Iterable[Task], eval_dir: Path) -
 
 
 def _field(where: tuple[str | int, ...]) -> str:
-    from smevals.spec.yamlio import dotted
+    from smevals.evaldef.yamlio import dotted
 
     return dotted(where)
 

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from smevals.errors import Problem
-from smevals.spec.yamlio import INT_MAX, INT_MIN, MAX_DEPTH, FieldPath, YamlDoc
+from smevals.evaldef.yamlio import INT_MAX, INT_MIN, MAX_DEPTH, FieldPath, YamlDoc
 
 SUFFIXES = (".jsonl", ".csv", ".tsv")
 MAX_LINE = 1 << 20          # bytes in one line (1 MiB)
@@ -280,8 +280,8 @@ class _Reader:
 
     def _schema_ok(self, line: int, doc: dict[str, Any], grading: dict[str, Any],
                    col: Any) -> bool:
+        from smevals.evaldef.schema import schema_problems
         from smevals.schemas import violations
-        from smevals.spec.schema import schema_problems
 
         whole = {**doc, "grading": grading} if grading else doc
         if not violations("task", whole):

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import Problem, SpecError
-from smevals.spec.datafile import is_data_file, read_rows
-from smevals.spec.defcache import Definitions
-from smevals.spec.model import Check, Config, Eval, Grader, Task
-from smevals.spec.paths import path_problem
-from smevals.spec.schema import schema_problems
-from smevals.spec.yamlio import YamlDoc, YamlProblem, load_yaml
+from smevals.evaldef.datafile import is_data_file, read_rows
+from smevals.evaldef.defcache import Definitions
+from smevals.evaldef.model import Check, Config, Eval, Grader, Task
+from smevals.evaldef.paths import path_problem
+from smevals.evaldef.schema import schema_problems
+from smevals.evaldef.yamlio import YamlDoc, YamlProblem, load_yaml
 
 RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
@@ -73,7 +73,7 @@ def load_eval(path: Path, cached: bool = True) -> Eval:
 
 def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     """The Eval (with whatever loaded cleanly) and every problem found while loading it.
-    Files unchanged since they last loaded cleanly are taken from a cache (spec/defcache.py)."""
+    Files unchanged since they last loaded cleanly are taken from a cache (evaldef/defcache.py)."""
     problems: list[Problem] = []
     defs = Definitions(path, cached)
     head = read_doc(path / "eval.yaml", "eval", problems, defs)

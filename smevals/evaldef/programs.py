@@ -1,7 +1,7 @@
 """Find the program a `runner:` or `checker:` names, as the original smevals does.
 
 An Eval read at a git revision (`diff`, `report --rev`) is extracted into a mirror of the
-repository (see `smevals.spec.committed`). A path to a file inside the repository (relative,
+repository (see `smevals.evaldef.committed`). A path to a file inside the repository (relative,
 absolute, or found on PATH) resolves inside that mirror, so a revision never reaches the
 working tree's or another revision's files. A file outside the repository is not in git:
 every revision uses it as it is now.

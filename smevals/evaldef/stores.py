@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.discover import find_evals
+from smevals.evaldef.load import display_path
 from smevals.files.gitcat import SourceError
-from smevals.spec.discover import find_evals
-from smevals.spec.load import display_path
 from smevals.store.layout import STAGING
 from smevals.store.read import MIN_PREFIX, AmbiguousId, AnyObj, Store, UnknownId, store_root
 
@@ -39,7 +39,7 @@ def _child_stores(path: Path) -> list[Path]:
 
 
 def _eval_store(ev_path: Path, store: str | None) -> Path:
-    from smevals.spec.load import read_eval
+    from smevals.evaldef.load import read_eval
 
     ev, _problems = read_eval(ev_path)
     return store_root(ev_path, ev.name, store)
