@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
 
-from smevals.checkers.imagefmt import dimensions, media_type
+from smevals.files.imagefmt import dimensions, media_type
 
 MAX_EMBEDDED_PIXELS = 4096 * 4096
 _IMPORT = re.compile(r"@import\b[^;]*;?", re.IGNORECASE)
