@@ -48,7 +48,8 @@ from smevals.checkers.cmdline import Plan, ReportFolder, isolated_env, plan, rep
 from smevals.checkers.program import SANDBOX_SCHEMA, sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
 from smevals.checkers.testverdict import Figures, decode, verdict
-from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
+from smevals.proc.policy import Policy
+from smevals.proc.sandbox import Outcome, SandboxRefused, choose, run_sandboxed
 
 if TYPE_CHECKING:
     from smevals.evaldef.workspace import Starting

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Protocol, cast
 from smevals.errors import Problem, SmevalsError
 from smevals.evaldef.model import Eval, Grader, Task
 from smevals.evaldef.pick import load_evals
-from smevals.grade.apply import GradeJob, GradeResult, grading_data, is_no_check
+from smevals.grade.apply import GradeResult, grading_data, is_no_check
 from smevals.grade.claimed import Since, claimed_grade
+from smevals.grade.job import GradeJob
 from smevals.grade.plan import Plan
 from smevals.grade.problems import checked_grader, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from smevals.evaldef.model import Check, Grader
-from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
+from smevals.grade.apply import grading_data, judge_context
+from smevals.grade.job import GradeJob, applicable
 from smevals.store.checkedcopy import read_checked
 
 if TYPE_CHECKING:

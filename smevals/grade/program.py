@@ -14,7 +14,7 @@ from smevals.proc.launch import ProcessGroups, launch
 from smevals.store.records import RunFields
 
 if TYPE_CHECKING:
-    from smevals.grade.apply import GradeJob
+    from smevals.grade.job import GradeJob
     from smevals.grade.tree import FinalTree
 
 DEFAULT_TIMEOUT = 300.0

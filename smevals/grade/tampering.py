@@ -84,7 +84,7 @@ def _hidden(ev: Eval, grader: Grader, task: dict[str, Any]) -> dict[str, Path]:
     in the tree -> their file in the Eval."""
     from smevals import checkers
     from smevals.evaldef.workspace import WorkspaceError, tree_of
-    from smevals.grade.apply import applicable
+    from smevals.grade.job import applicable
 
     out: dict[str, Path] = {}
     for check in applicable(grader.checks, task):

@@ -14,11 +14,11 @@ from typing import cast
 from smevals.checkers.base import normalize_tag
 from smevals.evaldef.model import Eval, Grader
 from smevals.grade.apply import (
-    GradeJob,
     grade_record,  # the Grade `smevals grade` writes
     run_checks,
     tampering_of,
 )
+from smevals.grade.job import GradeJob
 from smevals.grade.score import failure_reason
 from smevals.graderfixtures.cases import Case
 from smevals.proc.launch import ProcessGroups

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
+from smevals.scale.packed import Entries
 from smevals.scale.unpack import keep_judged, unpack
-from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
+from smevals.scale.worker import Made, RunTask, attempt_remote
 from smevals.store.read import Obj
 from smevals.store.records import RunRecord
 

@@ -20,6 +20,7 @@ from smevals.evaldef.model import Eval
 from smevals.files.canonical import loads
 from smevals.run.plan import Job, Runner
 from smevals.scale.bundle import Bundle, materialize
+from smevals.scale.packed import Entries, Packed
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import Obj, Store
 from smevals.store.records import RunFields
@@ -29,20 +30,6 @@ if TYPE_CHECKING:
 
 _EVALS: dict[tuple[str, str], Eval] = {}
 _LOCAL = threading.local()
-
-
-@dataclass(frozen=True)
-class Packed:
-    """One object on its way to the client: record bytes, files (path, mode, bytes or a
-    symlink target)."""
-
-    kind: str
-    rel: str
-    record: bytes
-    files: tuple[tuple[str, int, bytes | None, str | None], ...]
-
-
-Entries = tuple[tuple[str, bytes], ...]        # judge cache entries: (key, file bytes)
 
 
 @dataclass(frozen=True)
@@ -127,7 +114,8 @@ def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store,
            groups: ProcessGroups) -> Made:
     """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
     and the judge cache entries made meanwhile."""
-    from smevals.grade.apply import GradeJob, grade_run
+    from smevals.grade.apply import grade_run
+    from smevals.grade.job import GradeJob
     from smevals.store import judgecache
 
     cache = store.root / judgecache.FOLDER

@@ -27,7 +27,7 @@ import orjson
 from smevals.files import transcript
 from smevals.site import artifacts
 from smevals.site.data import Loaded
-from smevals.site.pages import capped, read_text
+from smevals.site.texts import capped, read_text
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import GradeRecord, RunRecord
 

@@ -22,7 +22,8 @@ URL = "http://127.0.0.1:11434/v1"
 
 
 def containment() -> str:
-    from smevals.proc.sandbox import Policy, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe
 
     return describe(Policy(1.0, {}, network=True, view="host"))
 
