@@ -8,7 +8,7 @@ from pathlib import Path
 
 from smevals.files.canonical import dumps, loads
 from smevals.store import judgecache
-from tests.judges.helpers import answer_with, grades, judge_eval
+from tests.helpers.judges import answer_with, grades, judge_eval
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"
 PASS = {"reason": "fine", "pass": True}

@@ -14,7 +14,7 @@ from smevals.files import cachefile
 from smevals.files.canonical import dumps, loads
 from smevals.store import cache, index
 from smevals.store.read import Store
-from tests.store.helpers import writable, write_grade, write_run
+from tests.helpers.store import writable, write_grade, write_run
 
 
 def ids(root: Path) -> tuple[list[str], list[str]]:

@@ -10,7 +10,7 @@ from smevals.files.canonical import dumps
 from smevals.store.layout import slug
 from smevals.store.read import Store
 from tests.helpers import SMEVALS, make_eval, write
-from tests.store.helpers import write_grade, write_run
+from tests.helpers.store import write_grade, write_run
 
 
 def test_show_prints_the_header_the_files_and_the_record(cli, tmp_path: Path):

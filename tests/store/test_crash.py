@@ -11,14 +11,14 @@ from pathlib import Path
 
 from smevals.store.read import Store
 from smevals.store.write import host_name
-from tests.store.helpers import python
+from tests.helpers.store import python
 
 STAGE_AND_WAIT = r"""
 import os, sys, time
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 staging = Store(Path(sys.argv[1])).stage("run")
 with open(staging.dir / "big.bin", "wb") as handle:
     handle.write(os.urandom(1 << 20) * 16)
@@ -32,7 +32,7 @@ import os, sys
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 store = Store(Path(sys.argv[1]))
 i = 0
 print("go", flush=True)
@@ -121,7 +121,7 @@ import sys
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 store, first = Store(Path(sys.argv[1])), int(sys.argv[2])
 print("ready", flush=True)
 sys.stdin.readline()

@@ -12,7 +12,7 @@ import pytest
 
 from smevals.files.canonical import dumps, loads
 from smevals.store.write import Written
-from tests.store.helpers import writable, write_grade, write_run
+from tests.helpers.store import writable, write_grade, write_run
 
 
 class Built:

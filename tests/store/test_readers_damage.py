@@ -15,7 +15,7 @@ import pytest
 from smevals.files.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import object_id
 from tests.helpers import make_eval
-from tests.store.helpers import commit_all, git
+from tests.helpers.store import commit_all, git
 
 GRADER = "checks:\n  - checker: contains\n    value: one\n"     # task one passes, two fails
 WARNING = "damaged object(s) left out (nothing in them was counted); run `smevals verify`"

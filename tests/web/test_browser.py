@@ -17,11 +17,11 @@ from smevals.site.build import ASSETS, asset, write_index
 from smevals.site.data import eval_index, eval_summary
 from smevals.site.load import SiteOptions
 from tests.helpers import make_eval, run_cli
-from tests.report.builder import make_qa, state1, state3
-from tests.web.conftest import ARTIFACTS, Sites, Watched, start
-from tests.web.hostile import OUTPUT_MARK
-from tests.web.pages import wait_until
-from tests.web.synthetic import big_eval
+from tests.helpers.qa import make_qa, state1, state3
+from tests.helpers.web.hostile import OUTPUT_MARK
+from tests.helpers.web.pages import wait_until
+from tests.helpers.web.site import ARTIFACTS, Sites, Watched, start
+from tests.helpers.web.synthetic import big_eval
 
 BOARD_ROWS = "table.leaderboard tbody tr"
 

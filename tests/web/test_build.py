@@ -13,8 +13,8 @@ import pytest
 from smevals.site import jsdata
 from smevals.site.build import ASSETS, asset
 from tests.helpers import run_cli
-from tests.report.builder import Builder, make_qa, state1, state3
-from tests.web.conftest import EPOCH, Sites
+from tests.helpers.qa import Builder, make_qa, state1, state3
+from tests.helpers.web.site import EPOCH, Sites
 
 
 def data(path: Path) -> dict[str, Any]:
@@ -188,8 +188,8 @@ def test_serve_serves_a_file_whose_name_holds_a_backslash(tmp_path: Path) -> Non
 
     from smevals.commands.serve import make_server
     from smevals.site.load import SiteOptions
-    from tests.web.conftest import start
-    from tests.web.pages import fetch
+    from tests.helpers.web.pages import fetch
+    from tests.helpers.web.site import start
 
     ev = _backslash_eval(tmp_path)
     (run_dir,) = (ev / "results" / "runs").glob("*/*/*/*")

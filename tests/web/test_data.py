@@ -14,8 +14,8 @@ from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker, split_path
 from tests.helpers import make_eval, run_cli
-from tests.report.builder import make_qa, state1, state2
-from tests.web.synthetic import big_eval
+from tests.helpers.qa import make_qa, state1, state2
+from tests.helpers.web.synthetic import big_eval
 from tools.imagefiles import jpeg_head, png
 
 

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from tests.helpers import run_cli
-from tests.web.conftest import Sites
+from tests.helpers.web.site import Sites
 
 
 def fixed(x: float) -> str:

@@ -1,4 +1,4 @@
-"""The web report on the seven commits of issue 37 (tests/report/sevencommits.py): the
+"""The web report on the seven commits of issue 37 (tests/helpers/sevencommits.py): the
 History commit's diff page says which part of each change the grader made, as `smevals
 diff` does; its verdict column is in view at 1400 px without scrolling; a cell that did
 not change is not coloured as a change; the History page's tooltip at the grader's commit
@@ -14,9 +14,9 @@ import pytest
 
 from tests.helpers import git as git_plain
 from tests.helpers import run_cli
-from tests.report.sevencommits import EVAL, SUBJECTS, seven_commits
-from tests.web.conftest import EPOCH
-from tests.web.pages import wait_until
+from tests.helpers.sevencommits import EVAL, SUBJECTS, seven_commits
+from tests.helpers.web.pages import wait_until
+from tests.helpers.web.site import EPOCH
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from smevals.commands.serve import make_server
 from smevals.site.load import SiteOptions
 from smevals.site.serve import SiteServer
 from tests.helpers import make_eval, run_cli
-from tests.web.agentish import AgentSite, build_agentish
-from tests.web.conftest import Sites, Watched, start
-from tests.web.pages import STATUS, fetch, listed, wait_until
+from tests.helpers.web.agentish import AgentSite, build_agentish
+from tests.helpers.web.pages import STATUS, fetch, listed, wait_until
+from tests.helpers.web.site import Sites, Watched, start
 
 LOADED = f"document.querySelector('.explore-status') !== null && {STATUS}.includes('match')"
 

@@ -14,8 +14,8 @@ from smevals.site import jsdata
 from smevals.site.serve import SiteServer
 from smevals.site.timeline import MAX_ENTRIES, TEXT_LIMIT, bounded, clean
 from tests.helpers import ECHO_RUNNER, make_eval, run_cli
-from tests.web.agentish import AgentSite, build_agentish
-from tests.web.pages import fetch
+from tests.helpers.web.agentish import AgentSite, build_agentish
+from tests.helpers.web.pages import fetch
 
 
 @pytest.fixture(scope="module")

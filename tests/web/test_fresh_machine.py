@@ -29,7 +29,7 @@ def test_without_chromium_the_browser_tests_skip_with_one_reason() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     skipped = [line for line in proc.stdout.splitlines() if line.startswith("SKIPPED")]
     assert [re.sub(r":\d+:", ":N:", line) for line in skipped] == [
-        f"SKIPPED [11] tests/web/conftest.py:N: {REASON}"]
+        f"SKIPPED [11] tests/helpers/web/site.py:N: {REASON}"]
     assert proc.stdout.splitlines()[-1].startswith("11 skipped in ")
 
 

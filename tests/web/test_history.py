@@ -21,9 +21,8 @@ from smevals.site.history import SHARED_SECONDS
 from smevals.site.load import SiteOptions
 from tests.helpers import git as git_plain
 from tests.helpers import make_eval, run_cli
-from tests.report.builder import commit
-from tests.web.conftest import EPOCH, Watched, start
-from tests.web.historyrepo import (
+from tests.helpers.qa import commit
+from tests.helpers.web.historyrepo import (
     DAMAGED,
     GRADER_EDITED,
     RUNNER_EDITED,
@@ -32,7 +31,8 @@ from tests.web.historyrepo import (
     HistoryRepo,
     make_history,
 )
-from tests.web.pages import fetch, wait_until
+from tests.helpers.web.pages import fetch, wait_until
+from tests.helpers.web.site import EPOCH, Watched, start
 
 HOSTILE = "<img src=x onerror=window.PWNED=1>"
 

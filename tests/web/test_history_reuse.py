@@ -16,8 +16,8 @@ from smevals.history.doc import HistoryDoc
 from smevals.sides import read
 from smevals.site.history import HistorySpec, commit_diff, commit_diffs, eval_history
 from tests.helpers import make_eval, run_cli
-from tests.report.builder import commit, git, write
-from tests.web.historyrepo import make_history
+from tests.helpers.qa import commit, git, write
+from tests.helpers.web.historyrepo import make_history
 
 
 @pytest.fixture

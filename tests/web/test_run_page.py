@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 
 from tests.helpers import make_eval, run_cli
-from tests.web.agentish import AgentSite
+from tests.helpers.web.agentish import AgentSite
 from tools.imagefiles import png
 
 CHART = png(40, 20)

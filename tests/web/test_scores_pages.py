@@ -10,7 +10,7 @@ from typing import Any
 
 from smevals.site import jsdata
 from tests.helpers import run_cli, write
-from tests.report.scores import ENV, FAILS_WITH_SCORE_1, NOTE, scores_repo
+from tests.helpers.scores import ENV, FAILS_WITH_SCORE_1, NOTE, scores_repo
 
 BOARD_ROWS = "table.leaderboard tbody tr"
 

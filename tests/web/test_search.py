@@ -17,8 +17,8 @@ from smevals.site import jsdata
 from smevals.site.load import SiteOptions
 from smevals.site.search import decode, encode, words_of
 from tests.helpers import make_eval, run_cli
-from tests.web.conftest import Watched, start
-from tests.web.pages import STATUS, fetch, listed, wait_until
+from tests.helpers.web.pages import STATUS, fetch, listed, wait_until
+from tests.helpers.web.site import Watched, start
 
 FILLER = " ".join(f"filler{i:03d}" for i in range(80))         # 800 characters
 RUNNER = f"""#!/bin/sh

@@ -18,9 +18,9 @@ from smevals.site import jsdata
 from smevals.site.load import SiteOptions
 from smevals.site.serve import CSP, FILE_CSP, SiteServer
 from tests.helpers import SMEVALS
-from tests.report.builder import make_qa, state1, state3
-from tests.web.conftest import Sites, start
-from tests.web.pages import fetch
+from tests.helpers.qa import make_qa, state1, state3
+from tests.helpers.web.pages import fetch
+from tests.helpers.web.site import Sites, start
 
 
 def doc(server: SiteServer, path: str) -> dict[str, Any]:

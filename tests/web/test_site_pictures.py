@@ -21,8 +21,8 @@ from smevals.site import jsdata
 from smevals.site.load import SiteOptions
 from smevals.site.serve import SiteServer
 from tests.helpers import make_eval, run_cli
-from tests.web.conftest import EPOCH, Sites, Watched, start
-from tests.web.pages import fetch, wait_until
+from tests.helpers.web.pages import fetch, wait_until
+from tests.helpers.web.site import EPOCH, Sites, Watched, start
 from tools.imagefiles import bomb_png, png
 
 RUNNER = """#!/bin/sh

@@ -12,7 +12,7 @@ import pytest
 
 from smevals.site import jsdata
 from tests.helpers import make_eval, run_cli
-from tests.web.pages import wait_until
+from tests.helpers.web.pages import wait_until
 
 AGENT = """#!/bin/sh
 printf 'def is_leap(year):\\n    return year %% 4 == 0 and ' > leap.py
