@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from smevals import caches
 from smevals.checkers.base import CheckInput, fail
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -52,6 +53,7 @@ def script_cache_dir() -> Path | None:
 
 
 _COPIES: dict[tuple[str, int, int], Path] = {}
+caches.register(__name__, "_COPIES")
 _COPY_LOCK = threading.Lock()
 _FOLDER: list[Path] = []
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smevals import caches
 from smevals.errors import Problem, SmevalsError
 from smevals.evaldef.load import bad_byte, display_path, printable
 from smevals.evaldef.model import Task
@@ -85,6 +86,7 @@ def spec_problems(task: Task) -> list[Problem]:
 
 
 _CACHE: dict[tuple[str, str], tuple[tuple[Any, ...], Starting]] = {}
+caches.register(__name__, "_CACHE")
 
 
 def forget() -> None:

@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, TypedDict
 
-from smevals import stats
+from smevals import caches, stats
 from smevals.errors import SmevalsError
 from smevals.evaldef.model import Eval
 from smevals.history.authoring import Authoring, Key
@@ -151,6 +151,7 @@ def _identity(ev: Eval, staleness: Staleness, pair: tuple[str, str], group: Grou
 
 
 _HASHED: dict[int, tuple[Eval, str]] = {}    # by id(): Evals reused across commits
+caches.register(__name__, "_HASHED")
 
 
 def tasks_digest(ev: Eval) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from smevals import caches
 from smevals.judges.settings import Settings
 
 RETRY_AFTER_CAP = 60.0        # a judge server's Retry-After is followed up to a minute
@@ -170,6 +171,7 @@ def _quote(text: str) -> str:
 # --- replayed answers ----------------------------------------------------------------
 
 _REPLAY_CACHE: dict[tuple[str, float], list[dict[str, Any]]] = {}
+caches.register(__name__, "_REPLAY_CACHE")
 _REPLAY_LOCK = threading.Lock()
 SELECTORS = ("task", "model", "check", "order")
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from smevals import caches
 from smevals.runners.base import (
     BuiltinContext,
     BuiltinOutcome,
@@ -59,6 +60,7 @@ class Responses:
 
 
 _CACHE: dict[Path, tuple[tuple[int, int], Responses]] = {}
+caches.register(__name__, "_CACHE")
 _LOCK = threading.Lock()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals import caches
 from smevals.evaldef.model import Eval
 from smevals.files.canonical import loads
 from smevals.run.plan import Job, Runner
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from smevals.proc.launch import ProcessGroups
 
 _EVALS: dict[tuple[str, str], Eval] = {}
+caches.register(__name__, "_EVALS")
 _LOCAL = threading.local()
 
 

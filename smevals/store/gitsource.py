@@ -10,6 +10,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
+from smevals import caches
 from smevals.files.gitcat import (
     Digest,
     Started,
@@ -217,6 +218,7 @@ MAX_PATHS = 200             # sub-folders listed by name at most; beyond, the wh
 # (repository, store folder in it, kind) -> {(sub-folder name, tree id): its objects}, as
 # last listed (a sub-folder's objects follow from its name and tree id alone)
 _FOLDERS: dict[tuple[str, str, str], dict[tuple[str, str], Listed]] = {}
+caches.register(__name__, "_FOLDERS")
 
 
 LEVELS = {"run": 1, "grade": 2}     # runs/<task>, grades/<grader>/<task>: what changes
