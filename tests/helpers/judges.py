@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from smevals.files.canonical import dumps, loads
+from smevals.store import judgecache
 from tests.helpers import grades_by_task as grades
 from tests.helpers import make_eval
 from tools.fake_openai import FakeOpenAI, Received, Scripted, completion
@@ -43,3 +45,21 @@ def user_messages(server: FakeOpenAI) -> list[str]:
 
 def newest(evaldir: Path, task: str) -> dict[str, Any]:
     return grades(evaldir)[task][-1]
+
+
+def judge_entries(ev: Path) -> list[Path]:
+    """The judge cache entries of the Eval `ev`, sorted."""
+    return sorted((ev / "results" / "judges").glob("*/*.json"))
+
+
+def old_entry(entry: Path, verdict: dict[str, object], created: str) -> Path:
+    """An entry for the same request as `entry`, answered with `verdict` at `created` (as a
+    branch merged in would bring it); its name is the one its content gives."""
+    record = loads(entry.read_bytes())
+    record["response"]["content"] = json.dumps(verdict)
+    record["created"] = created
+    data = dumps(record)
+    key = entry.name.split(".")[0]
+    path = entry.parent / judgecache.entry_name(key, data)
+    path.write_bytes(data)
+    return path
