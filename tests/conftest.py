@@ -35,7 +35,7 @@ def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SMEVALS_CACHE_DIR", str(tmp_path / "_cache"))
     monkeypatch.delenv("SMEVALS_STORE", raising=False)
     monkeypatch.delenv("SMEVALS_DEBUG", raising=False)
-    monkeypatch.delenv("SMEVALS_CHROMIUM", raising=False)          # read by tests/web at import
+    monkeypatch.delenv("SMEVALS_CHROMIUM", raising=False)          # read by tests/site at import
     monkeypatch.delenv("SMEVALS_REQUIRE_BROWSER", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
 

@@ -5,7 +5,7 @@ PATH, else /usr/bin/chromium), driven by Playwright for Python; Playwright's own
 download is never used. When Chromium or Playwright is missing, the tests that need the
 browser skip with one reason, so `python -m pytest` passes on a fresh machine; with
 SMEVALS_REQUIRE_BROWSER=1 (set by .ci/run) they fail instead. Screenshots of every page
-visited go to tests/web/artifacts/ (or SMEVALS_WEB_ARTIFACTS).
+visited go to tests/site/artifacts/ (or SMEVALS_WEB_ARTIFACTS).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(os.environ.get("SMEVALS_WEB_ARTIFACTS",
-                                Path(__file__).resolve().parents[2] / "web" / "artifacts"))
+                                Path(__file__).resolve().parents[2] / "site" / "artifacts"))
 EPOCH = "1767322800"
 # Read once, at collection: tests/conftest.py removes them from every test's environment (a
-# runner must not see them), and the subprocesses of tests/web/test_fresh_machine.py set
+# runner must not see them), and the subprocesses of tests/site/test_fresh_machine.py set
 # their own.
 GIVEN_CHROMIUM = os.environ.get("SMEVALS_CHROMIUM")
 REQUIRE_BROWSER = os.environ.get("SMEVALS_REQUIRE_BROWSER") == "1"

@@ -19,7 +19,7 @@ def pytest_web(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     if "SMEVALS_REQUIRE_BROWSER" not in env:
         full.pop("SMEVALS_REQUIRE_BROWSER", None)
     return subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-rs", "-p",
-                           "no:cacheprovider", "tests/web/test_browser.py", *args], cwd=ROOT,
+                           "no:cacheprovider", "tests/site/test_browser.py", *args], cwd=ROOT,
                           env=full,
                           capture_output=True, text=True, timeout=300)
 
