@@ -1,6 +1,7 @@
-"""How the tests and the benchmarks are put together: shared code lives in tests/helpers (or
-a package's helper module), never in a test module another one imports; no benchmark
-imports the tests (what both use lives in tools/)."""
+"""How the tests and the benchmarks are put together: tests/ mirrors the package (a folder
+per package or top-level module), shared code lives in tests/helpers only, never in a test
+module another one imports; no benchmark imports the tests (what both use lives in
+tools/)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,37 @@ def test_no_benchmark_imports_the_tests() -> None:
     found = [f"{path.name}: {module}" for path in sorted((ROOT / "bench").glob("*.py"))
              for module in imported_modules(path) if module.split(".")[0] == "tests"]
     assert found == []
+
+
+# Folders of tests that are not named after a part of the package: shared code, data, the
+# project's own checks, the manual, the benchmarks, the security suite, the shipped suites.
+NOT_A_PACKAGE = {"helpers", "fixtures", "project", "docs", "bench", "security", "suites"}
+
+
+def layout_problems(tests: Path, package: Path) -> list[str]:
+    """Test folders not named after a package or top-level module of smevals, and modules
+    outside tests/helpers (and the data of tests/fixtures) that are neither tests nor
+    conftest files."""
+    parts = {p.name for p in package.iterdir() if (p / "__init__.py").is_file()} | \
+        {p.stem for p in package.glob("*.py")}
+    problems = [f"tests/{d.name}/ names no part of smevals" for d in sorted(tests.iterdir())
+                if d.is_dir() and not d.name.startswith((".", "_"))
+                and d.name not in parts | NOT_A_PACKAGE]
+    for path in sorted(tests.rglob("*.py")):
+        rel = path.relative_to(tests)
+        if rel.parts[0] in ("helpers", "fixtures") or path.name in ("__init__.py", "conftest.py"):
+            continue
+        if not path.name.startswith("test_"):
+            problems.append(f"tests/{rel} is shared code outside tests/helpers")
+    return problems
+
+
+def test_tests_mirror_the_package_and_share_code_only_through_helpers(tmp_path: Path) -> None:
+    assert layout_problems(ROOT / "tests", ROOT / "smevals") == []
+    (tmp_path / "tests" / "store").mkdir(parents=True)
+    (tmp_path / "tests" / "stuff").mkdir()
+    (tmp_path / "tests" / "store" / "builder.py").write_text("")
+    (tmp_path / "tests" / "store" / "test_a.py").write_text("")
+    assert layout_problems(tmp_path / "tests", ROOT / "smevals") == [
+        "tests/stuff/ names no part of smevals", "tests/store/builder.py is shared code "
+        "outside tests/helpers"]
