@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 SMEVALS = str(Path(sys.executable).parent / "smevals")
 
-# SMEVALS_BENCH_SMOKE=1: the smoke run of tests/test_bench_smoke.py. The test gives each
+# SMEVALS_BENCH_SMOKE=1: the smoke run of tests/bench/test_bench_smoke.py. The test gives each
 # script its smallest sizes; a script whose work is not all sized by its arguments (repeats,
 # clusters of several sizes) does each step once. The figures then mean nothing.
 SMOKE = os.environ.get("SMEVALS_BENCH_SMOKE") == "1"

@@ -65,10 +65,11 @@ def ms(start: float) -> float:
 
 def one_run(source: Path, workspace: Path) -> dict[str, float]:
     """The per-Run steps once, in milliseconds."""
-    from smevals.proc.sandbox import Policy, run_sandboxed, sandbox_env
+    from smevals.evaldef.workspace import copy_in, tree_of
+    from smevals.files.workspace import open_dir
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import run_sandboxed, sandbox_env
     from smevals.run.workspace import settle
-    from smevals.spec.workspace import copy_in, tree_of
-    from smevals.store.workspace import open_dir
 
     got: dict[str, float] = {}
     start = time.perf_counter()
@@ -98,7 +99,8 @@ def one_run(source: Path, workspace: Path) -> dict[str, float]:
 def per_run(files: int, trials: int, tmp: Path) -> dict[str, float]:
     template = tmp / "template"
     make_tree(template / "ws", files)
-    from smevals.proc.sandbox import Policy, describe, sandbox_env
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe, sandbox_env
 
     print(f"sandbox here: {describe(Policy(timeout=1, env=sandbox_env(os.environ, tmp)))}")
     one_run(_copy(template, tmp / "warm"), tmp / "warm-ws")      # imports, the probe

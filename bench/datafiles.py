@@ -2,7 +2,7 @@
 10,000 rows).
 
 Prints, cold (no definitions cache: every row parsed and schema-checked) and warm (the
-file taken from the cache of spec/defcache.py), the median of --repeats:
+file taken from the cache of evaldef/defcache.py), the median of --repeats:
   - load: `read_eval` alone, in a fresh process (imports not counted);
   - `smevals validate` and `smevals run --dry-run`: the whole command in a fresh process,
     wall time and CPU time (user + system; the CPU figure is the one to read on a busy
@@ -33,7 +33,7 @@ from bench._common import SMEVALS, write  # noqa: E402
 LOAD = r"""
 import sys, time
 from pathlib import Path
-from smevals.spec.load import read_eval
+from smevals.evaldef.load import read_eval
 start = time.perf_counter()
 ev, problems = read_eval(Path(sys.argv[1]))
 took = time.perf_counter() - start

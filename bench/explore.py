@@ -31,13 +31,13 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench._common import timed, write  # noqa: E402
+from smevals.files import transcript  # noqa: E402
 from smevals.site import jsdata  # noqa: E402
 from smevals.site.data import eval_index  # noqa: E402
 from smevals.site.explore import explore_page  # noqa: E402
 from smevals.site.load import SiteOptions, load_all  # noqa: E402
 from smevals.site.search import Index  # noqa: E402
 from smevals.site.timeline import bounded  # noqa: E402
-from smevals.store import transcript  # noqa: E402
 
 MODELS = 10
 T = TypeVar("T")

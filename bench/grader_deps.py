@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from smevals.evaldef.load import load_eval  # noqa: E402
 from smevals.grade.version import version_files  # noqa: E402
-from smevals.spec.load import load_eval  # noqa: E402
 
 
 def timed(ev: Path, repeats: int) -> tuple[float, float, int]:

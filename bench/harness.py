@@ -21,7 +21,8 @@ import orjson
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench._common import timed_calls as timed  # noqa: E402
-from smevals.proc.sandbox import Policy, run_sandboxed, sandbox_env  # noqa: E402
+from smevals.proc.policy import Policy  # noqa: E402
+from smevals.proc.sandbox import run_sandboxed, sandbox_env  # noqa: E402
 from smevals.runners import BuiltinContext, run_builtin  # noqa: E402
 from smevals.runners.claude_code import ClaudeReader  # noqa: E402
 from smevals.runners.events import read_stream  # noqa: E402

@@ -16,8 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from smevals.files.canonical import dumps  # noqa: E402
 from smevals.store import judgecache  # noqa: E402
-from smevals.store.canonical import dumps  # noqa: E402
 from smevals.store.verify import judge_cache_problems  # noqa: E402
 
 LOOKUP = """

@@ -120,7 +120,7 @@ def fsync_figures(root: Path, n: int, trials: int) -> None:
     (a) one fsync after another, and the new folder and its parent fsynced at once (before
     #25), (b) all of an object's fsyncs at once, folders at once, (c) as (b) but the
     folders fsynced once for the batch (now)."""
-    from smevals.store.durable import defer_fsync, fsync_tree, sync_pending
+    from smevals.files.durable import defer_fsync, fsync_tree, sync_pending
 
     def one_by_one(folder: str) -> None:
         for path in (f"{folder}/output.txt", f"{folder}/run.json", folder):

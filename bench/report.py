@@ -36,10 +36,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench._common import SMOKE, make_eval, timed, write  # noqa: E402
+from smevals.evaldef.load import load_eval  # noqa: E402
+from smevals.files.canonical import dumps, sha256_bytes  # noqa: E402
 from smevals.grade.version import grader_version, grading_hash  # noqa: E402
 from smevals.run.plan import inputs_of, resolve_runner  # noqa: E402
-from smevals.spec.load import load_eval  # noqa: E402
-from smevals.store.canonical import dumps, sha256_bytes  # noqa: E402
 from smevals.store.layout import object_id, timestamp  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "answer: $SMEVALS_TASK_EXPECTED"\n'

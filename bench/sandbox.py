@@ -24,8 +24,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench._common import timed_calls as timed  # noqa: E402
+from smevals.proc.policy import Policy  # noqa: E402
 from smevals.proc.private import private_copy  # noqa: E402
-from smevals.proc.sandbox import Policy, describe, run_sandboxed, sandbox_env  # noqa: E402
+from smevals.proc.sandbox import describe, run_sandboxed, sandbox_env  # noqa: E402
 
 
 def workspace(root: Path, files: int) -> Path:

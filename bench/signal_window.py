@@ -2,7 +2,7 @@
 tests call "grade" (a checker has started and left a detached `setsid` sleeper), with the
 cores stressed, hundreds of times, and tell apart what each survivor was.
 
-Each trial is the test's (tests/test_signals.py): four Tasks (--tasks), `-j 4`, a runner
+Each trial is the test's (tests/proc/test_signals.py): four Tasks (--tasks), `-j 4`, a runner
 and a checker that each start a detached sleeper (`setsid sh -c 'exec sleep 45'`;
 --sleepers of them); the checker then sleeps. The signal goes out a random moment
 (0 .. --jitter s) after the first checker's marker. The bench makes itself a child

@@ -34,8 +34,8 @@ prompt_template: |
 def in_process(ev: Path, repeats: int) -> None:
     import time
 
+    from smevals.evaldef.load import load_eval
     from smevals.run.prompts import given_task, resolve_config, template_problems
-    from smevals.spec.load import load_eval
 
     loaded = load_eval(ev, cached=False)
     config = loaded.configs["templated"]

@@ -26,12 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from smevals.evaldef import workspace  # noqa: E402
+from smevals.evaldef.load import load_eval  # noqa: E402
+from smevals.evaldef.model import Eval, Task  # noqa: E402
+from smevals.files.workspace import open_dir  # noqa: E402
 from smevals.grade.tree import FinalTree  # noqa: E402
 from smevals.run.workspace import settle  # noqa: E402
-from smevals.spec import workspace  # noqa: E402
-from smevals.spec.load import load_eval  # noqa: E402
-from smevals.spec.model import Eval, Task  # noqa: E402
-from smevals.store.workspace import open_dir  # noqa: E402
 
 
 def make(root: Path, files: int, size: int) -> Path:

@@ -1,6 +1,6 @@
 """Shared fixtures: run `smevals` (in this process, or as a real process where that matters),
-and build Evals in a temporary folder. The helpers themselves live in tests/helpers; the
-names below stay importable from here for the tests that import them."""
+and build Evals in a temporary folder. The helpers themselves live in tests/helpers, and
+tests import them from there."""
 
 from __future__ import annotations
 
@@ -10,19 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import (
-    ECHO_RUNNER,
-    SMEVALS,
-    Result,
-    make_eval,
-    run_cli,
-    run_cli_process,
-    write,
-)
+from tests.helpers import Result, make_eval, run_cli, run_cli_process
 from tools.fake_openai import FakeOpenAI
-
-__all__ = ["ECHO_RUNNER", "SMEVALS", "Result", "make_eval", "run_cli", "run_cli_process",
-           "write"]
 
 # Property tests run real code on a loaded machine: no per-example deadline, and a slow
 # example is not a failed health check. Every @given test uses this profile.
@@ -46,7 +35,7 @@ def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SMEVALS_CACHE_DIR", str(tmp_path / "_cache"))
     monkeypatch.delenv("SMEVALS_STORE", raising=False)
     monkeypatch.delenv("SMEVALS_DEBUG", raising=False)
-    monkeypatch.delenv("SMEVALS_CHROMIUM", raising=False)          # read by tests/web at import
+    monkeypatch.delenv("SMEVALS_CHROMIUM", raising=False)          # read by tests/site at import
     monkeypatch.delenv("SMEVALS_REQUIRE_BROWSER", raising=False)
     monkeypatch.setenv("COLUMNS", "100")
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from smevals.analysis.results import CheckResult, EvalResults, RunResult
 from smevals.errors import SmevalsError
+from smevals.evaldef.discover import find_evals
 from smevals.report.rows import Filters
 from smevals.sides.read import Side, SideSpec, check_found, load_side
-from smevals.spec.discover import find_evals
 from smevals.store.index import gc_paused
 
 PathArg = str | os.PathLike[str]

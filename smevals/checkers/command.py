@@ -48,11 +48,12 @@ from smevals.checkers.cmdline import Plan, ReportFolder, isolated_env, plan, rep
 from smevals.checkers.program import sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
 from smevals.checkers.testverdict import Figures, decode, verdict
-from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
+from smevals.proc.policy import Policy
+from smevals.proc.sandbox import Outcome, SandboxRefused, choose, run_sandboxed
 from smevals.proc.setting import SCHEMA as SANDBOX_SCHEMA
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Starting
+    from smevals.evaldef.workspace import Starting
 
 CHECKERS: dict[str, Checker] = {}
 
@@ -72,7 +73,7 @@ _FILES = {
 
 
 def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
-    from smevals.spec.paths import path_problem
+    from smevals.evaldef.paths import path_problem
 
     files = opts.get("files")
     names = [files] if isinstance(files, str) else files if isinstance(files, list) else []
@@ -147,7 +148,7 @@ def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
         return None
     if inp.grader_dir is None:
         fail("files: needs the Eval's folder (none is given here)")
-    from smevals.spec.workspace import WorkspaceError, tree_of
+    from smevals.evaldef.workspace import WorkspaceError, tree_of
 
     try:
         return tree_of(Path(inp.grader_dir).parent, files)
@@ -156,8 +157,8 @@ def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
 
 
 def _copy_hidden(hidden: Starting, private: Path) -> None:
-    from smevals.spec.workspace import CopyError, copy_in
-    from smevals.store.workspace import open_dir
+    from smevals.evaldef.workspace import CopyError, copy_in
+    from smevals.files.workspace import open_dir
 
     fd = open_dir(private)
     try:
@@ -270,7 +271,7 @@ def _figures(opts: dict[str, Any], steps: Plan, folder: ReportFolder,
 def _report(folder: ReportFolder) -> Counts | None:
     """The JUnit report the run wrote in its report folder (new and empty before it ran),
     read without following a link; None when there is none."""
-    from smevals.store.regular import NotRegular, TooLarge, read_capped
+    from smevals.files.regular import NotRegular, TooLarge, read_capped
 
     try:
         data = read_capped(str(folder.report), JUNIT_LIMIT, "a JUnit report", "junit")[1]
@@ -295,7 +296,7 @@ def _expected(opts: dict[str, Any], inp: CheckInput, steps: Plan, hidden: Starti
 
 
 def _starting(inp: CheckInput) -> Starting | None:
-    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
+    from smevals.evaldef.workspace import KEY, WorkspaceError, tree_of
 
     spec = inp.task.get(KEY)
     if spec is None or inp.grader_dir is None:

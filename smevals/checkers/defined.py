@@ -23,7 +23,7 @@ from smevals.checkers.testcounts import collected_by_pytest
 from smevals.proc.sandbox import Outcome
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Starting
+    from smevals.evaldef.workspace import Starting
 
 class RunFn(Protocol):
     """Runs a plan in the sandbox the Check uses (in a folder, with a home)."""
@@ -40,7 +40,7 @@ KEEP = 256
 def defined_tests(spec: str | list[str], runner: str, start: Starting | None,
                   hidden: Starting, run: RunFn) -> int | None:
     """The tests the hidden files define (see the module's docstring). `start` and `hidden`
-    are `smevals.spec.workspace.Starting` (start: None without starting files); `run(plan,
+    are `smevals.evaldef.workspace.Starting` (start: None without starting files); `run(plan,
     folder, home)` runs a plan in the sandbox the Check uses."""
     if runner not in ("pytest", "unittest"):
         return None
@@ -57,8 +57,8 @@ def defined_tests(spec: str | list[str], runner: str, start: Starting | None,
 
 def _collect(spec: str | list[str], runner: str, start: Starting | None,
              hidden: Starting, run: RunFn) -> int | None:
-    from smevals.spec.workspace import CopyError, copy_in
-    from smevals.store.workspace import open_dir
+    from smevals.evaldef.workspace import CopyError, copy_in
+    from smevals.files.workspace import open_dir
 
     with tempfile.TemporaryDirectory(prefix="smevals-collect-") as tmp:
         root = Path(tmp).resolve()

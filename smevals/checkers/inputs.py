@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 
 from smevals.checkers.base import CheckInput, fail
-from smevals.spec.paths import path_problem
+from smevals.evaldef.paths import path_problem
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 _MAX_BARE_ATTEMPTS = 2000
@@ -45,7 +45,7 @@ def _skip_ws(text: str, pos: int) -> int:
 
 
 def relative_path(name: str) -> PurePosixPath:
-    """A safe relative path: no absolute path, drive, `..` or NUL (spec/paths.py)."""
+    """A safe relative path: no absolute path, drive, `..` or NUL (evaldef/paths.py)."""
     why = path_problem(name)
     if why is not None:
         fail(f"file: {why}")

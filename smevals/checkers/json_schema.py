@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import exceptions, validators
 from referencing import Registry
 
+from smevals import caches
 from smevals.checkers.base import Checker, CheckFailure, CheckInput, CheckResult, binary, checker
 from smevals.checkers.json_checks import load_json
 from smevals.checkers.regex import compile_re2
@@ -22,6 +23,7 @@ CHECKERS: dict[str, Checker] = {}
 
 _MAX_ERRORS = 5
 _CACHE: dict[str, Any] = {}
+caches.register(__name__, "_CACHE")
 _CACHE_SIZE = 128
 
 

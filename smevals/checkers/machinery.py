@@ -98,8 +98,8 @@ def patterns(task: object, key: str) -> list[str]:
 def folder_reader(root: Path, cap: int = READ_CAP) -> Reader:
     """`read(rel)`: the first `cap` bytes of a regular file below `root`, never following a
     link on the way; None when there is none or it cannot be read."""
-    from smevals.store.regular import open_regular
-    from smevals.store.workspace import descend, open_dir
+    from smevals.files.regular import open_regular
+    from smevals.files.workspace import descend, open_dir
 
     def read(rel: str) -> bytes | None:
         *folders, name = rel.split("/")

@@ -10,13 +10,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from smevals import caches
 from smevals.checkers.base import Checker, CheckFailure
+from smevals.evaldef.paths import path_problem
 from smevals.schemas import Schema, Violation
-from smevals.spec.paths import path_problem
 
 Problem = tuple[str, str]
 
 _VALIDATORS: dict[int, tuple[Checker, Schema]] = {}
+caches.register(__name__, "_VALIDATORS")
 
 
 def is_task_ref(value: object) -> bool:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
+from smevals import caches
 from smevals.checkers.base import Checker, CheckFailure
 
 _LOADED: dict[tuple[str, str], Checker] = {}
+caches.register(__name__, "_LOADED")
 
 
 def load_plugin(group: str, key: str) -> Checker | None:

@@ -29,7 +29,8 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.inputs import fenced_block, input_text
-from smevals.proc.sandbox import FILE_CAP, Outcome, SandboxRefused, inside, run_sandboxed
+from smevals.proc.policy import FILE_CAP
+from smevals.proc.sandbox import Outcome, SandboxRefused, inside, run_sandboxed
 from smevals.proc.setting import SCHEMA as SANDBOX_SCHEMA
 from smevals.proc.setting import Setting
 

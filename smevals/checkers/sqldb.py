@@ -2,7 +2,7 @@
 and make each process its private copy to query (running a statement is in sqlrun.py).
 
 A `.sql` script is built into `<cache dir>/sql/<sha256 of the script>.sqlite` (the cache dir
-of smevals.store.cache: platformdirs' user cache dir, or SMEVALS_CACHE_DIR) and reused by
+of smevals.files.cachefile: platformdirs' user cache dir, or SMEVALS_CACHE_DIR) and reused by
 every later Check; with SMEVALS_NO_CACHE=1, or a cache dir that cannot be written, it is
 built into the process's private folder instead. Any other file must be an SQLite database.
 """
@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from smevals import caches
 from smevals.checkers.base import CheckInput, fail
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -46,12 +47,13 @@ def database_path(opts: dict[str, Any], inp: CheckInput) -> Path:
 
 def script_cache_dir() -> Path | None:
     """Where built `.sql` scripts are kept, or None when the cache is off."""
-    from smevals.store import cache
+    from smevals.files import cachefile
 
-    return cache.cache_dir() / "sql" if cache.enabled() else None
+    return cachefile.cache_dir() / "sql" if cachefile.enabled() else None
 
 
 _COPIES: dict[tuple[str, int, int], Path] = {}
+caches.register(__name__, "_COPIES")
 _COPY_LOCK = threading.Lock()
 _FOLDER: list[Path] = []
 

@@ -88,7 +88,7 @@ def open_readonly(path: Path) -> tuple[sqlite3.Connection, list[str]]:
 def memory_limit() -> int:
     """Bytes a query may take (SQLite's heap, and the rows it returns): SMEVALS_MAX_SQL_MB
     megabytes, 128 unless set; a malformed value fails the Check, saying so."""
-    from smevals.store.regular import megabytes
+    from smevals.files.regular import megabytes
 
     try:
         return megabytes(MEMORY_SETTING, MEMORY_MB)

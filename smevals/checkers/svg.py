@@ -77,7 +77,7 @@ def render_svg(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
                  bool(opts.get("system_fonts", False)), inp.timeout or DEFAULT_TIMEOUT, label)
     name = opts.get("output") or str(PurePosixPath(label).with_suffix(".png"))
     _keep(Path(inp.workspace), name, png)
-    from smevals.checkers.imagefmt import dimensions
+    from smevals.files.imagefmt import dimensions
 
     got = dimensions(png) or (0, 0)
     details: dict[str, Any] = {"png": name, "width": got[0], "height": got[1],

@@ -41,7 +41,7 @@ def tool_calls(inp: CheckInput) -> list[Call]:
     """(name, arguments) of each recorded call, in order: the transcript's, else usage's."""
     data = _transcript(inp)
     if data is not None:
-        from smevals.store import transcript
+        from smevals.files import transcript
 
         return [(name, _parsed(args)) for name, args in
                 transcript.tool_calls(transcript.parse(data))]
@@ -58,7 +58,7 @@ def tool_calls(inp: CheckInput) -> list[Call]:
 def _transcript(inp: CheckInput) -> bytes | None:
     """The bytes of the Run's transcript.jsonl, None when it has none. What a runner left
     is never followed: a link or a FIFO under that name fails the Check."""
-    from smevals.store.transcript import NAME
+    from smevals.files.transcript import NAME
 
     if inp.run_dir is None:
         return None

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
 
-from smevals.checkers.imagefmt import MAX_SHOWN_PIXELS, dimensions
+from smevals.files.imagefmt import MAX_SHOWN_PIXELS, dimensions
 
 
 class Entities(Exception):

@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
+from smevals import scope
 from smevals.errors import SmevalsError
-from smevals.store import scope
 from smevals.version import __version__
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -45,7 +45,7 @@ def _refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
     elif isinstance(value, float) and not math.isfinite(value):
         raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
     elif isinstance(value, str) and not value.isascii():
-        from smevals.spec.load import bad_byte, printable
+        from smevals.evaldef.load import bad_byte, printable
 
         if (byte := bad_byte(value)) is None:
             return
@@ -54,7 +54,7 @@ def _refuse(ctx: click.Context, param: click.Parameter, value: object) -> None:
 
 
 class CommandGroup(CheckedGroup):
-    """Each command runs in its own scope (store/scope.py), whether from the console or
+    """Each command runs in its own scope (smevals/scope.py), whether from the console or
     in-process (click's CliRunner), and says at its end which damaged objects it left out."""
 
     group_class: type[click.Group] = CheckedGroup     # a sub-group: inside the command's scope

@@ -15,8 +15,8 @@ from smevals.errors import EvidenceFailed, Exit, SmevalsError
 if TYPE_CHECKING:
     from smevals.commands.grade import GradeOptions, GradeSummary
     from smevals.errors import Problem
+    from smevals.evaldef.model import Eval
     from smevals.grade.apply import GradeResult
-    from smevals.spec.model import Eval
 
 
 def filter_options(f: Callable[..., Any]) -> Callable[..., Any]:

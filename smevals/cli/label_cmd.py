@@ -24,7 +24,7 @@ def label_cmd(run_id: str, verdict: str, paths: tuple[str, ...], note: str, by: 
     unique prefix; EVAL_OR_SUITE (or a store folder) is where to look (default: .).
     """
     from smevals.commands.label import label_run
-    from smevals.spec.load import display_path
+    from smevals.evaldef.load import display_path
 
     written, run = label_run(paths, store, run_id, verdict, note, by)
     click.echo(f"Labelled Run {run.id} {verdict}: Grade {written.id}")

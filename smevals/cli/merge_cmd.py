@@ -42,7 +42,7 @@ def merge_cmd(sources: tuple[str, ...], into: str) -> None:
 
 
 def _line(merged: Merged) -> None:
-    from smevals.spec.load import display_path
+    from smevals.evaldef.load import display_path
 
     click.echo(f"{display_path(merged.source)} -> {display_path(merged.into)}: "
                f"{merged.copied} copied, {merged.present} already there")

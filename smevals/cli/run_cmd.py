@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from smevals.commands.grade import AfterRun
     from smevals.commands.run import RunSummary
     from smevals.errors import Problem
+    from smevals.evaldef.model import Eval
     from smevals.grade.apply import GradeResult
     from smevals.run.attempt import Attempt
     from smevals.run.plan import PairPlan
     from smevals.run.shard import Shard
     from smevals.run.subset import Subset
-    from smevals.spec.model import Eval
     from smevals.store.write import Written
 
 
@@ -100,8 +100,8 @@ def _reasons(pairs: list[PairPlan]) -> str:
 
 def failure_lines(written: Written) -> list[str]:
     """What a failed Run's line adds: the end of its stderr, and how to see the rest."""
+    from smevals.evaldef.load import display_path
     from smevals.run.text import tail
-    from smevals.spec.load import display_path
 
     lines, total = tail(written.path / "stderr.txt")
     if not lines:

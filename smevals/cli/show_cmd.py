@@ -28,7 +28,7 @@ def show_cmd(ident: str, paths: tuple[str, ...], name: str | None, rev: str | No
     EVAL_OR_SUITE (or a store folder) is where to look (default: the current folder).
     """
     from smevals.commands.show import object_location, show_object
-    from smevals.spec.stores import find_object
+    from smevals.evaldef.stores import find_object
 
     st, obj = find_object(paths, store, ident, rev)
     record, content = show_object(st, obj, name)

@@ -30,7 +30,7 @@ def verify_cmd(paths: tuple[str, ...], rev: str | None, as_json: bool, store: st
                             for root, d in report.problems]}
         click.echo(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
-        from smevals.spec.load import display_path
+        from smevals.evaldef.load import display_path
 
         where = f"{rev}:" if rev else ""
         for root, damage in report.problems:

@@ -9,6 +9,7 @@ import orjson
 
 from smevals.diff import pairs
 from smevals.errors import SmevalsError
+from smevals.evaldef.discover import find_evals
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec
 from smevals.site.build import build_site
@@ -23,7 +24,6 @@ from smevals.site.history import (
     repo_head,
 )
 from smevals.site.load import SiteOptions, load_all
-from smevals.spec.discover import find_evals
 from smevals.store.index import gc_paused
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from smevals.analysis import files, frames, read, tables
 from smevals.analysis.results import CheckResult, RunResult, checks_of
 from smevals.errors import SmevalsError
+from smevals.evaldef.load import display_path
 from smevals.history.load import HistoryOptions, load_history
 from smevals.sides.read import keep
-from smevals.spec.load import display_path
 from smevals.store.index import gc_paused
 
 

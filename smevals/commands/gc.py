@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from smevals.spec.load import display_path
-from smevals.spec.stores import store_roots
+from smevals.evaldef.load import display_path
+from smevals.evaldef.stores import store_roots
 from smevals.store import folders
 from smevals.store.layout import STAGING
 from smevals.store.read import Store, store_root
@@ -74,8 +74,8 @@ def _prune_empty(root: Path, folder: Path) -> None:
 
 def _superseded(paths: tuple[str, ...], store: str | None) -> list[tuple[Path, Path, str]]:
     """Grades whose grader version is not the current one of a grader that still exists."""
+    from smevals.evaldef.pick import load_evals
     from smevals.grade.version import grader_version
-    from smevals.spec.pick import load_evals
 
     out = []
     for ev in load_evals(paths or (".",)):

@@ -10,8 +10,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
 from smevals.errors import Problem, SmevalsError
-from smevals.grade.apply import GradeJob, GradeResult, grading_data, is_no_check
+from smevals.evaldef.model import Eval, Grader, Task
+from smevals.evaldef.pick import load_evals
+from smevals.grade.apply import GradeResult, grading_data, is_no_check
 from smevals.grade.claimed import Since, claimed_grade
+from smevals.grade.job import GradeJob
 from smevals.grade.plan import Plan
 from smevals.grade.problems import checked_grader, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run
@@ -21,8 +24,6 @@ from smevals.run import stale
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.run.writing import writing_to
-from smevals.spec.model import Eval, Grader, Task
-from smevals.spec.pick import load_evals
 from smevals.store import folders
 from smevals.store.checkedcopy import Damaged
 from smevals.store.layout import parse_iso

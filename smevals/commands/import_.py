@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from smevals.importers.forge import Record
+    from smevals.cases.importer import Record
 
 
 def forge(cases: str, out: str | None, model: str, record: Record) -> list[str]:
     """An Eval from an ai-eval-forge case file, its Runs recorded through `record` (the run
     command's, handed in by the CLI); the lines to print."""
-    from smevals.importers.forge import import_forge
+    from smevals.cases.importer import import_forge
 
     done = import_forge(Path(cases), Path(out) if out else None, model, record)
     where = done.eval_dir

@@ -45,7 +45,7 @@ def _git_config(where: Path, key: str) -> str | None:
 
 def label_run(paths: tuple[str, ...], store: str | None, ident: str, verdict: str, note: str,
               by: str | None) -> tuple[Written, Obj[RunRecord]]:
-    from smevals.spec.stores import find_object
+    from smevals.evaldef.stores import find_object
 
     if verdict not in ("pass", "fail"):
         raise SmevalsError(f"a label is pass or fail, not '{verdict}'")

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import orjson
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.model import Eval
+from smevals.evaldef.pick import load_evals, pick_grader
 from smevals.grade.labels import HUMAN
 from smevals.grade.select import Choice, choose
 from smevals.grade.version import grader_version
@@ -22,8 +24,6 @@ from smevals.report import agreement, formats, gates, jsondoc, markdown, suite, 
 from smevals.report.document import EvalReport, Settings, generated_at
 from smevals.report.rows import Filters
 from smevals.sides.read import SideSpec, current_choice, keep, load_sides
-from smevals.spec.model import Eval
-from smevals.spec.pick import load_evals, pick_grader
 from smevals.store.index import gc_paused
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeRecord

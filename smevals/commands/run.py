@@ -9,6 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.evaldef.model import Eval
+from smevals.evaldef.pick import (
+    load_evals,
+    pick_config,
+    pick_grader,
+    pick_tasks,
+)
+from smevals.evaldef.sandbox import grade_sandbox_problems, run_sandbox_problems
 from smevals.grade.problems import (
     config_problems,
     grader_problems,
@@ -27,14 +35,6 @@ from smevals.run.shard import Shard, shard_plan
 from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.run.writing import writing_to
-from smevals.spec.model import Eval
-from smevals.spec.pick import (
-    load_evals,
-    pick_config,
-    pick_grader,
-    pick_tasks,
-)
-from smevals.spec.sandbox import grade_sandbox_problems, run_sandbox_problems
 from smevals.store import folders
 from smevals.store.read import Store, store_root
 

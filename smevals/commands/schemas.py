@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from smevals.evaldef.discover import find_evals
 from smevals.schemas.editors import point_comments, write_schemas
-from smevals.spec.discover import find_evals
 
 
 def write_for_editors(folder: Path, paths: list[str]) -> tuple[list[Path], list[Path]]:

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.discover import find_evals
 from smevals.site.history import (
     DEFAULT_COMMITS,
     HistorySpec,
@@ -19,7 +20,6 @@ from smevals.site.history import (
 from smevals.site.live import MIN_INTERVAL, Live
 from smevals.site.load import SiteOptions, check_slugs, load_one
 from smevals.site.serve import LOOPBACK_NAMES, POLL_SECONDS, SiteServer
-from smevals.spec.discover import find_evals
 
 
 def make_server(opts: SiteOptions, host: str, port: int, poll_seconds: float = POLL_SECONDS,

@@ -1,13 +1,13 @@
 """`smevals show` (cli/show_cmd.py): a Run's or Grade's record, or one of its files (the
-object an id names is found by smevals.spec.stores)."""
+object an id names is found by smevals.evaldef.stores)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from smevals.errors import SmevalsError
-from smevals.spec.load import display_path
-from smevals.store.base import SourceError
+from smevals.evaldef.load import display_path
+from smevals.files.gitcat import SourceError
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import AnyObj, Obj, Store
 from smevals.store.records import GradeRecord, RunRecord

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from smevals.errors import Problem, SmevalsError, SpecError
+from smevals.evaldef.load import display_path
+from smevals.evaldef.model import Eval, Grader
+from smevals.evaldef.pick import load_evals
 from smevals.grade.problems import checked_grader
 from smevals.grade.version import grader_version
 from smevals.graderfixtures.cases import Case, load_cases
 from smevals.graderfixtures.harness import Outcome, run_case
 from smevals.proc.launch import ProcessGroups
-from smevals.spec.load import display_path
-from smevals.spec.model import Eval, Grader
-from smevals.spec.pick import load_evals
 
 
 @dataclass

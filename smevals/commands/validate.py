@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from smevals.errors import Problem
+from smevals.evaldef.discover import find_evals
+from smevals.evaldef.load import read_eval
 from smevals.grade.problems import cross_file_problems, task_key_warnings
-from smevals.spec.discover import find_evals
-from smevals.spec.load import read_eval
 
 
 @dataclass

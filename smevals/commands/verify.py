@@ -1,5 +1,5 @@
 """`smevals verify` (cli/verify_cmd.py): every store the paths name verified (which stores
-they name is smevals.spec.stores)."""
+they name is smevals.evaldef.stores)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.spec.stores import store_roots
-from smevals.store.base import SourceError
+from smevals.evaldef.stores import store_roots
+from smevals.files.gitcat import SourceError
 from smevals.store.verify import Damage, verify_store
 
 

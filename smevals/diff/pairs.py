@@ -19,6 +19,9 @@ from smevals.diff.compare import (
 )
 from smevals.diff.render import Outputs, SideInfo, markdown, to_json
 from smevals.errors import SmevalsError
+from smevals.evaldef.committed import evals_at, resolve
+from smevals.evaldef.discover import evals_under, find_evals
+from smevals.files.gitcat import SourceError
 from smevals.report import taskpass
 from smevals.sides.read import (
     NoStore,
@@ -32,9 +35,6 @@ from smevals.sides.read import (
     report_side,
 )
 from smevals.sides.reuse import Reuse
-from smevals.spec.committed import evals_at, resolve
-from smevals.spec.discover import evals_under, find_evals
-from smevals.store.base import SourceError
 from smevals.store.read import Obj
 from smevals.store.records import RunBrief
 

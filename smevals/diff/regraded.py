@@ -25,10 +25,10 @@ from typing import Any
 
 from smevals.diff.compare import EvalDiff
 from smevals.diff.split import Verdict, split
+from smevals.evaldef.model import Grader
 from smevals.grade.score import grade_outcome, grade_score
 from smevals.grade.select import choose
 from smevals.sides.read import Side
-from smevals.spec.model import Grader
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief
 

@@ -12,38 +12,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from smevals.evaldef.model import Check, Eval, Grader
+from smevals.evaldef.paths import path_problem
+from smevals.evaldef.programs import ProgramError
+from smevals.files.regular import NotRegular, read_text
+from smevals.grade.job import GradeJob, applicable
 from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
-from smevals.proc.launch import ProcessGroups
-from smevals.spec.model import Check, Eval, Grader
-from smevals.spec.paths import path_problem
-from smevals.spec.programs import ProgramError
 from smevals.store import damage
 from smevals.store.checkedcopy import Damaged, checked_copy, read_checked
-from smevals.store.read import Obj, Store
+from smevals.store.read import Obj
 from smevals.store.records import CheckRecord, GradeFields, RunFields
-from smevals.store.regular import NotRegular, read_text
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount, JudgeContext
-    from smevals.judges.flights import Asked
 
 GRADER_COPY = "grader.yaml"
-
-
-@dataclass(frozen=True)
-class GradeJob:
-    ev: Eval
-    grader: Grader
-    version: str
-    run: Obj[RunFields]
-    store: Store
-    environ: dict[str, str]
-    groups: ProcessGroups
-    judge_cache: bool = True        # False: --no-judge-cache, every judge call made afresh
-    asked: Asked | None = None      # identical requests asked once
 
 
 @dataclass(frozen=True)
@@ -143,13 +129,6 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
     finally:
         tree.close()
     return results
-
-
-def applicable(checks: tuple[Check, ...], task: dict[str, Any]) -> list[Check]:
-    """The Checks that apply to this Task: those without `if_task_has`, and those whose key
-    the Task has (a top-level or a grading key). The others are left out of its Grade."""
-    return [c for c in checks
-            if not isinstance(key := c.spec.get("if_task_has"), str) or key in task]
 
 
 NO_CHECK = "none"       # the `checker` of the record a Grade gets when no Check applied

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import threading
 
-from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
+from smevals.grade.apply import GradeResult, grade_run, grading_data
+from smevals.grade.job import GradeJob
 from smevals.grade.select import Choice, counts
 from smevals.grade.version import grading_hash
 from smevals.store.checkedcopy import Damaged

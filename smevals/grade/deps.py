@@ -7,7 +7,7 @@ Nothing is executed or imported: Python programs are parsed with `ast`, shell sc
 scanned line by line. Only regular files inside the Eval folder count (a symbolic link
 counts as the file it names when that is inside the Eval; never a FIFO or a device, the
 results store, a hidden folder or `__pycache__`), so a revision's mirror
-(spec/committed.py), which holds the whole Eval folder as committed, gives the same
+(evaldef/committed.py), which holds the whole Eval folder as committed, gives the same
 files as a checkout of that revision.
 """
 
@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from smevals.spec.discover import SKIP_DIRS
-from smevals.spec.model import Grader
-from smevals.store.regular import read_regular
+from smevals.evaldef.discover import SKIP_DIRS
+from smevals.evaldef.model import Grader
+from smevals.files.regular import read_regular
 
 PARSE_CAP = 1 << 20              # a program larger than this is hashed, not read for imports
 STORE_DIR = "results"            # the Eval's default store: never a dependency

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from smevals.grade.apply import GradeJob, applicable, grading_data, judge_context
-from smevals.spec.model import Check, Grader
+from smevals.evaldef.model import Check, Grader
+from smevals.grade.apply import grading_data, judge_context
+from smevals.grade.job import GradeJob, applicable
 from smevals.store.checkedcopy import read_checked
 
 if TYPE_CHECKING:

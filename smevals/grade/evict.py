@@ -66,8 +66,8 @@ def judge_targets(root: Path, spec: JudgeEviction, now: datetime | None = None) 
 def _keys_asked(root: Path, grader: str) -> set[str]:
     """The cache keys of the judge calls the Grades of `grader` in `root` made or were
     answered with (from each Grade's judge-*.json files)."""
-    from smevals.store.base import SourceError
-    from smevals.store.canonical import loads
+    from smevals.files.canonical import loads
+    from smevals.files.gitcat import SourceError
 
     st = Store(root)
     keys: set[str] = set()

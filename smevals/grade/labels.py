@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smevals.spec.load import RESERVED_GRADER
+from smevals.evaldef.load import RESERVED_GRADER
 from smevals.store.records import GradeRecord
 
 HUMAN = RESERVED_GRADER

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smevals.spec.model import Eval, Grader
+from smevals.evaldef.model import Eval, Grader
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
 

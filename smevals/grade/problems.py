@@ -8,12 +8,12 @@ import difflib
 import functools
 
 from smevals.errors import Problem, SpecError
+from smevals.evaldef.load import display_path, where
+from smevals.evaldef.model import Check, Config, Eval, Grader, Task
+from smevals.evaldef.pick import pick_grader
+from smevals.evaldef.programs import ProgramError, resolve_program
+from smevals.evaldef.sandbox import grade_sandbox_problems
 from smevals.run.prompts import template_problems
-from smevals.spec.load import display_path, where
-from smevals.spec.model import Check, Config, Eval, Grader, Task
-from smevals.spec.pick import pick_grader
-from smevals.spec.programs import ProgramError, resolve_program
-from smevals.spec.sandbox import grade_sandbox_problems
 
 
 def cross_file_problems(ev: Eval) -> list[Problem]:
@@ -29,8 +29,8 @@ def cross_file_problems(ev: Eval) -> list[Problem]:
 
 def workspace_problems(tasks: tuple[Task, ...] | list[Task]) -> list[Problem]:
     """Each Task's `workspace:` exists inside the Eval, holds regular files and folders only
-    and is within the limits (spec/workspace.py)."""
-    from smevals.spec.workspace import spec_problems
+    and is within the limits (evaldef/workspace.py)."""
+    from smevals.evaldef.workspace import spec_problems
 
     return [p for task in tasks for p in spec_problems(task)]
 
@@ -221,7 +221,7 @@ def _misspelt(key: str) -> str | None:
 def checked_grader(ev: Eval, name: str, tasks: tuple[str, ...] = ()) -> Grader:
     """The grader `name`, with every Check's options and programs valid, every Task key
     it reads present in the Tasks (those named, else all), and every sandbox its Checks
-    ask for available here (smevals.spec.sandbox); else exit 2."""
+    ask for available here (smevals.evaldef.sandbox); else exit 2."""
     grader = pick_grader(ev, name)
     chosen = [t for t in ev.tasks if not tasks or t.name in tasks]
     problems = grader_problems(grader, chosen) or grade_sandbox_problems(grader, chosen)

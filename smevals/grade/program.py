@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.evaldef.model import Check
 from smevals.grade.normalise import parse_stdout
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import ProcessGroups, launch
-from smevals.spec.model import Check
 from smevals.store.records import RunFields
 
 if TYPE_CHECKING:
-    from smevals.grade.apply import GradeJob
+    from smevals.grade.job import GradeJob
     from smevals.grade.tree import FinalTree
 
 DEFAULT_TIMEOUT = 300.0

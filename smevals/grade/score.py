@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, cast
 
-from smevals.spec.model import Grader
+from smevals.evaldef.model import Grader
 from smevals.store.records import CheckRecord
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from smevals.checkers import machinery
 from smevals.checkers.machinery import Mark
-from smevals.spec.model import Eval, Grader
+from smevals.evaldef.model import Eval, Grader
 
 MOST = 100
 MIN_COPY = 64                   # bytes: a shorter hidden file is not looked for
@@ -83,8 +83,8 @@ def _hidden(ev: Eval, grader: Grader, task: dict[str, Any]) -> dict[str, Path]:
     """The hidden files of the grader's `command` Checks that apply to the Task: their path
     in the tree -> their file in the Eval."""
     from smevals import checkers
-    from smevals.grade.apply import applicable
-    from smevals.spec.workspace import WorkspaceError, tree_of
+    from smevals.evaldef.workspace import WorkspaceError, tree_of
+    from smevals.grade.job import applicable
 
     out: dict[str, Path] = {}
     for check in applicable(grader.checks, task):
@@ -151,7 +151,7 @@ def _tests(ev: Eval, task: dict[str, Any], agent: dict[str, str], deleted: list[
 
 def _starting(ev: Eval, task: dict[str, Any]) -> dict[str, str]:
     """The Task's starting files as the Eval has them: path -> sha256 ({} without any)."""
-    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
+    from smevals.evaldef.workspace import KEY, WorkspaceError, tree_of
 
     spec = task.get(KEY)
     if spec is None:

@@ -22,10 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.spec.model import Eval
+from smevals.evaldef.model import Eval
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Starting
+    from smevals.evaldef.workspace import Starting
 
 
 class TreeError(ValueError):
@@ -66,8 +66,8 @@ class FinalTree:
             self._path = None
 
     def _build(self) -> Path:
-        from smevals.spec.workspace import CopyError, copy_in
-        from smevals.store.workspace import open_dir
+        from smevals.evaldef.workspace import CopyError, copy_in
+        from smevals.files.workspace import open_dir
 
         changes = self.run.get("workspace")
         folder = Path(tempfile.mkdtemp(prefix="smevals-tree-")) / "workspace"
@@ -93,7 +93,7 @@ class FinalTree:
 
     def _starting(self, changes: dict[str, Any]) -> Starting:
         """The Task's starting files, as long as they are those the Run started from."""
-        from smevals.spec.workspace import WorkspaceError, starting
+        from smevals.evaldef.workspace import WorkspaceError, starting
 
         name = str((self.run.get("task") or {}).get("name"))
         task = self.ev.task(name)
@@ -117,7 +117,7 @@ def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
     folder `run_dir` then says."""
     files = run.get("files")
     if not isinstance(files, list):
-        from smevals.store.workspace import manifest_at, open_dir
+        from smevals.files.workspace import manifest_at, open_dir
 
         fd = open_dir(run_dir)
         try:
@@ -129,7 +129,7 @@ def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
 
 def agent_files(run: dict[str, Any]) -> dict[str, str]:
     """The files a Run added or changed, by path ("added" or "changed"), from its record."""
-    from smevals.spec.workspace import RESERVED
+    from smevals.evaldef.workspace import RESERVED
 
     changes = run.get("workspace")
     changed = set(changes.get("changed") or []) if isinstance(changes, dict) else set()
@@ -144,7 +144,7 @@ def agent_files(run: dict[str, Any]) -> dict[str, str]:
 
 def _remove(fd: int, rel: str) -> None:
     """Remove `rel` below the folder `fd` (never following a link on the way)."""
-    from smevals.store.workspace import descend, remove
+    from smevals.files.workspace import descend, remove
 
     *folders, name = rel.split("/")
     try:
@@ -161,8 +161,8 @@ def _overlay(run_dir: Path, fd: int, files: object) -> None:
     """Copy each regular file of the Run (the reserved names at its top left out) over the
     tree `fd`; what the Run holds as a symlink or special file removes the starting file.
     `files` is the Run's manifest (its record's, checked against the copy), else None."""
-    from smevals.spec.workspace import RESERVED
-    from smevals.store.workspace import Folders, manifest_at, open_dir, remove
+    from smevals.evaldef.workspace import RESERVED
+    from smevals.files.workspace import Folders, manifest_at, open_dir, remove
 
     source = open_dir(run_dir)
     into, out_of = Folders(fd, make=True), Folders(source)
@@ -199,8 +199,8 @@ def _clear_way(fd: int, rel: str) -> None:
 
 
 def _copy(source: int, name_in: str, here: int, name: str) -> None:
-    from smevals.store.regular import open_regular
-    from smevals.store.workspace import hash_copy
+    from smevals.files.regular import open_regular
+    from smevals.files.workspace import hash_copy
 
     src, info = open_regular(name_in, source)
     try:

@@ -9,10 +9,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from smevals.spec.model import Check, Grader
-from smevals.spec.programs import ProgramError, resolve_program
-from smevals.store.canonical import dumps, sha256_bytes
-from smevals.store.regular import open_regular
+from smevals.evaldef.model import Check, Grader
+from smevals.evaldef.programs import ProgramError, resolve_program
+from smevals.files.canonical import dumps, sha256_bytes
+from smevals.files.regular import open_regular
 
 VERSION_CHARS = 12
 
@@ -184,8 +184,8 @@ def hidden_inputs(grader: Grader) -> dict[str, str]:
     """The hidden files `command` Checks copy in (`files:`, relative to the Eval), hashed by
     their path in the Eval: editing a hidden test is a new version. Empty for other graders."""
     from smevals import checkers
+    from smevals.evaldef.workspace import WorkspaceError, tree_of
     from smevals.grade.deps import eval_dir
-    from smevals.spec.workspace import WorkspaceError, tree_of
 
     out: dict[str, str] = {}
     for check in grader.checks:

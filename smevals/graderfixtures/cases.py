@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
 from smevals.errors import Problem
-from smevals.spec.load import display_path, name_problem, read_doc
-from smevals.spec.model import Eval, Grader
-from smevals.spec.yamlio import YamlDoc
+from smevals.evaldef.load import display_path, name_problem, read_doc
+from smevals.evaldef.model import Eval, Grader
+from smevals.evaldef.yamlio import YamlDoc
 from smevals.store.records import Usage
 
 SUFFIX = ".fixtures"

@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import cast
 
 from smevals.checkers.base import normalize_tag
+from smevals.evaldef.model import Eval, Grader
 from smevals.grade.apply import (
-    GradeJob,
     grade_record,  # the Grade `smevals grade` writes
     run_checks,
     tampering_of,
 )
+from smevals.grade.job import GradeJob
 from smevals.grade.score import failure_reason
 from smevals.graderfixtures.cases import Case
 from smevals.proc.launch import ProcessGroups
-from smevals.spec.model import Eval, Grader
 from smevals.store.read import Obj, Store
 from smevals.store.records import CheckRecord, RunFields, WorkspaceChanges
 
@@ -113,7 +113,7 @@ def _run_record(ev: Eval, case: Case) -> RunFields:
 
 
 def _changes(ev: Eval, case: Case) -> WorkspaceChanges | None:
-    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
+    from smevals.evaldef.workspace import KEY, WorkspaceError, tree_of
 
     spec = case.task.get(KEY)
     if spec is None:

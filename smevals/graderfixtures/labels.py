@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.load import display_path
+from smevals.evaldef.model import Eval
 from smevals.grade.labels import HUMAN, who
 from smevals.grade.select import grades_by_run
 from smevals.graderfixtures.cases import fixtures_dir, safe_name
-from smevals.spec.load import display_path
-from smevals.spec.model import Eval
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
 
@@ -39,7 +39,7 @@ def fixtures_from_labels(paths: tuple[str, ...], graders: tuple[str, ...],
                          store: str | None) -> list[str]:
     """A fixture in each selected grader's fixtures folder for every labelled Run that has
     none yet (its newest label is the expected outcome); the lines to print."""
-    from smevals.spec.pick import load_evals, pick_grader
+    from smevals.evaldef.pick import load_evals, pick_grader
     from smevals.store.read import store_root
 
     lines = []

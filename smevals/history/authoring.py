@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.committed import resolve
+from smevals.evaldef.model import Eval
 from smevals.sides.read import Opened, open_side, store_at
-from smevals.spec.committed import resolve
-from smevals.spec.model import Eval
 from smevals.store.read import store_root
 
 Key = tuple[str, tuple[str, ...]]    # (digest of the folder's entries, ids of outside files)

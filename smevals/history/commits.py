@@ -13,8 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.store.base import SourceError
-from smevals.store.gitcat import cat_many, git
+from smevals.files.gitcat import SourceError, cat_many, git
 
 MAX_TEXT = 200              # characters of an author or subject kept
 

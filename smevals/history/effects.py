@@ -13,8 +13,8 @@ from typing import Any
 from smevals.diff.pairs import eval_diff
 from smevals.diff.splitview import split_json
 from smevals.errors import SmevalsError
+from smevals.files import cachefile
 from smevals.sides.read import SideSpec
-from smevals.store import cache
 from smevals.version import __version__
 
 FORMAT = 1
@@ -29,7 +29,7 @@ class Effects:
 
     def __init__(self, spec: SideSpec):
         digest = hashlib.sha256("\0".join([str(FORMAT), __version__, repr(spec)]).encode())
-        self.path = str(cache.cache_dir() / f"logsplit-{digest.hexdigest()[:20]}.marshal")
+        self.path = str(cachefile.cache_dir() / f"logsplit-{digest.hexdigest()[:20]}.marshal")
         self.spec = spec
         self.known: dict[str, Any] | None = None
         self.changed = False
@@ -54,14 +54,14 @@ class Effects:
 
     def _known(self) -> dict[str, Any]:
         if self.known is None:
-            data = cache.read_marshal(self.path) if cache.enabled() else None
+            data = cachefile.read_marshal(self.path) if cachefile.enabled() else None
             self.known = data if isinstance(data, dict) else {}
         return self.known
 
     def save(self) -> None:
-        if not (self.changed and cache.enabled() and self.known is not None):
+        if not (self.changed and cachefile.enabled() and self.known is not None):
             return
         keys = list(self.known)
         for key in keys[:max(0, len(keys) - LIMIT)]:
             del self.known[key]
-        cache.write_marshal(self.path, self.known)
+        cachefile.write_marshal(self.path, self.known)

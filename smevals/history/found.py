@@ -11,9 +11,8 @@ import re
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.spec.discover import SKIP_DIRS, evals_under, find_evals
-from smevals.store.base import SourceError
-from smevals.store.gitcat import git, repo_and_prefix
+from smevals.evaldef.discover import SKIP_DIRS, evals_under, find_evals
+from smevals.files.gitcat import SourceError, git, repo_and_prefix
 
 NOT_SEARCHED = SKIP_DIRS | {"runs", "grades"}    # runs/, grades/: a store's own folders
 GLOB = re.compile(r"([*?\[\\])")      # a glob pathspec's special characters

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.load import display_path
+from smevals.files.gitcat import SourceError, repo_and_prefix
 from smevals.history.authoring import Authoring, Key
 from smevals.history.choose import choose
 from smevals.history.commits import Commit, described, range_of
@@ -26,9 +28,6 @@ from smevals.history.states import States
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec, keep
 from smevals.sides.uses import tree_ids
-from smevals.spec.load import display_path
-from smevals.store.base import SourceError
-from smevals.store.gitcat import repo_and_prefix
 from smevals.store.index import gc_paused
 
 

@@ -1,4 +1,4 @@
-"""Points already read, kept between commands in the cache folder (store/cache.py): one
+"""Points already read, kept between commands in the cache folder (files/cachefile.py): one
 file per set of Evals and reading options, a Point per (commit, Eval folder), and the
 outside files each state of an Eval folder uses (states.py). A commit never changes, so a
 Point read once is read again only when the file is deleted, the options differ, or smevals
@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from typing import Any, cast
 
+from smevals.files import cachefile
 from smevals.history.point import Point
 from smevals.sides.read import SideSpec
-from smevals.store import cache
 from smevals.version import __version__
 
 FORMAT = 4                  # 2: runner versions; 3: clipped intervals; 4: outside files (`uses`)
@@ -26,12 +26,12 @@ class Memo:
         parts = [str(FORMAT), __version__, repr(spec),
                  *(os.path.realpath(f) for f in folders)]
         digest = hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape"))
-        self.path = str(cache.cache_dir() / f"log-{digest.hexdigest()[:20]}.marshal")
-        self.points: dict[str, Any] = self._load() if cache.enabled() else {}
+        self.path = str(cachefile.cache_dir() / f"log-{digest.hexdigest()[:20]}.marshal")
+        self.points: dict[str, Any] = self._load() if cachefile.enabled() else {}
         self.changed = False
 
     def _load(self) -> dict[str, Any]:
-        data = cache.read_marshal(self.path)
+        data = cachefile.read_marshal(self.path)
         return data if isinstance(data, dict) else {}
 
     def get(self, sha: str, folder: Path) -> Point | None:
@@ -58,9 +58,9 @@ class Memo:
         self.changed = True
 
     def save(self) -> None:
-        if not (self.changed and cache.enabled()):
+        if not (self.changed and cachefile.enabled()):
             return
         keys = list(self.points)
         for key in keys[:max(0, len(keys) - LIMIT)]:
             del self.points[key]
-        cache.write_marshal(self.path, self.points)
+        cachefile.write_marshal(self.path, self.points)

@@ -11,8 +11,9 @@ import hashlib
 from pathlib import Path
 from typing import Any, TypedDict
 
-from smevals import stats
+from smevals import caches, stats
 from smevals.errors import SmevalsError
+from smevals.evaldef.model import Eval
 from smevals.history.authoring import Authoring, Key
 from smevals.history.doc import RowDoc
 from smevals.report.rows import OLDER, STALE
@@ -20,7 +21,6 @@ from smevals.report.summary import Group
 from smevals.run.plan import Runner, digest_of_config, inputs_of
 from smevals.run.stale import Staleness
 from smevals.sides.read import NoStore, Side, SideSpec, report_side
-from smevals.spec.model import Eval
 from smevals.store.layout import slug
 
 NO_RUNNER = Runner(None, None, "", "")
@@ -151,6 +151,7 @@ def _identity(ev: Eval, staleness: Staleness, pair: tuple[str, str], group: Grou
 
 
 _HASHED: dict[int, tuple[Eval, str]] = {}    # by id(): Evals reused across commits
+caches.register(__name__, "_HASHED")
 
 
 def tasks_digest(ev: Eval) -> str:

@@ -21,9 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from smevals.files.gitcat import SourceError, git
 from smevals.history.point import Point
-from smevals.store.base import SourceError
-from smevals.store.gitcat import git
 
 AUTHORING = ("eval.yaml", "tasks", "configs", "graders")
 FIGURES = ("eval", "config", "model", "runs", "graded", "passed", "failed", "scored", "mean",

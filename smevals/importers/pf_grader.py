@@ -12,15 +12,25 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from smevals.importers.pf_asserts import APPROXIMATE, VALUE
+from smevals.importers.pf_asserts import APPROXIMATE, VALUE, Mapped
 
 if TYPE_CHECKING:
     from smevals.importers.pf_source import Source
-    from smevals.importers.promptfoo import Taken
 
 ASSERT_KEYS = frozenset({"type", "value", "threshold", "weight", "metric", "config"})
 NOT_IMPORTED = "not imported"
 CODE = ("javascript", "python")
+
+
+@dataclass
+class Taken:
+    """One assertion as taken from the config: its type, the Mapped Check (or why none),
+    and the doc's weight and metric."""
+
+    kind: str
+    mapped: Mapped
+    doc: dict[str, Any]
+    needs_vars: bool = False
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,36 @@ left out."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from smevals.importers.pf_asserts import APPROXIMATE, EXACT
+from smevals.importers.pf_configs import ConfigPlan
 from smevals.importers.pf_grader import NOT_IMPORTED, Placed
+from smevals.importers.pf_source import Skipped
 
 if TYPE_CHECKING:
     from smevals.importers.pf_source import Source
-    from smevals.importers.promptfoo import PromptfooImport
 
 SHOWN = 20          # lines of each list printed on the console (README.md has them all)
 WORDS = {APPROXIMATE: "kept by another rule", NOT_IMPORTED: "not imported"}
+
+
+@dataclass(frozen=True)
+class PromptfooImport:
+    eval_dir: Path
+    tasks: int
+    configs: list[str]
+    checks: int
+    skipped: list[Skipped]
+    assertions: list[Placed] = field(default_factory=list)
+    no_check: list[tuple[str, str]] = field(default_factory=list)   # (Task, where)
+    plans: dict[str, ConfigPlan] = field(default_factory=dict)
+    vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # Task → its test's vars
+
+    def count(self, fidelity: str) -> int:
+        return sum(a.fidelity == fidelity for a in self.assertions)
 
 
 def assertion_lines(placed: Sequence[Placed]) -> list[str]:

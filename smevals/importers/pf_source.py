@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from smevals.errors import SmevalsError
-from smevals.spec.yamlio import YamlProblem, bound_aliases
+from smevals.evaldef.yamlio import YamlProblem, bound_aliases
 
 VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 OPEN = re.compile(r"\{\{|\{%")

@@ -12,7 +12,6 @@ with why), with its file and line: in the returned report and in the Eval's READ
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +20,11 @@ import yaml
 from smevals.importers.common import new_eval_folder, write_eval
 from smevals.importers.pf_asserts import APPROXIMATE, EXACT, MISSING, Mapped, check_for
 from smevals.importers.pf_configs import ConfigPlan, config_matrix, read_providers
-from smevals.importers.pf_grader import ASSERT_KEYS, Built, GraderBuilder, Placed
+from smevals.importers.pf_grader import ASSERT_KEYS, Built, GraderBuilder, Taken
 from smevals.importers.pf_prompts import read_prompts
-from smevals.importers.pf_report import readme
+from smevals.importers.pf_report import PromptfooImport, readme
 from smevals.importers.pf_source import (
     ImportInputError,
-    Skipped,
     Source,
     key_for,
     load_config,
@@ -39,22 +37,6 @@ TOP_KEYS = frozenset({"description", "prompts", "providers", "targets", "tests",
                       "defaultTest", "assertionTemplates"})
 NOT_IMPORTED = "not imported"
 TEST_KEY = "promptfoo_test"     # the grading key holding a test's vars for code assertions
-
-
-@dataclass(frozen=True)
-class PromptfooImport:
-    eval_dir: Path
-    tasks: int
-    configs: list[str]
-    checks: int
-    skipped: list[Skipped]
-    assertions: list[Placed] = field(default_factory=list)
-    no_check: list[tuple[str, str]] = field(default_factory=list)   # (Task, where)
-    plans: dict[str, ConfigPlan] = field(default_factory=dict)
-    vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # Task → its test's vars
-
-    def count(self, fidelity: str) -> int:
-        return sum(a.fidelity == fidelity for a in self.assertions)
 
 
 def import_promptfoo(config: Path, target: Path) -> PromptfooImport:
@@ -114,17 +96,6 @@ def _row(i: int, case: Case, default: Case | None, grader: GraderBuilder, src: S
     if grading:
         row["grading"] = grading
     return row
-
-
-@dataclass
-class Taken:
-    """One assertion as taken from the config: its type, the Mapped Check (or why none),
-    and the doc's weight and metric."""
-
-    kind: str
-    mapped: Mapped
-    doc: dict[str, Any]
-    needs_vars: bool = False
 
 
 def _assertion(src: Source, doc: object, where: str, vars_: dict[str, Any], changed: str
@@ -201,4 +172,4 @@ def _yaml(doc: dict[str, Any]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
 
 
-__all__ = ["NOT_IMPORTED", "PromptfooImport", "import_promptfoo", "short"]
+__all__ = ["NOT_IMPORTED", "import_promptfoo", "short"]

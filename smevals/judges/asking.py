@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -68,8 +69,6 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
 
     artifact = None
     if inp.workspace is not None:
-        from smevals.judges.checks import artifact_name
-
         artifact = inp.workspace / artifact_name(ctx.index, label)
     return ask(ctx, settings, calls, parse, artifact)
 
@@ -97,3 +96,12 @@ def prompt_text(task: Mapping[str, Any]) -> str:
         ) if isinstance(content, list) else ""
         lines.append(f"{message.get('role', '?')}: {text}")
     return "\n\n".join(lines)
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def artifact_name(index: int, label: str) -> str:
+    """`judge-2-tone.json`: the file of a judged Check in its Grade."""
+    slug = _SLUG.sub("-", label.lower()).strip("-")[:40] or "check"
+    return f"judge-{index + 1}-{slug}.json"

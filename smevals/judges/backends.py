@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from smevals import caches
 from smevals.judges.settings import Settings
 from smevals.store.records import JudgeRequest
 
@@ -162,6 +163,7 @@ def _quote(text: str) -> str:
 # --- replayed answers ----------------------------------------------------------------
 
 _REPLAY_CACHE: dict[tuple[str, float], list[dict[str, Any]]] = {}
+caches.register(__name__, "_REPLAY_CACHE")
 _REPLAY_LOCK = threading.Lock()
 SELECTORS = ("task", "model", "check", "order")
 

@@ -9,7 +9,6 @@ model family fails it.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -228,12 +227,3 @@ def _template_text(opts: dict[str, Any], inp: CheckInput) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         fail(f"option 'template_file': cannot read {opts['template_file']}: {error}")
-
-
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def artifact_name(index: int, label: str) -> str:
-    """`judge-2-tone.json`: the file of a judged Check in its Grade."""
-    slug = _SLUG.sub("-", label.lower()).strip("-")[:40] or "check"
-    return f"judge-{index + 1}-{slug}.json"

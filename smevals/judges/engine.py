@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from smevals.checkers.base import CheckError
+from smevals.files.canonical import dumps
 from smevals.judges.backends import Answer, Call, CallError, answer
 from smevals.judges.flights import Asked
 from smevals.judges.settings import Settings
 from smevals.judges.verdict import VerdictError
 from smevals.store import judgecache
-from smevals.store.canonical import dumps
 from smevals.store.records import JudgeRequest
 
 

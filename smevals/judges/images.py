@@ -69,8 +69,8 @@ def problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
 
 def load(opts: dict[str, Any], inp: CheckInput) -> tuple[Image, ...]:
     """The Check's images, read and checked; CheckFailure naming the first problem."""
-    from smevals.checkers.imagefmt import MEDIA_TYPES, media_type
     from smevals.checkers.inputs import find_file
+    from smevals.files.imagefmt import MEDIA_TYPES, media_type
 
     found = []
     for name in names(opts.get("images")):

@@ -5,7 +5,7 @@ A template is the user message; `system` is the system message. Placeholders:
 `{{expected}}`, `{{categories}}`, `{{scale_min}}`, `{{scale_max}}`, `{{a}}` and `{{b}}`
 (pairwise), `{{format}}` (the verdict's JSON shape) and `{{task.KEY}}` (any Task key).
 An unknown placeholder is an error in the grader (the Check fails). The syntax (and `\\{{`
-for a literal `{{`) is spec/template.py's, shared with Configs' `prompt_template`.
+for a literal `{{`) is evaldef/template.py's, shared with Configs' `prompt_template`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from smevals.spec.template import TemplateError, as_text, substitute
+from smevals.evaldef.template import TemplateError, as_text, substitute
 
 __all__ = ["DEFAULTS", "SYSTEM", "TemplateError", "as_text", "messages", "render"]
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from smevals.store.regular import megabytes
+from smevals.files.regular import megabytes
 
 if TYPE_CHECKING:
     import http.client

@@ -28,11 +28,10 @@ from smevals.proc.child import Spec, run_child
 from smevals.proc.view import HOME, WORKSPACE, View, ViewError, check_expose
 
 if TYPE_CHECKING:
-    from smevals.proc.sandbox import Policy
+    from smevals.proc.policy import Policy
 
-__all__ = ["DEFAULT_IMAGE", "client_env", "command", "new_name", "remove", "view"]
+__all__ = ["client_env", "command", "new_name", "remove", "view"]
 
-DEFAULT_IMAGE = "python:3.11-slim"
 EXIT_RUNTIME = 125          # `docker run` and `podman run`: the container could not start
 
 _CLIENT_ENV = ("PATH", "HOME", "XDG_RUNTIME_DIR", "CONTAINER_HOST", "CONTAINERS_CONF")

@@ -46,7 +46,7 @@ import math
 import os
 import shutil
 import signal
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,18 +62,13 @@ from smevals.proc.contain import (
     probe_failure,
     secret_names,
 )
+from smevals.proc.policy import MIB, VIEWS, Policy
 from smevals.proc.view import HOME, WORKSPACE, Bind, View, ViewError, build
 
-__all__ = ["ALLOWED_ENV", "BACKENDS", "FILE_CAP", "HOME", "VIEWS", "WORKSPACE", "Bind",
-           "Outcome", "PROCESSES", "Policy", "SandboxRefused", "choose", "describe", "inside",
-           "run_sandboxed", "sandbox_env"]
-
-VIEWS = ("private", "host")
+__all__ = ["ALLOWED_ENV", "BACKENDS", "HOME", "WORKSPACE", "Bind", "Outcome", "SandboxRefused",
+           "choose", "describe", "inside", "run_sandboxed", "sandbox_env"]
 
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
-MIB = 1024 * 1024
-FILE_CAP = 64 * MIB
-PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
 EXIT_WRAPPER = 125          # the view or the read-only step could not make the mounts (said)
 VIEW_TOOL = "smevals-view"  # smevals.proc.mountns.TOOL (not imported: it loads ctypes)
@@ -86,53 +81,6 @@ class SandboxRefused(Exception):
         super().__init__(reason)
         self.reason = reason
         self.sandbox = sandbox
-
-
-@dataclass(frozen=True)
-class Policy:
-    """How one piece of untrusted code runs: its deadline (seconds of wall clock, also the
-    CPU limit), memory, output cap (bytes kept per stream; the program is stopped past it),
-    environment (already scrubbed: see `sandbox_env`), and what contains it.
-
-    `network`: True keeps the network reachable (a harness that must reach its model);
-    the PID namespace, private /proc, dropped capabilities, limits and scrubbed
-    environment stay. `processes`: how many processes it may add (RLIMIT_NPROC; a
-    container's `--pids-limit`). `file_mb`: the largest file it may write (RLIMIT_FSIZE).
-    `backend`: `auto` (the strongest local one: bwrap, else unshare, else none), or one
-    of `bwrap`, `unshare`, `docker`, `podman`, `none`; a named backend that cannot be used
-    here is refused, never replaced. `require`: refuse rather than run where the network
-    (unless allowed) and the other processes cannot both be hidden. `image`: the
-    container backends' image.
-
-    `view`: `private` (the default) runs it in its own view of the filesystem
-    (smevals.proc.view), refused where none can be built; `host` on the machine's own
-    filesystem, where `read_only` makes everything but its folder (the `cwd` of
-    `run_sandboxed`) and its home read-only (a mount namespace), or refused (the private
-    view and a container always are). With the private view (and a container):
-    `expose`, host paths shown read-only at their own paths; `binds`, host folders shown
-    at a path of the view (`Bind(source, target, writable)`: e.g.
-    `Bind(report_folder, "/smevals/out", writable=True)` for a report written outside
-    the workspace; its target may not be, hold or lie in /workspace, /home/sandbox, /dev
-    or /proc); `programs`, programs shown read-only besides the one of argv (a path, or
-    a name looked up on the environment's PATH, such as `node`)."""
-
-    timeout: float
-    env: Mapping[str, str]
-    memory_mb: int = 1024
-    cap: int = 1024 * 1024
-    network: bool = False
-    processes: int = PROCESSES
-    file_mb: int = FILE_CAP // MIB
-    backend: str = "auto"
-    require: bool = False
-    image: str = container.DEFAULT_IMAGE
-    read_only: bool = False
-    idle: float | None = None           # stopped after this many seconds without activity
-    watch: Callable[[bytes], bool] | None = field(default=None, compare=False, repr=False)
-    view: str = "private"
-    expose: tuple[str, ...] = ()
-    binds: tuple[Bind, ...] = ()
-    programs: tuple[str, ...] = ()
 
 
 @dataclass

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from smevals.proc.contain import BACKENDS, find
-from smevals.proc.container import DEFAULT_IMAGE
-from smevals.proc.sandbox import FILE_CAP, MIB, PROCESSES, VIEWS, Policy, describe, sandbox_env
+from smevals.proc.policy import DEFAULT_IMAGE, FILE_CAP, MIB, PROCESSES, VIEWS, Policy
+from smevals.proc.sandbox import describe, sandbox_env
 
 __all__ = ["SCHEMA", "Setting"]
 

@@ -9,16 +9,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smevals.proc.env import clean_base, scalar_vars, to_json
-from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
-from smevals.run.plan import Job, Runner
-from smevals.run.text import normalise
-from smevals.spec.model import Config, Eval
-from smevals.store.canonical import loads
-from smevals.store.folders import named
-from smevals.store.read import Store
-from smevals.store.records import Failure, Ignored, RunFields, Truncation, Usage
-from smevals.store.regular import (
+from smevals.evaldef.model import Config, Eval
+from smevals.files.canonical import loads
+from smevals.files.regular import (
     REGULAR,
     USAGE_LIMIT_SETTING,
     NotRegular,
@@ -26,11 +19,18 @@ from smevals.store.regular import (
     read_capped,
     usage_limit,
 )
-from smevals.store.workspace import is_regular, open_dir, remove, write_new
+from smevals.files.workspace import is_regular, open_dir, remove, write_new
+from smevals.proc.env import clean_base, scalar_vars, to_json
+from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
+from smevals.run.plan import Job, Runner
+from smevals.run.text import normalise
+from smevals.store.folders import named
+from smevals.store.read import Store
+from smevals.store.records import Failure, Ignored, RunFields, Truncation, Usage
 from smevals.store.write import RECORD_NAMES, Written
 
 if TYPE_CHECKING:
-    from smevals.spec.workspace import Stamps, Starting
+    from smevals.evaldef.workspace import Stamps, Starting
 
 USAGE_FILE = "smevals-usage.json"
 
@@ -89,7 +89,7 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     """Copy the Task's starting files (from the Eval folder of this session: a Dask worker
     has its own copy) into the Run's workspace; a Finished that fails the Run (the runner
     never starts) when they cannot be copied as planned."""
-    from smevals.spec.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
+    from smevals.evaldef.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
 
     spec = job.task.doc.get(KEY)
     if spec is None:
@@ -223,7 +223,7 @@ def reclaim(workspace: Path) -> str | None:
         return None
     except OSError:
         pass
-    from smevals.store.regular import describe
+    from smevals.files.regular import describe
 
     now = ""
     if os.path.lexists(workspace):

@@ -11,7 +11,7 @@ removed, and the Run fails, naming that file, its size and the setting that rais
 Not counted: the names smevals writes or removes itself at the top of a Run (`output.txt`,
 `stderr.txt`, the usage file, `workspace.diff`, `run.json`: bounded on their own), and a
 Task's starting files left exactly as they were copied in (they are removed when the Run
-settles, spec/workspace.py).
+settles, evaldef/workspace.py).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import stat
 from dataclasses import dataclass, field
 
 from smevals.errors import SmevalsError
-from smevals.spec.workspace import Stamps, stamp_of
+from smevals.evaldef.workspace import Stamps, stamp_of
+from smevals.files.regular import megabytes
+from smevals.files.workspace import open_dir, remove
 from smevals.store.records import Failure
-from smevals.store.regular import megabytes
-from smevals.store.workspace import open_dir, remove
 
 SIZE_SETTING = "SMEVALS_MAX_RUN_MB"
 SIZE_MB = 256

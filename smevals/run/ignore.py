@@ -23,9 +23,9 @@ import stat
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from smevals.spec.workspace import RESERVED
+from smevals.evaldef.workspace import RESERVED
+from smevals.files.workspace import open_dir, remove
 from smevals.store.records import Ignored
-from smevals.store.workspace import open_dir, remove
 
 KEY = "workspace_ignore"
 DEFAULT = ("__pycache__/", "*.pyc", ".pytest_cache/", "node_modules/")

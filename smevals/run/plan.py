@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from smevals.errors import SmevalsError
-from smevals.spec.load import printable
-from smevals.spec.model import Config, Eval, Task
-from smevals.spec.programs import ProgramError, resolve_program
-from smevals.store.canonical import dumps, sha256_bytes
+from smevals.evaldef.load import printable
+from smevals.evaldef.model import Config, Eval, Task
+from smevals.evaldef.programs import ProgramError, resolve_program
+from smevals.files.canonical import dumps, sha256_bytes
 from smevals.store.read import Store
 from smevals.store.records import Inputs
 
@@ -117,7 +117,7 @@ def inputs_of(task: Task, config: Config, runner: Runner, model: str,
 def workspace_digest(task: Task) -> str | None:
     """The digest of the Task's starting files (names and bytes); None without `workspace:`.
     One that cannot be read (a file removed meanwhile) gives a digest no Run has."""
-    from smevals.spec.workspace import WorkspaceError, has_workspace, starting
+    from smevals.evaldef.workspace import WorkspaceError, has_workspace, starting
 
     if not has_workspace(task):
         return None

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from smevals.errors import Problem
+from smevals.evaldef.model import Eval, Grader
 from smevals.run.attempt import Session
 from smevals.run.plan import Job, JobPlan, PairPlan
-from smevals.spec.model import Eval, Grader
 
 
 @dataclass

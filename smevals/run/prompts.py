@@ -14,9 +14,9 @@ from dataclasses import replace
 from typing import Any
 
 from smevals.errors import Problem
-from smevals.spec.load import display_path
-from smevals.spec.model import Config, Task
-from smevals.spec.template import TemplateError, as_text, placeholders, substitute
+from smevals.evaldef.load import display_path
+from smevals.evaldef.model import Config, Task
+from smevals.evaldef.template import TemplateError, as_text, placeholders, substitute
 
 TEMPLATE_KEYS = ("prompt_template", "system")
 

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.model import Eval
 from smevals.run.plan import REASONS as CHANGES
 from smevals.run.plan import Runner, differences, inputs_of, resolve_runner, workspace_digest
-from smevals.spec.model import Eval
 from smevals.store.read import Obj
 from smevals.store.records import Inputs, RunBrief
 

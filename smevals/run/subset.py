@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from smevals.spec.model import Task
+from smevals.evaldef.model import Task
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """A Task's starting files in a Run, after the runner: only the agent's work is kept.
 
 Before the runner starts, the starting files are copied into the Run's workspace
-(spec/workspace.py `copy_in`, from run/attempt.py). After the runner, `settle` keeps only
+(evaldef/workspace.py `copy_in`, from run/attempt.py). After the runner, `settle` keeps only
 the agent's work: unchanged starting files are removed (they are the Task's, never stored twice),
 changed and new files stay as artifacts, and `workspace.diff` says what changed against the
 starting files. The names smevals puts at the top of a Run are never the agent's work.
@@ -15,11 +15,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from smevals.evaldef.workspace import RESERVED, Stamps, Starting, stamp_of
+from smevals.files.regular import NotRegular, open_regular
+from smevals.files.workspace import Folders, hash_copy, open_dir, remove, write_new
 from smevals.run.wsdiff import DIFF_NAME, diff_text
-from smevals.spec.workspace import RESERVED, Stamps, Starting, stamp_of
 from smevals.store.records import FileEntry, Truncation, WorkspaceChanges
-from smevals.store.regular import NotRegular, open_regular
-from smevals.store.workspace import Folders, hash_copy, open_dir, remove, write_new
 
 
 @dataclass

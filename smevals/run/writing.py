@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.spec.load import display_path
+from smevals.evaldef.load import display_path
 
 # OS reasons that say the store cannot take more: an environment problem (exit 2), not a bug
 _FULL_OR_READ_ONLY = {"ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG", "EIO"}
@@ -19,7 +19,7 @@ def writing_to(root: Path) -> Iterator[None]:
     """Turn a write that the disk refuses (full, read-only, over a quota or size limit) into
     `cannot write to <store>/: <reason>` (exit 2). What was being staged is thrown away by
     the writer itself, so no partial object is left and the next run tops up."""
-    from smevals.store.durable import sync_pending
+    from smevals.files.durable import sync_pending
 
     try:
         yield

@@ -13,9 +13,9 @@ import difflib
 import os
 from collections.abc import Iterator, Mapping
 
-from smevals.spec.workspace import Starting
+from smevals.evaldef.workspace import Starting
+from smevals.files.regular import NotRegular, open_regular
 from smevals.store.records import FileEntry
-from smevals.store.regular import NotRegular, open_regular
 
 DIFF_NAME = "workspace.diff"
 DIFF_FILE_LIMIT = 1 << 20          # a larger file is named, not diffed
@@ -27,7 +27,7 @@ _DEV_NULL = "/dev/null"
 def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
               deleted: list[str], final: Mapping[str, FileEntry]) -> tuple[str, int]:
     """The diff (at most SMEVALS_MAX_DIFF_MB, whole lines) and the bytes the whole diff took."""
-    from smevals.store.regular import megabytes
+    from smevals.files.regular import megabytes
 
     limit = megabytes(DIFF_SETTING, DIFF_MB)
     sources = start.by_rel()

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 import orjson
 
+from smevals.files.transcript import Entry
 from smevals.net.chat import is_int
 from smevals.runners.base import is_number
-from smevals.store.transcript import Entry
 
 MAX_LINE = 4 * 1024 * 1024      # bytes of one event; a longer line is skipped (and said)
 OUTPUT_CAP = 64 * 1024          # characters kept of one tool result's output

@@ -36,7 +36,8 @@ from smevals.runners.watch import LineWatch
 from smevals.schemas import Schema
 
 if TYPE_CHECKING:
-    from smevals.proc.sandbox import Outcome, Policy
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import Outcome
     from smevals.proc.setting import Setting
 
 STREAM_CAP = 64 * 1024 * 1024   # bytes of its stream read (`max_output_bytes`); stopped past it
@@ -332,7 +333,7 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str],
     idle deadline (`idle_timeout`) watched on its events. In its own view of the filesystem
     (unless `view: host`), the harness's executable is shown by its real path (the npm
     `node_modules` tree it lies in too) and `node` with it."""
-    from smevals.proc.sandbox import Policy
+    from smevals.proc.policy import Policy
 
     layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
               if isinstance(layer, Mapping)]

@@ -10,6 +10,7 @@ import os
 import signal
 from typing import TYPE_CHECKING, Any
 
+from smevals.files import transcript
 from smevals.runners.base import BuiltinContext, BuiltinOutcome
 from smevals.runners.events import Collector, read_stream, usage_calls
 from smevals.runners.harness import (
@@ -22,7 +23,6 @@ from smevals.runners.harness import (
     stream_cap,
 )
 from smevals.runners.watch import LineWatch, pattern, relative, roots
-from smevals.store import transcript
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -54,7 +54,7 @@ def outcome(harness: Harness, launch: Launch, child: Outcome, watch: LineWatch, 
 def keep_transcript(workspace: Path, entries: list[transcript.Entry]) -> str | None:
     """Write the transcript as a new file in the workspace, never through what the harness
     left under its name (removed first); what that was, or None."""
-    from smevals.store.workspace import open_dir, remove, write_new
+    from smevals.files.workspace import open_dir, remove, write_new
 
     fd = open_dir(workspace)
     try:

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from smevals import caches
 from smevals.net.chat import is_int, type_name
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
 from smevals.runners.options import TEXT, config_problems_for, options_schema
@@ -53,6 +54,7 @@ class Responses:
 
 
 _CACHE: dict[Path, tuple[tuple[int, int], Responses]] = {}
+caches.register(__name__, "_CACHE")
 _LOCK = threading.Lock()
 
 

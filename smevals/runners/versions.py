@@ -14,11 +14,14 @@ import re
 import threading
 from collections.abc import Callable
 
+from smevals import caches
+
 ASK_TIMEOUT = 30.0          # seconds `--version` may take
 NUMBER = re.compile(r"\b\d+(?:\.\d+)+(?:[-+][0-9A-Za-z][0-9A-Za-z.+-]*)?")
 
 # (realpath, size, mtime) of an executable -> its version, for this process
 _ASKED: dict[tuple[str, int, int], str] = {}
+caches.register(__name__, "_ASKED")
 _LOCK = threading.Lock()
 
 Ask = Callable[[list[str]], tuple[int | None, bytes, bytes, str | None]]

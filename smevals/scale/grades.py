@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
+from smevals.scale.packed import Entries
 from smevals.scale.unpack import keep_judged, unpack
-from smevals.scale.worker import Entries, GradeTask, Made, grade_remote, pack
+from smevals.scale.worker import GradeTask, Made, grade_remote, pack
 from smevals.store.read import Obj
 from smevals.store.records import RunFields, RunRecord
 
 if TYPE_CHECKING:
+    from smevals.evaldef.model import Eval, Grader
     from smevals.grade.apply import GradeResult
     from smevals.grade.plan import Plan
-    from smevals.spec.model import Eval, Grader
     from smevals.store.read import Store
 
 
@@ -60,8 +61,8 @@ def grade_on_cluster(plan: Plan, spec: ClusterSpec, done: Callable[[GradeResult]
 
 def result_of(root: Path, run: Obj[RunFields], made: Made) -> GradeResult:
     """Write the Grade a worker made; the GradeResult the console shows."""
+    from smevals.files.canonical import loads
     from smevals.grade.apply import GradeResult
-    from smevals.store.canonical import loads
 
     assert made.grade is not None
     written = unpack(root, made.grade)
@@ -73,8 +74,8 @@ def result_of(root: Path, run: Obj[RunFields], made: Made) -> GradeResult:
 def cached_for(plan: Planned, run: Obj[RunRecord]) -> Entries:
     """The store's judge cache entries of the requests grading `run` makes (as built with
     this process's environment: a worker whose environment makes other requests asks)."""
-    from smevals.grade.apply import GradeJob
     from smevals.grade.dry import dry_judge, judge_checks
+    from smevals.grade.job import GradeJob
     from smevals.judges.engine import DryCount
     from smevals.proc.launch import ProcessGroups
     from smevals.store import judgecache

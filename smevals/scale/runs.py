@@ -12,19 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 from smevals.scale import ClusterSpec
 from smevals.scale.client import connect, drive, ship
+from smevals.scale.packed import Entries
 from smevals.scale.unpack import keep_judged, unpack
-from smevals.scale.worker import Entries, Made, RunTask, attempt_remote
+from smevals.scale.worker import Made, RunTask, attempt_remote
 from smevals.store.read import Obj
 from smevals.store.records import RunRecord
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from smevals.evaldef.model import Eval, Grader
     from smevals.grade.apply import GradeResult
     from smevals.run.attempt import Attempt
     from smevals.run.plan import Job
     from smevals.run.prepared import Prepared
-    from smevals.spec.model import Eval, Grader
     from smevals.store.read import Store
 
     Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
@@ -61,8 +62,8 @@ def _version(grader: Grader | None) -> str:
 
 
 def _keep(root: Path, job: Job, made: Made) -> Ran:
+    from smevals.files.canonical import loads
     from smevals.run.attempt import Attempt
-    from smevals.store.canonical import loads
 
     assert made.run is not None
     keep_judged(root, made.judged)

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from smevals.scale.packed import Entries, Packed
 from smevals.store.merge import copy_in, safe_inner
 from smevals.store.write import Written
-
-if TYPE_CHECKING:
-    from smevals.scale.worker import Entries, Packed
 
 
 def unpack(root: Path, packed: Packed) -> Written:

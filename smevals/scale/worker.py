@@ -16,10 +16,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals import caches
+from smevals.evaldef.model import Eval
+from smevals.files.canonical import loads
 from smevals.run.plan import Job, Runner
 from smevals.scale.bundle import Bundle, materialize
-from smevals.spec.model import Eval
-from smevals.store.canonical import loads
+from smevals.scale.packed import Entries, Packed
 from smevals.store.layout import RECORD_NAMES
 from smevals.store.read import Obj, Store
 from smevals.store.records import RunFields
@@ -28,21 +30,8 @@ if TYPE_CHECKING:
     from smevals.proc.launch import ProcessGroups
 
 _EVALS: dict[tuple[str, str], Eval] = {}
+caches.register(__name__, "_EVALS")
 _LOCAL = threading.local()
-
-
-@dataclass(frozen=True)
-class Packed:
-    """One object on its way to the client: record bytes, files (path, mode, bytes or a
-    symlink target)."""
-
-    kind: str
-    rel: str
-    record: bytes
-    files: tuple[tuple[str, int, bytes | None, str | None], ...]
-
-
-Entries = tuple[tuple[str, bytes], ...]        # judge cache entries: (key, file bytes)
 
 
 @dataclass(frozen=True)
@@ -127,7 +116,8 @@ def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store,
            groups: ProcessGroups) -> Made:
     """Grade `run` with the judge cache `task.cached` (only) in the scratch store; the Grade
     and the judge cache entries made meanwhile."""
-    from smevals.grade.apply import GradeJob, grade_run
+    from smevals.grade.apply import grade_run
+    from smevals.grade.job import GradeJob
     from smevals.store import judgecache
 
     cache = store.root / judgecache.FOLDER
@@ -170,7 +160,7 @@ def _eval(shipped: Shipped, name: str) -> Eval:
     bundle, blobs = shipped
     key = (bundle.digest, name)
     if key not in _EVALS:
-        from smevals.spec.load import load_eval
+        from smevals.evaldef.load import load_eval
 
         _EVALS[key] = replace(load_eval(materialize(bundle, blobs), cached=False), name=name)
     return _EVALS[key]

@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.committed import Revision, eval_at, resolve
+from smevals.evaldef.discover import find_evals
+from smevals.evaldef.load import display_path, load_eval
+from smevals.evaldef.model import Eval
+from smevals.evaldef.pick import pick_grader
+from smevals.files.gitcat import SourceError
 from smevals.grade.select import Choice
 from smevals.grade.version import grader_version, grading_hash, version_files
 from smevals.report.document import ANY, CURRENT, VERSION, EvalReport
 from smevals.report.rows import OLDER, STALE, Collected, Filters, collect
 from smevals.run import stale
-from smevals.spec.committed import Revision, eval_at, resolve
-from smevals.spec.discover import find_evals
-from smevals.spec.load import display_path, load_eval
-from smevals.spec.model import Eval
-from smevals.spec.pick import pick_grader
-from smevals.store.base import SourceError
 from smevals.store.read import Obj, Store, store_root
 from smevals.store.records import GradeBrief
 

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from smevals.evaldef.committed import Revision, repo_path, resolve
+from smevals.evaldef.model import Eval
 from smevals.sides.read import Opened, Side, SideSpec, open_side, store_at
 from smevals.sides.uses import Listing, digest, listings, outside, tree_ids, without
-from smevals.spec.committed import Revision, repo_path, resolve
-from smevals.spec.model import Eval
 from smevals.store.read import store_root
 
 EVALS = 8                   # Evals kept (the states read last)

@@ -22,8 +22,8 @@ import subprocess
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.model import Eval
 from smevals.sides.read import files_of
-from smevals.spec.model import Eval
 
 Entry = tuple[str, str, str]         # (mode, name, object id) of one entry of a folder
 Listing = tuple[Entry, ...]

@@ -31,8 +31,8 @@ import stat
 from collections import OrderedDict
 from typing import IO, Any
 
+from smevals.files.gitcat import SourceError
 from smevals.site import pictures
-from smevals.store.base import SourceError
 from smevals.store.fssource import FsSource
 from smevals.store.read import Obj, Store
 from smevals.store.records import FileEntry

@@ -32,9 +32,17 @@ from typing import Any, cast
 
 from smevals.errors import SmevalsError
 from smevals.site import artifacts, jsdata
-from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.data import (
+    Loaded,
+    eval_index,
+    eval_summary,
+    has_pictures,
+    site_index,
+    tag_view,
+    tags_of,
+)
 from smevals.site.explore import explore_page
-from smevals.site.gallery import has_pictures, pictures_page
+from smevals.site.gallery import pictures_page
 from smevals.site.pagedata import EvalSummary
 from smevals.site.pages import run_page, task_page
 from smevals.site.search import Index

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, cast
 
 from smevals import stats
+from smevals.evaldef.model import Eval
 from smevals.grade.select import grades_by_run, superseded_errors
 from smevals.report.document import EvalReport
 from smevals.report.formats import group_json, summary_json
@@ -20,7 +21,6 @@ from smevals.report.repeats import repeats
 from smevals.report.rows import Excluded, Row, cell_of
 from smevals.report.summary import Group, leaderboard, ranked_by, ranks, tag_counts
 from smevals.site.checktable import check_table, errored_grades
-from smevals.site.gallery import has_pictures
 from smevals.site.pagedata import (
     BoardEntry,
     EvalPage,
@@ -33,7 +33,7 @@ from smevals.site.pagedata import (
     TagFacet,
     TagPage,
 )
-from smevals.spec.model import Eval
+from smevals.site.picturefiles import picture_entries
 from smevals.store.layout import slug
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord, RunRecord
@@ -190,6 +190,16 @@ def tag_facets(rows: list[Row]) -> list[TagFacet]:
     total = len(rows)
     return [{"tag": tag, "slug": slug(tag), "count": n, "share": n / total}
             for tag, n in tag_counts(rows)]
+
+
+def has_pictures(loaded: Loaded) -> bool:
+    """Whether a Run, or the Grade that counts for it, has a file named like a picture
+    (the Eval page then offers its thumbnails)."""
+    for run in loaded.runs:
+        if picture_entries(run):
+            return True
+    return any(picture_entries(loaded.grades_by_id.get(row.grade.id))
+               for row in loaded.report.collected.rows)
 
 
 def eval_index(loaded: Loaded) -> EvalPage:

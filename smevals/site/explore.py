@@ -12,8 +12,8 @@ from smevals.site import artifacts
 from smevals.site.checktable import check_names, checks_of, verdict
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.pagedata import Grid
-from smevals.site.pages import read_text, text_of
 from smevals.site.search import OUTPUT_BYTES, Index
+from smevals.site.texts import read_text, text_of
 from smevals.store.read import Obj
 from smevals.store.records import GradeBrief, RunRecord
 

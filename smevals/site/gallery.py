@@ -8,19 +8,17 @@ bears a picture's name says why it is not shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from smevals.checkers import xmlsafe
 from smevals.report.rows import cell_of
 from smevals.site import artifacts, pictures
+from smevals.site.data import FORMAT, Loaded
+from smevals.site.picturefiles import picture_entries
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import FileEntry
 
-if TYPE_CHECKING:
-    from smevals.site.data import Loaded
-
 THUMBS_PER_CELL = 4               # pictures shown in one grid cell (one per Run)
-PICTURE_EXTENSIONS = (*pictures.EXTENSIONS, "svg")
 
 
 class Linker(Protocol):
@@ -31,10 +29,6 @@ class Linker(Protocol):
     def picture(self, obj: Obj[Any], path: str, sanitised: bytes) -> str:
         """The `src` of the sanitised copy of an SVG file of `obj`."""
         ...
-
-
-def named_like_picture(path: str) -> bool:
-    return artifacts.extension(path) in PICTURE_EXTENSIONS
 
 
 def picture_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, kind: str,
@@ -67,28 +61,11 @@ def read_head(loaded: Loaded, obj: AnyObj, path: str, size: int) -> bytes | None
 # --- the grid's thumbnails ---------------------------------------------------------------
 
 
-def _entries(obj: AnyObj | None) -> list[FileEntry]:
-    files = obj.record.get("files") if obj is not None else None
-    return [e for e in files if isinstance(e, dict) and isinstance(e.get("path"), str)
-            and "symlink" not in e and not e.get("special") and artifacts.safe_inner(e["path"])
-            and named_like_picture(e["path"])] if isinstance(files, list) else []
-
-
-def has_pictures(loaded: Loaded) -> bool:
-    """Whether a Run, or the Grade that counts for it, has a file named like a picture
-    (the Eval page then offers its thumbnails)."""
-    for run in loaded.runs:
-        if _entries(run):
-            return True
-    return any(_entries(loaded.grades_by_id.get(row.grade.id))
-               for row in loaded.report.collected.rows)
-
-
 def first_picture(loaded: Loaded, objs: list[AnyObj], linker: Linker) -> dict[str, Any] | None:
     """The picture a Run is shown by: the first one the Grade that counts made, else the
     first the runner left; raster files before SVGs, each in recorded order."""
     for obj in objs:
-        entries = _entries(obj)
+        entries = picture_entries(obj)
         ordered = [e for e in entries if artifacts.extension(e["path"]) != "svg"] + \
                   [e for e in entries if artifacts.extension(e["path"]) == "svg"]
         for entry in ordered:
@@ -108,7 +85,6 @@ def first_picture(loaded: Loaded, objs: list[AnyObj], linker: Linker) -> dict[st
 def pictures_page(loaded: Loaded, linker: Linker) -> dict[str, Any]:
     """`data/<eval>/pictures.js`: per task x config x model, the pictures of its first
     THUMBS_PER_CELL Runs that have one (counted Runs first, then by sample)."""
-    from smevals.site.data import FORMAT  # here: data imports this module
 
     rows = {row.run.rel: row for row in loaded.report.collected.rows}
     cells: dict[tuple[str, str, str], list[Obj[Any]]] = {}

@@ -24,6 +24,8 @@ import orjson
 
 from smevals.diff import pairs
 from smevals.errors import SmevalsError
+from smevals.files import gitcat
+from smevals.files.gitcat import SourceError
 from smevals.history.doc import FORMAT as HISTORY_FORMAT
 from smevals.history.doc import HistoryDoc
 from smevals.history.load import HistoryOptions, load_history
@@ -32,8 +34,6 @@ from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec
 from smevals.sides.reuse import Reuse
 from smevals.site.data import FORMAT
-from smevals.store import gitcat
-from smevals.store.base import SourceError
 
 DEFAULT_COMMITS = 20        # `serve`'s History page, in a git repository
 MAX_COMMITS = 1000

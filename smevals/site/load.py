@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.evaldef.discover import find_evals
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec, load_side
 from smevals.site.data import Loaded
-from smevals.spec.discover import find_evals
 from smevals.store.layout import slug
 
 

@@ -1,7 +1,7 @@
 """The shape of the site's page data for the site index and the Eval and tag pages
 (site/data.py: `data/index.js`, `data/<eval>/index.js`, `data/<eval>/tags/<tag>.js`),
 described by schemas/site.schema.json, for the type checker. At run time these are plain
-dicts, written as built (site/jsdata.py); `tests/web/test_page_data_types.py` holds every
+dicts, written as built (site/jsdata.py); `tests/site/test_page_data_types.py` holds every
 TypedDict here to its schema node and the pages of a built site to the schema.
 
 Their figures are the report's (report/jsondoc.py): a leaderboard entry is the report's

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from smevals.grade.score import score_note
 from smevals.report.rows import cell_of, runner_of, tampering_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.gallery import Linker, picture_json, read_head
+from smevals.site.texts import capped, read_text, text_of
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import CheckRecord, FileEntry, GradeRecord, RunBrief, RunRecord
 
@@ -21,7 +20,6 @@ STDERR_LIMIT = 64 * 1024
 PREVIEW_LIMIT = 16 * 1024       # a text artifact shown inline up to this size
 EXCERPT_LIMIT = 1500            # characters of output.txt per Run on a Task page
 EXCERPT_RUNS = 20               # Runs per model shown with their output on a Task page
-FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
 TAMPERING_SHOWN = 100           # tampering marks of a Grade listed on its Run page
 SHOWN_APART = ("output.txt", "stderr.txt")
 RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
@@ -30,27 +28,6 @@ RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "
 
 def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def capped(value: object, limit: int = FIELD_LIMIT) -> object:
-    """`value`, or its JSON cut to `limit` characters when longer."""
-    if isinstance(value, str):
-        return value if len(value) <= limit else value[:limit] + "\n[... cut]"
-    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    return value if len(text) <= limit else {"cut": True, "json": text[:limit]}
-
-
-def read_text(loaded: Loaded, obj: Obj[Any], path: str, limit: int) -> dict[str, Any] | None:
-    """{"text", "truncated"} of a text file, at most `limit` characters."""
-    return text_of(artifacts.read_bytes(loaded.store, obj, path, 4 * limit), limit)
-
-
-def text_of(data: bytes | None, limit: int) -> dict[str, Any] | None:
-    """The first `limit` characters of `data` (read up to 4 * limit bytes)."""
-    if data is None:
-        return None
-    text = artifacts.decode(data)
-    return {"text": text[:limit], "truncated": len(text) > limit or len(data) >= 4 * limit}
 
 
 def column_order(loaded: Loaded, cells: set[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from smevals.checkers.imagefmt import MAX_SHOWN_PIXELS, size, sniff
+from smevals.files.imagefmt import MAX_SHOWN_PIXELS, size, sniff
 
 MAX_PIXELS = MAX_SHOWN_PIXELS    # a 5,000 x 5,000 picture; a 24-megapixel photo passes
 HEAD_BYTES = 256 * 1024          # a JPEG's size must be in its first 256 KiB

@@ -36,9 +36,17 @@ from urllib.parse import quote, unquote
 from smevals.checkers import xmlsafe
 from smevals.site import artifacts, jsdata
 from smevals.site.build import asset
-from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_view, tags_of
+from smevals.site.data import (
+    Loaded,
+    eval_index,
+    eval_summary,
+    has_pictures,
+    site_index,
+    tag_view,
+    tags_of,
+)
 from smevals.site.explore import explore_page
-from smevals.site.gallery import has_pictures, pictures_page
+from smevals.site.gallery import pictures_page
 from smevals.site.history import LiveHistory
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page

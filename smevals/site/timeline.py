@@ -1,6 +1,6 @@
 """What a Run did, step by step, for the Run page's timelines, and its `workspace.diff`.
 
-Three sources, each turned into the entries of `transcript.jsonl` (store/transcript.py):
+Three sources, each turned into the entries of `transcript.jsonl` (files/transcript.py):
 
 - the Run's own `transcript.jsonl` (an agent's messages, tool calls and results);
 - else the tool calls a runner recorded in its usage (`usage.tool_calls`: calls only);
@@ -24,10 +24,10 @@ from typing import Any
 
 import orjson
 
+from smevals.files import transcript
 from smevals.site import artifacts
 from smevals.site.data import Loaded
-from smevals.site.pages import capped, read_text
-from smevals.store import transcript
+from smevals.site.texts import capped, read_text
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import GradeRecord, RunRecord
 

@@ -7,10 +7,6 @@ from collections.abc import Set as AbstractSet
 from typing import Any, NamedTuple, Protocol
 
 
-class SourceError(Exception):
-    """The store cannot be read at all (not a git repository, unknown revision, ...)."""
-
-
 class Entry(NamedTuple):
     """One file of an object, as found (not as recorded)."""
 

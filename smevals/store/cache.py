@@ -1,5 +1,6 @@
-"""A disposable index of records, kept outside the repository (platformdirs' user cache dir;
-`SMEVALS_CACHE_DIR` overrides it, `SMEVALS_NO_CACHE=1` turns it off).
+"""A disposable index of records, kept outside the repository (in the cache folder of
+files/cachefile.py: platformdirs' user cache dir; `SMEVALS_CACHE_DIR` overrides it,
+`SMEVALS_NO_CACHE=1` turns it off).
 
 One file per store and kind holds, in marshal form (fast to decode, and unlike pickle it
 cannot run code): the object folders, their records' stat stamps and every parsed record.
@@ -9,15 +10,19 @@ Deleting it at any time only costs time.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import marshal
-import mmap
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from smevals.files.cachefile import (
+    cache_dir,
+    discard,
+    enabled,
+    folder_key,
+    read_marshal,
+    write_marshal,
+)
 
 CACHE_VERSION = 10
 _HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
@@ -30,25 +35,6 @@ class Index(NamedTuple):
     blobs: list[str]        # each record's git blob id ("" when it could not be read)
     dirs: dict[str, Any]    # folder names as listed, by folder (index.Dirs)
     files: list[Any]        # the files each record lists (damage.Listed)
-
-
-def enabled() -> bool:
-    return os.environ.get("SMEVALS_NO_CACHE") != "1"
-
-
-def cache_dir() -> Path:
-    override = os.environ.get("SMEVALS_CACHE_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("smevals"))
-
-
-def folder_key(folder: Path | str) -> str:
-    """A short name for a folder's cache files: a hash of its real path."""
-    real = os.path.realpath(folder).encode("utf-8", "surrogateescape")
-    return hashlib.sha256(real).hexdigest()[:20]
 
 
 def cache_path(root: Path, kind: str = "run") -> Path:
@@ -124,7 +110,7 @@ def newest_git(root: Path, label: str) -> GitIndex | None:
 def prune(root: Path, label: str, keep: int) -> None:
     """Delete all but the `keep` most recently written git reads of `label`."""
     for path in _git_files(root, label)[keep:]:
-        _unlink(str(path))
+        discard(str(path))
 
 
 def save(root: Path, kind: str, index: Index | GitIndex) -> None:
@@ -134,34 +120,3 @@ def save(root: Path, kind: str, index: Index | GitIndex) -> None:
                       (_HEADER, os.path.realpath(root), kind, *index))
 
 
-def read_marshal(path: str) -> Any:
-    """What `write_marshal` wrote to `path`, or None when it is absent or unreadable."""
-    try:
-        with open(path, "rb") as handle, \
-                mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return marshal.loads(view)         # straight from the page cache, no copy
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-
-
-def write_marshal(path: str, value: Any) -> None:
-    """Write `value` in marshal form atomically (a temporary file renamed into place); a
-    failure to write is ignored: every file written so is only a cache."""
-    tmp = ""
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".cache-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(marshal.dumps(value))
-        os.replace(tmp, path)
-        tmp = ""
-    except (OSError, ValueError):
-        return
-    finally:
-        if tmp:
-            _unlink(tmp)
-
-
-def _unlink(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)

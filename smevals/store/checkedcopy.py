@@ -16,10 +16,10 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from smevals.files.regular import NotRegular, open_regular, read_regular
+from smevals.files.workspace import hash_copy, open_dir
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import RECORD_NAMES
-from smevals.store.regular import NotRegular, open_regular, read_regular
-from smevals.store.workspace import hash_copy, open_dir
 
 
 class Damaged(Exception):

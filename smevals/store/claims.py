@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from smevals import caches
 from smevals.store import locks
 from smevals.store.folders import open_folder
 from smevals.store.layout import STAGING
@@ -145,6 +146,7 @@ class Claims:
 
 
 _ALL: dict[tuple[str, str], Claims] = {}
+caches.register(__name__, "_ALL")
 _ALL_GUARD = threading.Lock()
 
 

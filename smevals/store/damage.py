@@ -9,7 +9,7 @@ folder as listed, a regular file of the recorded size, a symlink, or a special f
 (`files_problem`, and gitsource.py for a git revision, which must also hold no other file).
 A file's full sha256 is checked by `verify` and before grading (checkedcopy.py).
 
-Every object left out is noted on the running command (store/scope.py), so that the
+Every object left out is noted on the running command (smevals/scope.py), so that the
 command line can say so once, pointing at `smevals verify`.
 """
 
@@ -23,7 +23,8 @@ import stat
 from datetime import datetime
 from typing import Any
 
-from smevals.store import scope
+from smevals import scope
+from smevals.files.regular import what
 from smevals.store.layout import (
     ID_RE,
     RECORD_NAMES,
@@ -33,7 +34,6 @@ from smevals.store.layout import (
     record_names,
     timestamp,
 )
-from smevals.store.regular import what
 
 Listed = tuple[Any, ...]    # (path, size, path, size...): size -1 a symlink, -2 special
 

@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.store.durable import defer_fsync
+from smevals.files.durable import defer_fsync
+from smevals.files.regular import describe
+from smevals.files.workspace import open_dir
 from smevals.store.layout import STAGING
-from smevals.store.regular import describe
-from smevals.store.workspace import open_dir
 
 TOP = ("runs", "grades", "judges", STAGING)      # every folder smevals makes at the root
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -8,11 +8,11 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
+from smevals.files.regular import NotRegular, read_record, read_regular
+from smevals.files.workspace import hash_copy
 from smevals.store import damage, folders, index
 from smevals.store.base import Entry, Scanned
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
-from smevals.store.regular import NotRegular, read_record, read_regular
-from smevals.store.workspace import hash_copy
 
 
 class FsSource:

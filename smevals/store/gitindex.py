@@ -15,10 +15,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals import caches
+from smevals.files.gitcat import cat_files
+from smevals.files.regular import record_limit
 from smevals.store import cache, damage, gitsource, index
-from smevals.store.gitcat import cat_files
 from smevals.store.layout import KINDS, RECORD_NAMES
-from smevals.store.regular import record_limit
 
 if TYPE_CHECKING:
     from smevals.store.gitsource import Found, GitSource
@@ -27,6 +28,7 @@ KEEP = 3                    # revisions kept in the cache per store and kind
 
 _SEEN: dict[tuple[str, str], cache.GitIndex] = {}             # (root, name): this process
 _KNOWN: dict[tuple[str, str], dict[str, Any]] = {}            # (root, label): blob -> record
+caches.register(__name__, "_SEEN", "_KNOWN")
 
 
 def read_kind(source: GitSource, root: Path, kind: str,

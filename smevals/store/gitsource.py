@@ -10,9 +10,8 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
-from smevals.store import gitindex
-from smevals.store.base import Entry, Scanned
-from smevals.store.gitcat import (
+from smevals import caches
+from smevals.files.gitcat import (
     Digest,
     Started,
     cat_files,
@@ -23,6 +22,8 @@ from smevals.store.gitcat import (
     ls_trees,
     repo_and_prefix,
 )
+from smevals.store import gitindex
+from smevals.store.base import Entry, Scanned
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 _LINK_MODE = "120000"
@@ -132,7 +133,7 @@ class GitSource:
         """Every file under the judge cache folder (`judges/`) at the revision: (path from
         the store's root, whether it is a regular file, its bytes). A file above the record
         limit comes as a str saying its size (never read), a link or submodule as None."""
-        from smevals.store.regular import record_limit
+        from smevals.files.regular import record_limit
 
         top = f"{self.prefix}/judges" if self.prefix else "judges"
         out = ls_trees(self.repo, self.commit, [top])
@@ -217,6 +218,7 @@ MAX_PATHS = 200             # sub-folders listed by name at most; beyond, the wh
 # (repository, store folder in it, kind) -> {(sub-folder name, tree id): its objects}, as
 # last listed (a sub-folder's objects follow from its name and tree id alone)
 _FOLDERS: dict[tuple[str, str, str], dict[tuple[str, str], Listed]] = {}
+caches.register(__name__, "_FOLDERS")
 
 
 LEVELS = {"run": 1, "grade": 2}     # runs/<task>, grades/<grader>/<task>: what changes

@@ -22,13 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from smevals.files.canonical import loads
+from smevals.files.regular import NotRegular, read_record
 from smevals.store import cache, damage
 from smevals.store.brief import VERSION as BRIEF_VERSION
 from smevals.store.brief import brief as brief_view
 from smevals.store.brief import share_strings
-from smevals.store.canonical import loads
 from smevals.store.layout import DEPTH, RECORD_NAMES
-from smevals.store.regular import NotRegular, read_record
 
 RACY_NS = 2_000_000_000
 FREEZE_AFTER = 100_000      # new container objects that make a pause end in gc.freeze()

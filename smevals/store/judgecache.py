@@ -34,13 +34,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from smevals.store import locks, scope
-from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals import scope
+from smevals.files.canonical import dumps, loads, sha256_bytes
+from smevals.files.regular import read_record
+from smevals.files.workspace import write_all
+from smevals.store import locks
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import HASH_PREFIX, STAGING
 from smevals.store.records import JudgeEntry, JudgeRequest, JudgeResponse
-from smevals.store.regular import read_record
-from smevals.store.workspace import write_all
 from smevals.store.write import host_name, ignore_in_git
 
 FOLDER = "judges"
@@ -119,7 +120,7 @@ _NEVER = datetime.min.replace(tzinfo=UTC)
 
 def _names(folder: Path, key: str, fresh: bool) -> tuple[list[str], bool]:
     """(entry names of request `key`, listed afresh?): the bucket's listing of this command
-    (store/scope.py), or a new one when `fresh` or none was made yet."""
+    (smevals/scope.py), or a new one when `fresh` or none was made yet."""
     command = scope.current()
     with command.lock:
         listed = None if fresh else command.judge_listings.get(folder)

@@ -141,7 +141,7 @@ def copy_in(root: Path, kind: str, rel: str, data: bytes,
 
 
 def _entries(data: bytes | None) -> list[dict[str, Any]]:
-    from smevals.store.canonical import loads
+    from smevals.files.canonical import loads
 
     record = loads(data or b"{}")
     return [f for f in record.get("files") or [] if isinstance(f, dict)]

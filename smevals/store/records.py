@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
+from smevals.files.workspace import FileEntry
+
 if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy reads these
     from typing_extensions import ReadOnly
 
@@ -31,17 +33,6 @@ __all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "G
 
 Status = Literal["ok", "failed"]
 Outcome = Literal["pass", "fail", "error"]
-
-
-class FileEntry(TypedDict):
-    """One file of an object's manifest: a regular file by size and sha256, a symlink by its
-    target, anything else as special."""
-
-    path: str
-    size: NotRequired[int]
-    sha256: NotRequired[str]
-    symlink: NotRequired[str]
-    special: NotRequired[bool]
 
 
 class Inputs(TypedDict):

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from smevals.files.canonical import dumps, loads
 from smevals.store import folders
 from smevals.store.base import Entry, Scanned, Source
-from smevals.store.canonical import dumps, loads
 from smevals.store.damage import utc_stamp
 from smevals.store.folders import NotAFolder
 from smevals.store.fssource import FsSource

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smevals.store.canonical import dumps, loads, sha256_bytes
-from smevals.store.durable import defer_fsync, fsync_tree
+from smevals.files.canonical import dumps, loads, sha256_bytes
+from smevals.files.durable import defer_fsync, fsync_tree
+from smevals.files.regular import read_regular
+from smevals.files.workspace import BadName, manifest_at, open_dir, write_new
 from smevals.store.folders import named, open_folder
 from smevals.store.layout import (
     ID_RE,
@@ -32,8 +34,6 @@ from smevals.store.layout import (
 )
 from smevals.store.locks import lock_folder, unlock
 from smevals.store.records import FileEntry, GradeFields, RunFields
-from smevals.store.regular import read_regular
-from smevals.store.workspace import BadName, manifest_at, open_dir, write_new
 
 __all__ = ["FORMAT", "RECORD_NAMES", "STAGING", "STAMP_FIELDS", "Staging", "StoreError",
            "Written", "manifest", "object_parent"]
@@ -186,7 +186,7 @@ def neighbour_names(folder: Path, kind: str) -> list[str] | None:
 def manifest(folder: Path, seal: bool = False) -> list[FileEntry]:
     """Every file below `folder` (path, size, sha256; a symlink by its target; a FIFO,
     socket or device as special), sorted by path, never following a link or opening
-    anything but a regular file (store.workspace). With `seal`, each regular file is also
+    anything but a regular file (files.workspace). With `seal`, each regular file is also
     fsynced and made read-only, a copy of its own first when it has other hard links."""
     fd = open_dir(folder)
     try:

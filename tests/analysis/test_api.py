@@ -17,10 +17,10 @@ from smevals.grade.version import grader_version
 from smevals.run.plan import inputs_of, resolve_runner
 from smevals.store.read import Obj
 from smevals.store.records import RunFields
-from tests.analysis.figures import cli, report_json
-from tests.analysis.history7 import graded
 from tests.helpers import git, write
-from tests.report.builder import Builder, make_qa, state1
+from tests.helpers.figures import cli, report_json
+from tests.helpers.history7 import graded
+from tests.helpers.qa import Builder, make_qa, state1
 
 INSTALL = "pip install 'pandas>=2.1' 'pyarrow>=14' where smevals is installed"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.analysis.figures import cli
 from tests.helpers import git
-from tests.report.builder import Builder, make_qa, state1
+from tests.helpers.figures import cli
+from tests.helpers.qa import Builder, make_qa, state1
 
 GOLDEN = Path(__file__).parent / "golden"
 INSTALL = "pip install 'pandas>=2.1' 'pyarrow>=14' where smevals is installed"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import smevals
-from tests.analysis.figures import (
+from tests.helpers.figures import (
     cli,
     duckdb_expected,
     from_duckdb,
@@ -22,7 +22,7 @@ from tests.analysis.figures import (
     from_tables,
     report_json,
 )
-from tests.analysis.history7 import SUBJECTS, history7
+from tests.helpers.history7 import SUBJECTS, history7
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITES = sorted(p.parent.name for p in (ROOT / "suites").glob("*/eval.yaml"))

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.report.builder import make_qa, state1
+from tests.helpers.qa import make_qa, state1
 
 HEAVY = ("pandas", "pyarrow", "polars", "numpy", "duckdb", "matplotlib", "smevals.analysis")
 FIND = f"sorted({{m.split('.')[0] if not m.startswith('smevals') else m for m in " \

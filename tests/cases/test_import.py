@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.cases.forge_expected import DATA, EXPECTED
 from tests.helpers import SMEVALS, Result, grades_by_task, run_cli
+from tests.helpers.forge_expected import DATA, EXPECTED
 
 # The generated checker program runs `python3` (or the interpreter of `smevals` on PATH).
 PATH = {"PATH": f"{Path(SMEVALS).parent}{os.pathsep}{os.environ.get('PATH', '')}"}

@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from smevals.importers.promptfoo import PromptfooImport, import_promptfoo
+from smevals.importers.pf_report import PromptfooImport
+from smevals.importers.promptfoo import import_promptfoo
 from tests.helpers import grade_records, run_cli
 from tools.fake_openai import Received, Scripted, completion
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cases.forge_expected import DATA, EXPECTED
 from tests.helpers import run_cli
+from tests.helpers.forge_expected import DATA, EXPECTED
 
 # (id, passed, case score, [(type, passed, score, min, detail), ...]), worked out by hand:
 # exact lowercases and collapses whitespace; a non-string value is compared as compact JSON;

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 import smevals
 from smevals.checkers.sentence_bleu import tokens_13a
 from smevals.errors import SmevalsError
-from tests.checkers.helpers import version_changed
 from tests.helpers import grade_records, make_eval
+from tests.helpers.checkers import version_changed
 
 LONG_REF = ("The committee approved the budget for 2025, including 1,250,000 dollars for "
             "schools, after a debate that lasted three hours and ended at 10.30 p.m.")

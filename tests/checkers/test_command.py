@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from smevals.proc.sandbox import Policy, describe
+from smevals.proc.policy import Policy
+from smevals.proc.sandbox import describe
 from tests.helpers import grade_records, make_eval, write
 
 # `command` runs in its own view of the filesystem (smevals.proc.view)

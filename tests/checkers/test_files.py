@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checkers.helpers import run
+from tests.helpers.checkers import run
 
 LAUGHS = (
     '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaa">'

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smevals.checkers import option_problems
-from tests.checkers.helpers import Case, case, run, verify
+from tests.helpers.checkers import Case, case, run, verify
 
 DOC = '{"a": [1, {"b": 2.0}], "s": "x", "n": null, "t": true, "": "empty"}'
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import MAX_BAND, bounded, levenshtein, trim_common, within
-from tests.checkers.helpers import Case, case, levenshtein_dp, run, verify
 from tests.helpers import make_eval
+from tests.helpers.checkers import Case, case, levenshtein_dp, run, verify
 
 TABLE = [
     case("levenshtein", "kitten-sitting", {"value": "sitting"}, "kitten", score=1 - 3 / 7),

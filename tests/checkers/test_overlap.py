@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from smevals.checkers.edit_distance import levenshtein
 from smevals.checkers.overlap import lcs_length, pinned_tokens, word_tokens
-from tests.checkers.helpers import Case, case, levenshtein_dp, run, verify
+from tests.helpers.checkers import Case, case, levenshtein_dp, run, verify
 
 REF = "the cat sat on the mat"
 

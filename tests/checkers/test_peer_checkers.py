@@ -13,7 +13,7 @@ import pytest
 
 from smevals.checkers import CheckInput, run_check
 from smevals.checkers.strict import js_number
-from tests.checkers.helpers import Case, case, run, verify
+from tests.helpers.checkers import Case, case, run, verify
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 

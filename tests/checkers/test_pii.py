@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smevals.checkers.pii import base58check, bech32, luhn, mod97
-from tests.checkers.helpers import Case, case, run, verify
+from tests.helpers.checkers import Case, case, run, verify
 
 CARD = "4111 1111 1111 1111"
 IBAN = "DE89 3704 0044 0532 0130 00"

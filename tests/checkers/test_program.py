@@ -10,7 +10,7 @@ import pytest
 
 from smevals.checkers.inputs import fenced_block
 from smevals.proc.contain import containment
-from tests.checkers.helpers import run
+from tests.helpers.checkers import run
 
 FENCED = "Sure!\n```python\nprint(6 * 7)\n```\nThat prints 42."
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from smevals.checkers import option_problems
-from tests.checkers.helpers import Case, case, run, verify
+from tests.helpers.checkers import Case, case, run, verify
 
 TABLE = [
     case("regex", "match", {"pattern": r"\d+ apples"}, "I have 12 apples", score=1.0),

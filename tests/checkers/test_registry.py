@@ -25,7 +25,7 @@ from smevals.checkers import (
     run_check,
 )
 from smevals.checkers.base import Checker
-from tests.checkers.helpers import run
+from tests.helpers.checkers import run
 
 ALL = checker_names()
 

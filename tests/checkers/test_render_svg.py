@@ -14,7 +14,7 @@ import pytest
 
 from smevals.checkers import option_problems
 from smevals.checkers.svg import MAX_SIDE, MAX_SVG_BYTES
-from tests.checkers.helpers import run
+from tests.helpers.checkers import run
 
 pytest.importorskip("resvg_py")
 

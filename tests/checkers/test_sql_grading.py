@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from smevals.spec.load import display_path
+from smevals.evaldef.load import display_path
 from tests.helpers import make_eval, run_cli
 
 SAY = '#!/bin/sh\nprintf "%s\\n" "$SMEVALS_PROMPT"\n'

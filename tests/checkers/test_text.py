@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.checkers.helpers import Case, case, run, verify
+from tests.helpers.checkers import Case, case, run, verify
 
 TABLE = [
     # contains: a string value is the original smevals' check (case-sensitive, no score)

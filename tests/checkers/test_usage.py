@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from tests.checkers.helpers import Case, case, verify
+from tests.helpers.checkers import Case, case, verify
 
 CALLS = {
     "tool_calls": [

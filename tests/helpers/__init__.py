@@ -1,6 +1,6 @@
 """What the tests share: running the CLI (in this process or as a real one), building Evals,
 git, and reading the records a command left. Test modules import from here (or from the
-conftest fixtures), never from another test module (tests/test_layout_of_tests.py)."""
+conftest fixtures), never from another test module (tests/project/test_layout_of_tests.py)."""
 
 from tests.helpers.cli import SMEVALS, Result, reset_process_state, run_cli, run_cli_process
 from tests.helpers.evals import ECHO_RUNNER, make_eval, write

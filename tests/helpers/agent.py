@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from smevals.files import transcript
 from smevals.runners import BuiltinContext, BuiltinOutcome, run_builtin
-from smevals.store import transcript
 
 REPLAY = {"runner": "smevals:agent", "backend": "replay", "sessions": "sessions"}
 TASK = {"name": "t1", "prompt": "Make hello.txt say hi."}

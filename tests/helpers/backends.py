@@ -43,8 +43,8 @@ def bwrap() -> str | None:
 
 def forget() -> None:
     """Every cached answer about the machine's containment (probes, refusals)."""
+    from smevals.evaldef import sandbox
     from smevals.proc import contain
-    from smevals.spec import sandbox
 
     for cached in (contain._local, contain._viewed, contain._starts, sandbox._refused):
         cached.cache_clear()

@@ -5,9 +5,9 @@ signals, pipes, children, a crash, start-up or `sys.executable` matter).
 In this process the command goes through the same `smevals.cli.main` a user's process runs
 (exceptions mapped to exit codes 2/3, no traceback), with the test's environment, its
 working folder, and an empty stdin. What a fresh process would not carry over from the
-command before (module-level caches, the damage found) is cleared before each command
-(`reset_process_state`); tests/test_cli_in_process.py holds the two ways to the same
-exit code, stdout and stderr."""
+command before (the module-level caches each module registers in smevals/caches.py) is
+cleared before each command (`reset_process_state`); tests/cli/test_cli_in_process.py
+holds the two ways to the same exit code, stdout and stderr."""
 
 from __future__ import annotations
 
@@ -21,33 +21,6 @@ from pathlib import Path
 
 SMEVALS = str(Path(sys.executable).parent / "smevals")
 
-# Module-level state a real process starts without: (module, attribute) of each dict, list
-# or set to empty, and of each functools cache to clear. A name a later version moved or
-# removed is skipped (see `reset_process_state`).
-CACHES = (
-    ("smevals.store.damage", "_FOUND"),
-    ("smevals.store.gitindex", "_SEEN"),
-    ("smevals.store.gitindex", "_KNOWN"),
-    ("smevals.store.gitsource", "_FOLDERS"),
-    ("smevals.store.judgecache", "_LISTED"),
-    ("smevals.store.claims", "_ALL"),
-    ("smevals.commands.grade", "_VERSIONS"),
-    ("smevals.commands.grade", "_SINCE"),
-    ("smevals.commands.grade", "_ASKED"),
-    ("smevals.spec.programs", "_MIRRORS"),
-    ("smevals.runners.replay", "_CACHE"),
-    ("smevals.judges.backends", "_REPLAY_CACHE"),
-    ("smevals.checkers.sqldb", "_COPIES"),
-    ("smevals.checkers.plugins", "_LOADED"),
-    ("smevals.checkers.json_schema", "_CACHE"),
-    ("smevals.checkers.options", "_VALIDATORS"),
-    ("smevals.scale.worker", "_EVALS"),
-    ("smevals.spec.workspace", "_CACHE"),
-    ("smevals.history.point", "_HASHED"),
-    ("smevals.runners.versions", "_ASKED"),
-)
-
-
 @dataclass
 class Result:
     code: int
@@ -60,20 +33,12 @@ class Result:
 
 
 def reset_process_state() -> list[str]:
-    """Empty the module-level caches of CACHES that are loaded; the names cleared."""
-    cleared = []
-    for module_name, attr in CACHES:
-        module = sys.modules.get(module_name)
-        value = getattr(module, attr, None) if module is not None else None
-        cache_clear = getattr(value, "cache_clear", None)
-        if callable(cache_clear):
-            cache_clear()
-        elif isinstance(value, dict | list | set):
-            value.clear()
-        else:
-            continue
-        cleared.append(f"{module_name}.{attr}")
-    return cleared
+    """Empty the module-level caches a real process starts without: those the loaded
+    modules registered (smevals/caches.py); the names cleared. A registered name its module
+    no longer has raises."""
+    from smevals import caches
+
+    return caches.clear_loaded()
 
 
 @contextlib.contextmanager

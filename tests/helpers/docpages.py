@@ -1,9 +1,9 @@
-"""Running a documentation page like a notebook (tests/test_docs_python.py): its ```console
+"""Running a documentation page like a notebook (tests/docs/test_docs_python.py): its ```console
 and ```python blocks in order, in one scratch folder (a copy of suites/, a git repository
 and the HOME), each Python block in one namespace shared by the page, and its output
 compared with the ```text block that follows it.
 
-Console blocks are written as tests/test_readme.py runs them (`$ command`, then its
+Console blocks are written as tests/docs/test_readme.py runs them (`$ command`, then its
 output; `[...]` stands for any lines, or any text within a line; `# exit N`)."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.judges.helpers import grades, judge_eval
+from tests.helpers.judges import grades, judge_eval
 from tools.fake_openai import Scripted, completion
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from smevals.files.canonical import dumps
 from smevals.schemas import Schema, load_schema
 from smevals.store import judgecache
-from smevals.store.canonical import dumps
 from smevals.store.records import JudgeEntry, JudgeRequest
 from tests.helpers import grades_by_task, make_eval
 

@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from smevals.store.canonical import dumps, loads
-from tests.judges.helpers import answer_with, judge_eval, newest
+from smevals.files.canonical import dumps, loads
+from tests.helpers.judges import answer_with, judge_eval, newest
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"
 FAIL = {"reason": "rude", "pass": False}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.judges.helpers import answer_with, judge_eval, newest, user_messages
+from tests.helpers.judges import answer_with, judge_eval, newest, user_messages
 from tools.fake_openai import Scripted
 
 

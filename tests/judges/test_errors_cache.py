@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from tests.judges.helpers import answer_with, grades, judge_eval, newest
+from tests.helpers.judges import answer_with, grades, judge_eval, newest
 
 JUDGE = "  - checker: llm_judge\n    rubric: Is it polite?\n"
 

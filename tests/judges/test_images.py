@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_eval
-from tests.judges.helpers import grades, newest
+from tests.helpers.judges import grades, newest
 from tools.fake_openai import FakeOpenAI, Received, Scripted, completion
 from tools.imagefiles import png
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import make_eval
-from tests.judges.helpers import newest
+from tests.helpers.judges import newest
 
 pytest.importorskip("llm_echo")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page
 from smevals.site.serve import ServeLinker
-from tests.judges.helpers import answer_with, grades, judge_eval
+from tests.helpers.judges import answer_with, grades, judge_eval
 
 JUDGE = "  - checker: llm_judge\n    name: tone\n    rubric: Is it polite?\n"
 

@@ -8,7 +8,7 @@ from smevals.site.data import eval_index
 from smevals.site.load import SiteOptions, load_all
 from smevals.site.pages import run_page, task_page
 from smevals.site.serve import ServeLinker
-from tests.judges.helpers import answer_with, judge_eval
+from tests.helpers.judges import answer_with, judge_eval
 
 JUDGE = "  - checker: llm_judge\n    name: tone\n    rubric: Is it polite?\n"
 

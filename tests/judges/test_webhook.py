@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.helpers import make_eval
-from tests.judges.helpers import newest
+from tests.helpers.judges import newest
 
 
 def _eval(root: Path, checks: str) -> Path:

@@ -16,7 +16,7 @@ import smevals
 from smevals.net import retry
 from smevals.net.http import Endpoint, ResponseTooLarge
 from tests.helpers import make_eval
-from tests.judges.helpers import newest
+from tests.helpers.judges import newest
 
 PACKAGE = Path(smevals.__file__).parent
 SENDS = {"request", "getresponse", "urlopen"}     # what sends an HTTP request

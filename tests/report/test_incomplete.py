@@ -9,7 +9,7 @@ from pathlib import Path
 
 from smevals.site import jsdata
 from tests.helpers import make_eval, run_cli
-from tests.judges.helpers import answer_with, judge_eval
+from tests.helpers.judges import answer_with, judge_eval
 
 KEYED = {"one": "prompt: hello one\ngrading:\n  expected: says\n",
          "two": "prompt: hello two\ngrading:\n  expected: says\n"}

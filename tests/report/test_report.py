@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.helpers import make_eval, write
-from tests.report.builder import OLD_VERSION, Builder, make_qa
-from tests.report.conftest import smevals
+from tests.helpers.golden import smevals
+from tests.helpers.qa import OLD_VERSION, Builder, make_qa
 
 FORMATS = [("report.md", ["--by-task"]), ("report.json", ["--format", "json"]),
            ("report.csv", ["--format", "csv"]), ("report.xml", ["--format", "junit"])]

@@ -12,8 +12,8 @@ import pytest
 from smevals.report import jsondoc
 from smevals.schemas import Schema, load_schema
 from smevals.store import records
+from tests.helpers.golden import smevals
 from tests.helpers.typeddicts import key_differences
-from tests.report.conftest import smevals
 
 DEFS = ("$defs",)
 # (path to an object schema in report.schema.json, the TypedDict of that object)

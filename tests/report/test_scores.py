@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from tests.helpers import run_cli, write
-from tests.report.scores import (
+from tests.helpers.scores import (
     ENV,
     FAILS_WITH_SCORE_1,
     NOTE,

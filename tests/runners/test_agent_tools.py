@@ -261,7 +261,8 @@ def test_read_only_keeps_every_write_of_bash_in_the_workspace(tmp_path, make_ctx
     the machine's; `rm -rf "$PWD"` cannot remove the workspace itself. With `view: host`
     and `read_only: true`, the machine's files are there, read-only."""
     from smevals.proc.contain import find
-    from smevals.proc.sandbox import Policy, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe
 
     outside = tmp_path / "outside.txt"
     command = (f"echo in > in.txt; echo out > {outside}; echo home > $HOME/h; cat in.txt $HOME/h;"

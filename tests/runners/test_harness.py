@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.load import display_path as shown
+from smevals.evaldef.load import display_path as shown
 from tests.helpers import SMEVALS, make_eval, wait_for
 from tests.helpers.harness import fake_harness, fixture, seen
 from tests.helpers.records import run_dirs, runs
@@ -23,7 +23,8 @@ PROGRAMS = {"codex": "codex", "claude-code": "claude", "pi": "pi"}
 def containment() -> str:
     """What contains a harness of `harness_eval` here (`usage.sandbox`): it depends on the
     machine."""
-    from smevals.proc.sandbox import Policy, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe
 
     return describe(Policy(1.0, {}, network=True, view="host"))
 
@@ -423,14 +424,16 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     assert seen(tmp_path / "seen.json")["argv"] == [
         "--mode", "json", "-p", "--no-session", "--no-tools", " -v is not an option"]
     assert seen(tmp_path / "seen.json")["address_space"] == 2048 * 1024 * 1024
-    from smevals.proc.sandbox import Policy, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe
 
     assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False,
                                                               view="host"))
 
 
 def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
-    from smevals.proc.sandbox import Policy, SandboxRefused, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import SandboxRefused, describe
 
     try:
         describe(Policy(1.0, {}, read_only=True, view="host"))

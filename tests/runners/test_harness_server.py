@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.load import display_path as shown
+from smevals.evaldef.load import display_path as shown
 from tests.helpers import make_eval
 from tests.helpers.harness import fake_harness, fixture, seen
 from tests.helpers.records import run_dirs, runs
@@ -22,7 +22,8 @@ URL = "http://127.0.0.1:11434/v1"
 
 
 def containment() -> str:
-    from smevals.proc.sandbox import Policy, describe
+    from smevals.proc.policy import Policy
+    from smevals.proc.sandbox import describe
 
     return describe(Policy(1.0, {}, network=True, view="host"))
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from smevals.store.read import Store
-from tests.conftest import make_eval, write
-from tests.store.helpers import commit_all, run_record, write_grade, write_run
+from tests.helpers import make_eval, write
+from tests.helpers.store import commit_all, run_record, write_grade, write_run
 
 SECRET = "AKIA-SECRET-7f3e9c"
 # A checker program that says what it read: whatever output.txt holds lands in grade.json.

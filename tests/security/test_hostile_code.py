@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from smevals.proc.contain import containment, find
+from smevals.proc.policy import Policy
 from smevals.proc.private import private_copy
-from smevals.proc.sandbox import Outcome, Policy, run_sandboxed
+from smevals.proc.sandbox import Outcome, run_sandboxed
 from smevals.proc.setting import Setting
 from tools.processes import with_arg
 

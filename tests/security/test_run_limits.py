@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from smevals.site import jsdata
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 
 QUICK = 60                      # seconds: hashing 10 GB would take longer than this
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from smevals.spec.load import display_path as shown
-from tests.conftest import make_eval
+from smevals.evaldef.load import display_path as shown
+from tests.helpers import make_eval
 
 QUICK = 60                      # seconds: a blocked open would never finish
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from smevals.proc.contain import available, containment
+from smevals.proc.policy import Policy
 from smevals.proc.private import CopyLimit, private_copy
 from smevals.proc.sandbox import (
     Bind,
-    Policy,
     SandboxRefused,
     describe,
     run_sandboxed,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from smevals.evaldef.load import display_path as shown
 from smevals.proc.contain import available, containment
 from smevals.proc.setting import SCHEMA, Setting
 from smevals.schemas import load_schema
-from smevals.spec.load import display_path as shown
 from tests.helpers import Result, make_eval
 
 if not sys.platform.startswith("linux"):

@@ -11,7 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.conftest import make_eval, run_cli
+from tests.helpers import make_eval, run_cli
 from tools.fake_openai import FakeOpenAI, Scripted
 
 MB = 1 << 20

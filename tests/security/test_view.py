@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from smevals.proc.sandbox import Policy, describe
+from smevals.proc.policy import Policy
+from smevals.proc.sandbox import describe
 from tests.helpers import Result, grade_records, make_eval
 from tests.helpers.backends import KINDS, use
 from tests.helpers.hostile import (

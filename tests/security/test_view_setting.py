@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from smevals.evaldef.load import display_path as shown
 from smevals.proc import contain
-from smevals.proc.sandbox import Bind, Policy, SandboxRefused, describe, inside, run_sandboxed
+from smevals.proc.policy import Policy
+from smevals.proc.sandbox import Bind, SandboxRefused, describe, inside, run_sandboxed
 from smevals.proc.sandbox import sandbox_env as scrubbed
-from smevals.spec.load import display_path as shown
 from tests.helpers import Result, grade_records
 from tests.helpers.backends import forget, use
 from tests.helpers.hostile import CONFIG, MARK, TASK, bash, hostile_eval, session

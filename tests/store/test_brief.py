@@ -10,7 +10,7 @@ import pytest
 
 from smevals.store import brief, cache, gitindex, index
 from smevals.store.read import Store
-from tests.store.helpers import commit_all, grade_record, run_record, write_grade, write_run
+from tests.helpers.store import commit_all, grade_record, run_record, write_grade, write_run
 
 
 def full_records(store: Store, kind: str) -> dict[str, dict[str, Any]]:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from smevals.files import cachefile
+from smevals.files.canonical import dumps, loads
 from smevals.store import cache, index
-from smevals.store.canonical import dumps, loads
 from smevals.store.read import Store
-from tests.store.helpers import writable, write_grade, write_run
+from tests.helpers.store import writable, write_grade, write_run
 
 
 def ids(root: Path) -> tuple[list[str], list[str]]:
@@ -51,7 +52,7 @@ def test_the_cache_is_in_the_user_cache_dir_by_default(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("SMEVALS_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache.cache_dir() == tmp_path / "xdg" / "smevals"
+    assert cachefile.cache_dir() == tmp_path / "xdg" / "smevals"
     assert cache.cache_path(tmp_path / "st", "grade").parent == tmp_path / "xdg" / "smevals"
 
 

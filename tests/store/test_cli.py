@@ -6,11 +6,11 @@ import json
 import subprocess
 from pathlib import Path
 
-from smevals.store.canonical import dumps
+from smevals.files.canonical import dumps
 from smevals.store.layout import slug
 from smevals.store.read import Store
-from tests.helpers import SMEVALS, make_eval, write
-from tests.store.helpers import write_grade, write_run
+from tests.helpers import SMEVALS, make_eval
+from tests.helpers.store import write_grade, write_run
 
 
 def test_show_prints_the_header_the_files_and_the_record(cli, tmp_path: Path):
@@ -63,25 +63,3 @@ def test_commands_find_stores_through_evals_suites_and_store_folders(cli, tmp_pa
     write_run(shared / "other-eval", 2)
     res = cli("verify", "shared", "--json", cwd=tmp_path)      # a folder of stores
     assert json.loads(res.out)["checked"] == 2
-
-
-def test_gc_superseded_removes_grades_of_old_grader_versions(cli, tmp_path: Path):
-    ev = make_eval(tmp_path / "ev")
-    assert cli("run", "ev", "-g", cwd=tmp_path).code == 0
-    old = Store(ev / "results").grades()
-    assert len(old) == 2
-    assert cli("gc", "ev", "--superseded", cwd=tmp_path).out == "0 item(s) removed\n"
-    write(ev / "graders" / "default.yaml", "checks:\n  - checker: contains\n    value: say\n")
-    version = old[0].record["grader"]["version"][:12]
-    lines = [f"superseded Grade (grader default version {version}): ev/results/{g.rel}"
-             for g in old]
-    res = cli("gc", "ev", "--superseded", "--dry-run", cwd=tmp_path)
-    assert res.out == "".join(f"would remove {line}\n" for line in lines) + \
-        "2 item(s) would be removed\n"
-    res = cli("gc", "ev", "--superseded", cwd=tmp_path)
-    assert (res.code, res.out) == (0, "".join(f"removed {line}\n" for line in lines)
-                                   + "2 item(s) removed\n")
-    assert Store(ev / "results").grades() == []
-    assert not (ev / "results" / "grades" / "default").exists()    # emptied folders go too
-    assert cli("grade", "ev", cwd=tmp_path).code == 0
-    assert cli("verify", "ev", cwd=tmp_path).out == "OK: 4 object(s) verified, no problems\n"

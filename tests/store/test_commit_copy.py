@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from smevals.scale.packed import Packed
 from smevals.scale.unpack import unpack
-from smevals.scale.worker import Packed, pack
+from smevals.scale.worker import pack
 from smevals.store.write import StoreError
 from tests.helpers import make_eval, run_cli
 

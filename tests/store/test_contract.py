@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from smevals.store.canonical import dumps
+from smevals.files.canonical import dumps
 from smevals.store.read import AmbiguousId, Obj, PrefixTooShort, Store, UnknownId, store_root
 from smevals.store.records import RunFields
 from smevals.store.write import StoreError
-from tests.store.helpers import commit_all, remove_tree, write_grade, write_run
+from tests.helpers.store import commit_all, remove_tree, write_grade, write_run
 
 FIXED_RECORD: RunFields = {
     "eval": "e", "task": {"name": "t1", "prompt": "prompt 0"},

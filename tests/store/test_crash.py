@@ -10,15 +10,14 @@ import time
 from pathlib import Path
 
 from smevals.store.read import Store
-from smevals.store.write import host_name
-from tests.store.helpers import python
+from tests.helpers.store import python
 
 STAGE_AND_WAIT = r"""
 import os, sys, time
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 staging = Store(Path(sys.argv[1])).stage("run")
 with open(staging.dir / "big.bin", "wb") as handle:
     handle.write(os.urandom(1 << 20) * 16)
@@ -32,7 +31,7 @@ import os, sys
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 store = Store(Path(sys.argv[1]))
 i = 0
 print("go", flush=True)
@@ -121,7 +120,7 @@ import sys
 from pathlib import Path
 from smevals.store.write import host_name
 from smevals.store.read import Store
-from tests.store.helpers import run_record
+from tests.helpers.store import run_record
 store, first = Store(Path(sys.argv[1])), int(sys.argv[2])
 print("ready", flush=True)
 sys.stdin.readline()
@@ -162,22 +161,3 @@ def test_two_processes_writing_the_same_objects_make_one_copy(tmp_path: Path):
     assert [proc.returncode for proc in procs] == [0, 0], out
     assert len(Store(root).runs()) == 100
     assert os.listdir(root / ".staging") == [".gitignore"]
-
-
-def test_gc_spares_a_staging_folder_a_process_still_works_in(cli, tmp_path: Path):
-    """A runner left behind by a killed `smevals run` works in its staging folder: gc keeps
-    the folder until that process ends, whatever the grace."""
-    folder = tmp_path / "st" / ".staging" / f"run-{host_name()}-999999999-0123456789ab"
-    folder.mkdir(parents=True)
-    orphan = subprocess.Popen(["sleep", "30"], cwd=folder)
-    try:
-        for _ in range(2):
-            res = cli("gc", "st", "--grace", "0", cwd=tmp_path)
-            assert (res.code, res.out) == (0, "0 item(s) removed\n")
-            assert cli("verify", "st", cwd=tmp_path).code == 0
-            assert folder.is_dir()
-    finally:
-        orphan.kill()
-        orphan.wait()
-    res = cli("gc", "st", "--grace", "0", cwd=tmp_path)
-    assert res.out.endswith("1 item(s) removed\n") and not folder.exists()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from smevals.store.canonical import dumps, loads
+from smevals.files.canonical import dumps, loads
 from smevals.store.write import Written
-from tests.store.helpers import writable, write_grade, write_run
+from tests.helpers.store import writable, write_grade, write_run
 
 
 class Built:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SMEVALS, make_eval
+from tests.helpers import SMEVALS, make_eval
 
 pytestmark = pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
 

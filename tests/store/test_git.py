@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from smevals.store.canonical import dumps
+from smevals.files.canonical import dumps
 from smevals.store.read import Store
-from tests.store.helpers import commit_all, git, writable, write_grade, write_run
+from tests.helpers.store import commit_all, git, writable, write_grade, write_run
 
 
 @pytest.fixture

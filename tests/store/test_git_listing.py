@@ -11,7 +11,7 @@ import pytest
 
 from smevals.store.read import Store
 from tests.helpers import reset_process_state
-from tests.report.builder import git, history
+from tests.helpers.qa import git, history
 
 
 def read(root: Path, rev: str) -> tuple[Any, ...]:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from smevals.files.canonical import dumps
 from smevals.store import judgecache
-from smevals.store.canonical import dumps
 
 REQUEST: Any = {"backend": "openai", "model": "judge-x", "messages": [{"role": "user",
                                                                    "content": "hi"}]}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from smevals.store.layout import ID_RE, object_parent, slug
 from smevals.store.read import Store
-from tests.store.helpers import write_run
+from tests.helpers.store import write_run
 
 SAFE = re.compile(r"^[a-z0-9_][a-z0-9._-]{0,63}$")
 

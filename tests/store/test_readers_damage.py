@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from smevals.store.canonical import dumps, loads, sha256_bytes
+from smevals.files.canonical import dumps, loads, sha256_bytes
 from smevals.store.layout import object_id
 from tests.helpers import make_eval
-from tests.store.helpers import commit_all, git
+from tests.helpers.store import commit_all, git
 
 GRADER = "checks:\n  - checker: contains\n    value: one\n"     # task one passes, two fails
 WARNING = "damaged object(s) left out (nothing in them was counted); run `smevals verify`"
@@ -204,7 +204,7 @@ def test_ordinary_edits_of_a_store_still_read_fast_from_the_cache(cli, tmp_path:
 
 def test_each_command_in_one_process_has_its_own_damage_list(cli, tmp_path: Path):
     """Commands run in-process (click's CliRunner; `serve` is one long command) each say
-    what they left out, and nothing of it is carried into the next (store/scope.py)."""
+    what they left out, and nothing of it is carried into the next (smevals/scope.py)."""
     from click.testing import CliRunner
 
     from smevals.cli import cli as group

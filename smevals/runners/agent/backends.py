@@ -142,7 +142,7 @@ def session_path(ctx: BuiltinContext) -> tuple[Path, str]:
 
 
 def load_session(path: Path, shown: str) -> list[Turn]:
-    from smevals.store.regular import NotRegular, TooLarge, read_capped
+    from smevals.files.regular import NotRegular, TooLarge, read_capped
 
     try:
         data = read_capped(str(path), SESSION_CAP, "a recorded session", "")[1]

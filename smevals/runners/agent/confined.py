@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from smevals.store.regular import NotRegular, describe, open_regular
-from smevals.store.workspace import open_dir
+from smevals.files.regular import NotRegular, describe, open_regular
+from smevals.files.workspace import open_dir
 
 LIST_CAP = 1000                  # entries shown by list_files
 LIST_DEPTH = 32                  # folders below this depth are not entered by list_files

@@ -4,7 +4,7 @@ answers without calling a tool (the Run's output) or a limit ends the Run.
 Limits: `max_turns` responses of the model; `max_tokens` tokens in all (input + output, as
 the server counts them); the Run's `timeout` (the model's requests and the commands both stop
 at it). A model still calling tools at its last turn fails the Run with the reason. What
-happened is kept, whatever the end, as `transcript.jsonl` (store/transcript.py) and `usage`.
+happened is kept, whatever the end, as `transcript.jsonl` (files/transcript.py) and `usage`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 
 import orjson
 
+from smevals.files import transcript
+from smevals.files.transcript import Entry
 from smevals.proc.sandbox import SandboxRefused
 from smevals.runners.agent.backends import Backend, Call, Turn
 from smevals.runners.agent.tools import Result, Toolbox, specs
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, RunFailed, chat_messages
-from smevals.store import transcript
-from smevals.store.transcript import Entry
 
 # The loop's version, recorded in each Run's provenance (`provenance.runner`): raised when
 # what the model meets changes (the default system prompt, the tools and their words, the
@@ -197,7 +197,7 @@ def put_own(workspace: Path, name: str, data: bytes) -> None:
     """Write one of smevals' own files at the top of the workspace as a new file: whatever
     the agent left at that name (a link out, a FIFO) is removed first, never written
     through."""
-    from smevals.store.workspace import open_dir, remove, write_new
+    from smevals.files.workspace import open_dir, remove, write_new
 
     fd = open_dir(workspace)
     try:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from smevals.proc.child import Children
+from smevals.proc.policy import Policy
 from smevals.proc.sandbox import (
     Outcome,
-    Policy,
     SandboxRefused,
     choose,
     describe,

@@ -1,0 +1,64 @@
+"""smevals.proc.worker: a long-lived child answering framed requests, each with a deadline."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from smevals.proc.limits import Limits
+from smevals.proc.worker import Worker, WorkerError
+
+CHILD = """
+import sys, time
+from smevals.proc.worker import read_frame, write_frame
+while True:
+    request = read_frame(sys.stdin.buffer)
+    if request is None:
+        break
+    if request == b"sleep":
+        time.sleep(60)
+    if request == b"exit":
+        sys.exit(3)
+    if request == b"big":
+        sys.stdout.buffer.write((1 << 30).to_bytes(4, "big"))
+        sys.stdout.buffer.flush()
+        continue
+    write_frame(sys.stdout.buffer, request.upper())
+"""
+
+
+@pytest.fixture
+def worker():
+    root = str(Path(__file__).resolve().parents[2])
+    found = Worker([sys.executable, "-c", CHILD], {"PYTHONPATH": root},
+                   Limits(memory_bytes=1 << 30), cap=1 << 20)
+    yield found
+    found.close()
+
+
+def test_answers_and_restarts_after_each_failure(worker: Worker) -> None:
+    assert worker.ask(b"hello", 20) == b"HELLO"
+    first = worker._proc
+    assert first is not None
+    assert worker.ask(b"again", 20) == b"AGAIN" and worker._proc is first   # the same child
+    with pytest.raises(WorkerError) as timed_out:
+        worker.ask(b"sleep", 0.3)
+    assert timed_out.value.timed_out and timed_out.value.reason == (
+        "no answer before the deadline")
+    assert first.returncode is not None                                  # killed, reaped
+    assert worker.ask(b"back", 20) == b"BACK"
+    with pytest.raises(WorkerError) as died:
+        worker.ask(b"exit", 20)
+    assert died.value.reason == "the worker exited with status 3" and not died.value.timed_out
+    with pytest.raises(WorkerError) as big:
+        worker.ask(b"big", 20)
+    assert big.value.reason == f"answered {1 << 30} bytes, over the {1 << 20}-byte cap"
+    assert worker.ask(b"last", 20) == b"LAST"
+
+
+def test_a_child_that_cannot_start() -> None:
+    with pytest.raises(WorkerError) as failed:
+        Worker(["/nonexistent/renderer"], {}, Limits()).ask(b"x", 5)
+    assert failed.value.reason.startswith("cannot start /nonexistent/renderer: ")
