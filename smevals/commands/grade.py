@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
+from smevals import phases
 from smevals.errors import Problem, SmevalsError
 from smevals.grade.apply import GradeJob, GradeResult, grading_data
 from smevals.grade.claimed import Since, claimed_grade
@@ -101,8 +102,10 @@ class GradeSummary:
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     """Grade every Eval in turn; the total over them. With several Evals (a Suite), each
     Eval's own counts go to `ui.finished` when it is done."""
-    plans = [(_plan(ev, opts, mine := GradeSummary(evals=1)), mine)
-             for ev in load_evals(opts.paths)]
+    phases.started()
+    with phases.phase("plan"):
+        plans = [(_plan(ev, opts, mine := GradeSummary(evals=1)), mine)
+                 for ev in load_evals(opts.paths)]
     for plan, _mine in plans:
         for task in _tasks(plan.ev, opts.tasks):
             for warning in task_key_warnings(task):
@@ -359,6 +362,19 @@ class AfterRun:
                 self._state[id(prep)] = (prep, grader, grader_version(grader), Since(),
                                          Asked())
             return self._state[id(prep)]
+
+    def sealed(self, prep: Prepared, made: Attempt) -> GradeResult | None:
+        """Grade a Run this process has sealed and not yet placed, from the private copy
+        made as it was sealed (`made.copy`), with no claim (nobody else sees the Run yet);
+        the Grade is sealed, not placed (`GradeResult.sealed`)."""
+        from smevals.grade.apply import grade_sealed
+
+        _prep, grader, version, _since, asked = self._of(prep)
+        session = prep.session
+        assert made.copy is not None
+        run = Obj("run", made.written.id, made.written.rel, made.record)
+        return grade_sealed(GradeJob(prep.ev, grader, version, run, session.store,
+                                     session.environ, session.groups, asked=asked), made.copy)
 
     def one(self, prep: Prepared, made: Attempt) -> GradeResult | None:
         """Grade one Run as soon as it finished."""

@@ -8,6 +8,7 @@ import threading
 from smevals.grade.apply import GradeJob, GradeResult, grade_run, grading_data
 from smevals.grade.select import Choice, counts
 from smevals.grade.version import grading_hash
+from smevals.phases import phase
 from smevals.store.checkedcopy import Damaged
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent
@@ -39,8 +40,9 @@ def claimed_grade(job: GradeJob, since: Since | None = None,
     once; None when another process gave it a current Grade meanwhile (or on cancel)."""
     claims = claims_for(job.store.root, "grade")
     with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
-        if not got or (not regrade and _graded_meanwhile(job, since or Since())):
-            return None
+        with phase("grade claim"):
+            if not got or (not regrade and _graded_meanwhile(job, since or Since())):
+                return None
         try:
             return grade_run(job)
         except Damaged as exc:          # never graded, named with the other damage at exit

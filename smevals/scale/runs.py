@@ -20,14 +20,11 @@ from smevals.store.records import RunRecord
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from smevals.grade.apply import GradeResult
-    from smevals.run.attempt import Attempt
+    from smevals.run.pipeline import Made as Ran  # a Run, and its Grade with -g
     from smevals.run.plan import Job
     from smevals.run.prepared import Prepared
     from smevals.spec.model import Eval, Grader
     from smevals.store.read import Store
-
-    Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
 
 
 def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Ran], None]) -> None:
@@ -62,6 +59,7 @@ def _version(grader: Grader | None) -> str:
 
 def _keep(root: Path, job: Job, made: Made) -> Ran:
     from smevals.run.attempt import Attempt
+    from smevals.run.pipeline import Made as Ran
     from smevals.store.canonical import loads
 
     assert made.run is not None
@@ -73,7 +71,7 @@ def _keep(root: Path, job: Job, made: Made) -> Ran:
         from smevals.scale.grades import result_of
 
         grade = result_of(root, Obj("run", written.id, written.rel, record), made)
-    return Attempt(job, written, record), grade
+    return Ran(Attempt(job, written, record), grade)
 
 
 def _earlier_entries(prep: Prepared, version: str) -> Callable[[Job], Entries]:
