@@ -90,7 +90,7 @@ def attempt_sealed(session: Session, job: Job, keep: bool = False) -> Attempt | 
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
-        with phase("run record"):
+        with phase("run outputs"):
             record = _record(session, job, staging.dir, finished, started)
         if start is not None:
             with phase("run workspace"):

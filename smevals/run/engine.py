@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar, cast
 
+from smevals.phases import phase
+
 J = TypeVar("J")
 _WAKE = 0.1     # seconds
 R = TypeVar("R")
@@ -44,7 +46,8 @@ def run_pool(items: Iterable[J], work: Callable[[J], R | Future[R] | None], work
                 result = _settled(future, pending, later)
                 if result is not None:
                     done.append(result)
-                    on_done(result)
+                    with phase("report a result"):
+                        on_done(result)
             _fill(pool, queue, work, pending, workers)
     except KeyboardInterrupt:
         on_cancel()

@@ -129,6 +129,11 @@ def tree(folder: str) -> list[str]:
 
 
 def _fsync(path: str, missing_ok: bool) -> None:
+    with phase("fsync (each path)"):
+        _fsync_one(path, missing_ok)
+
+
+def _fsync_one(path: str, missing_ok: bool) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
