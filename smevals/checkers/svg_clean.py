@@ -96,12 +96,18 @@ def clean(svg: bytes) -> Cleaned:
     return Cleaned("".join(out), _size(root), left_out)
 
 
+_TEXT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_TEXT_TABLE = str.maketrans(_TEXT)
+_ATTRIBUTE_TABLE = str.maketrans({**_TEXT, '"': "&quot;", "\n": "&#10;", "\t": "&#9;",
+                                  "\r": "&#13;"})
+_SPECIAL = re.compile(r'[&<>"\n\t\r]')
+
+
 def _escape(value: str, attribute: bool) -> str:
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if attribute:
-        value = value.replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
-        value = value.replace("\r", "&#13;")
-    return value
+    """`value` with the characters XML gives a meaning written as references (one pass)."""
+    if _SPECIAL.search(value) is None:
+        return value
+    return value.translate(_ATTRIBUTE_TABLE if attribute else _TEXT_TABLE)
 
 
 def _safe_ref(value: str) -> bool:
