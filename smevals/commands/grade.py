@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from smevals import phases
 from smevals.errors import Problem, SmevalsError
 from smevals.grade.apply import GradeJob, GradeResult, grading_data
-from smevals.grade.claimed import Since, claimed_grade
+from smevals.grade.claimed import Since, claimed_later
 from smevals.grade.plan import Plan
 from smevals.grade.problems import checked_grader, task_key_warnings
 from smevals.grade.select import Choice, counts, grades_by_run
@@ -25,6 +26,7 @@ from smevals.run.writing import writing_to
 from smevals.spec.model import Eval, Grader, Task
 from smevals.spec.pick import load_evals
 from smevals.store import folders
+from smevals.store.batch import Committer
 from smevals.store.checkedcopy import Damaged
 from smevals.store.layout import parse_iso
 from smevals.store.read import Obj, Store, id_matches, store_root
@@ -227,11 +229,12 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
     environ = dict(os.environ)
     since = Since(plan.known)
     asked = Asked()
+    committer = Committer()
 
-    def work(run: Obj[RunRecord]) -> GradeResult | None:
+    def work(run: Obj[RunRecord]) -> Future[GradeResult] | None:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups,
                        opts.judge_cache, asked)
-        return claimed_grade(job, since, plan.regrade)
+        return claimed_later(job, committer, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
         rel = result.run.rel
@@ -251,6 +254,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
             try:
                 run_pool(todo, work, opts.jobs, done, groups.cancel)
             finally:
+                committer.close()
                 broken = {rel for rel, _why in plan.store.broken}
                 summary.damaged += sum(run.rel in broken for run in plan.todo)
 
@@ -375,14 +379,6 @@ class AfterRun:
         run = Obj("run", made.written.id, made.written.rel, made.record)
         return grade_sealed(GradeJob(prep.ev, grader, version, run, session.store,
                                      session.environ, session.groups, asked=asked), made.copy)
-
-    def one(self, prep: Prepared, made: Attempt) -> GradeResult | None:
-        """Grade one Run as soon as it finished."""
-        _prep, grader, version, since, asked = self._of(prep)
-        session = prep.session
-        run = Obj("run", made.written.id, made.written.rel, made.record)
-        return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                      session.environ, session.groups, asked=asked), since)
 
     def leftovers(self, prep: Prepared, jobs: int, graded: frozenset[str],
                   done: Callable[[GradeResult], None]) -> None:

@@ -68,12 +68,13 @@ def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
     return dict(run.record.get("grading") or {})
 
 
-def grade_run(job: GradeJob) -> GradeResult | None:
+def grade_run(job: GradeJob, place: bool = True) -> GradeResult | None:
     """Grade `job.run`; None when the session was cancelled meanwhile. Checkers read a
     private copy of the Run, checked against its record first (store/checkedcopy.py):
-    raises Damaged, grading nothing, when `verify` would reject the Run."""
+    raises Damaged, grading nothing, when `verify` would reject the Run. Without `place`,
+    the Grade is sealed, not placed (`GradeResult.sealed`: placing it is the caller's)."""
     with private_run(job) as run_dir:
-        return _graded(job, run_dir)
+        return _graded(job, run_dir, place)
 
 
 @contextmanager
