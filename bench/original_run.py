@@ -30,11 +30,18 @@ from bench._common import SMEVALS, SMOKE, write  # noqa: E402
 from bench.original import timed  # noqa: E402
 
 RUNNER = '#!/bin/sh\necho "$SMEVALS_MODEL: $SMEVALS_PROMPT"\n'
-CHECKER = ('#!/bin/sh\nif grep -q m1 "$SMEVALS_RUN_DIR/output.txt"; then\n'
-           '  echo \'{"score": 1, "metrics": {"ok": true}}\'\nelse\n  exit 1\nfi\n')
+CHECKERS = {
+    "sh": ('#!/bin/sh\nif grep -q m1 "$SMEVALS_RUN_DIR/output.txt"; then\n'
+           '  echo \'{"score": 1, "metrics": {"ok": true}}\'\nelse\n  exit 1\nfi\n'),
+    "python": (f"#!{sys.executable}\nimport json, os, sys\n"
+               "with open(os.path.join(os.environ['SMEVALS_RUN_DIR'], 'output.txt')) as f:\n"
+               "    ok = 'm1' in f.read()\n"
+               "print(json.dumps({'score': 1 if ok else 0, 'metrics': {'ok': ok}}))\n"
+               "sys.exit(0 if ok else 1)\n"),
+}
 
 
-def make(root: Path, tasks: int) -> Path:
+def make(root: Path, tasks: int, checker: str) -> Path:
     """The Eval, readable by both (the original wants each Task's and the grader's name)."""
     write(root / "eval.yaml", "name: bench\n")
     for i in range(tasks):
@@ -42,7 +49,7 @@ def make(root: Path, tasks: int) -> Path:
     write(root / "configs" / "default.yaml", "runner: ./r.sh\nmodel: m1\n")
     write(root / "configs" / "r.sh", RUNNER, executable=True)
     write(root / "graders" / "default.yaml", "name: default\nchecks:\n  - checker: ./c.sh\n")
-    write(root / "graders" / "c.sh", CHECKER, executable=True)
+    write(root / "graders" / "c.sh", CHECKERS[checker], executable=True)
     return root
 
 
@@ -64,6 +71,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=300, help="Tasks, one Run each (300)")
     parser.add_argument("-j", type=int, default=4, help="this smevals' -j (4)")
     parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--checker", choices=sorted(CHECKERS), default="python",
+                        help="the checker program: a Python script (default) or a shell one")
     opts = parser.parse_args()
     sides = {"original 0.2.0": [opts.original, "run", "{ev}", "-g"],
              "this smevals": [opts.ours, "run", "{ev}", "-g", "-j", str(opts.j)]}
@@ -74,7 +83,7 @@ def main() -> None:
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
         env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
-        evs = {label: make(Path(tmp) / f"ev{i}", opts.n) for i, label in enumerate(sides)}
+        evs = {label: make(Path(tmp) / f"ev{i}", opts.n, opts.checker) for i, label in enumerate(sides)}
         for _ in range(opts.trials):
             for label, (exe, *args) in sides.items():
                 fresh(evs[label])

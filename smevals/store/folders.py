@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from smevals.errors import SmevalsError
+from smevals.phases import phase
 from smevals.store.durable import defer_fsync
 from smevals.store.layout import STAGING
 from smevals.store.regular import describe
@@ -88,7 +89,8 @@ def _enter(fd: int, part: str, root: Path, above: list[str], create: bool) -> in
             exc.filename = str(shown)
             raise
         try:
-            os.mkdir(part, dir_fd=fd)
+            with phase("mkdir"):
+                os.mkdir(part, dir_fd=fd)
         except FileExistsError:
             continue                    # made meanwhile (another writer): enter it
         except OSError as exc:
