@@ -23,7 +23,8 @@ from typing import Any
 from smevals.checkers import CheckInput, checker_names, run_check
 
 SIZE = 10 * 1024
-EXEMPT = {"match_output", "command", "bleu", "rouge", "render_svg"}
+# These start a process per check (a program, node, Python) or score a whole text.
+EXEMPT = {"match_output", "command", "bleu", "rouge", "render_svg", "javascript", "python"}
 SVG_TARGET = 50
 # Each check copies the database and runs SQL: their own target, per second.
 SQL_TARGET = {"sql_execution": 200, "sql_valid": 200}
@@ -188,6 +189,12 @@ CASES: dict[str, tuple[dict[str, Any], str]] = {
         {"expected_output": "42"},
         "Here it is:\n```python\nprint(6 * 7)\n```\n" + TEXT,
     ),
+    "equals": ({"value": json.loads(json_doc())}, json_doc()),
+    "inspect_match": ({"target": ["zebra", "42"], "numeric": True}, TEXT + " 42"),
+    "inspect_exact": ({"target": TEXT.upper()}, TEXT),
+    "inspect_choice": ({"target": "B", "choices": 4}, TEXT + "\nANSWER: B"),
+    "javascript": ({"code": "output.includes('smevals')"}, TEXT),
+    "python": ({"code": "'smevals' in output"}, TEXT),
 }
 
 

@@ -1,16 +1,18 @@
 """Benchmark exploring the web report.
 
-(1) an Eval of N Runs (10 models, 2 samples, outputs of about 300 characters): the Eval
-    page's data and the explore data (one line per Run, with the start of its output),
-    made in-process: time and size of each;
+(1) an Eval of N Runs (10 models, 2 samples, outputs of about 300 characters, or
+    --output-chars more): the Eval page's data, the explore data (one line per Run, with
+    the start of its output) and the search's index of whole outputs, made in-process:
+    time and size of each;
 (2) a Run's timeline made from a transcript of 10,000 entries, and from one with a 5 MiB
     line (parse, clean, cap);
 (3) with Chromium (skipped without it): the Eval page opened with a filter in its address
-    (the explore data loaded, the grid and the Run list drawn), then a search typed.
+    (the explore data loaded, the grid and the Run list drawn), then a search typed (the
+    index loaded, the first time), then another.
 
 Figures are printed, never asserted.
 
-Usage: python bench/explore.py [--runs 10000]
+Usage: python bench/explore.py [--runs 10000] [--output-chars 0]
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from smevals.commands.site import SiteOptions, load_all  # noqa: E402
 from smevals.site import jsdata  # noqa: E402
 from smevals.site.data import eval_index  # noqa: E402
 from smevals.site.explore import explore_page  # noqa: E402
+from smevals.site.search import Index  # noqa: E402
 from smevals.site.timeline import bounded  # noqa: E402
 from smevals.store import transcript  # noqa: E402
 
@@ -41,7 +44,7 @@ T = TypeVar("T")
 SAMPLES = 2
 
 
-def make(root: Path, runs: int) -> Path:
+def make(root: Path, runs: int, extra: int = 0) -> Path:
     tasks = max(1, runs // (MODELS * SAMPLES))
     write(root / "eval.yaml", "name: bench\n")
     lines = []
@@ -49,8 +52,10 @@ def make(root: Path, runs: int) -> Path:
         write(root / "tasks" / f"t{i:05d}.yaml", f"prompt: question {i}\n")
         for m in range(MODELS):
             words = " ".join(f"word{(i * 7 + m * 3 + k) % 97}" for k in range(40))
+            more = " ".join(f"more{(i * 13 + m * 5 + k) % 4001}" for k in range(extra // 8))
             lines.append(json.dumps({"task": f"t{i:05d}", "model": f"m{m}",
-                                     "output": f"answer {(i + m) % 3}: {words}"}))
+                                     "output": f"answer {(i + m) % 3}: {words}"
+                                               + (f" {more}" if more else "")}))
     write(root / "configs" / "default.yaml", "runner: smevals:replay\nresponses: r.jsonl\n"
                                              "model: m0\n")
     write(root / "configs" / "r.jsonl", "\n".join(lines) + "\n")
@@ -74,6 +79,12 @@ def data_figures(ev: Path) -> None:
     size = len(jsdata.encode("bench/explore", doc))
     print(f"explore data (one line per Run): {took:.2f} s, {size / 1024:,.0f} KB "
           f"({size / max(1, len(loaded.runs)):.0f} bytes per Run)")
+    words = Index()
+    took, _doc = seconds(lambda: explore_page(loaded, index["grid"], words))
+    made = words.doc("bench")
+    size = len(jsdata.encode("bench/search", made))
+    print(f"explore data and the search's index of whole outputs, each output read once: "
+          f"{took:.2f} s; the index: {size / 1024:,.0f} KB ({len(made['words']):,} words)")
 
 
 def timeline_figures(entries: int) -> None:
@@ -131,7 +142,12 @@ def browser_figures(site: Path) -> None:
         start = time.perf_counter()
         page.locator("input.search").fill("word13 word16")
         wait(page, f"location.hash.includes('q=') && {status}.textContent.includes('search')")
-        print(f"a search typed (150 ms debounce included): {time.perf_counter() - start:.2f} s")
+        print(f"a search typed, the index loaded (150 ms debounce included): "
+              f"{time.perf_counter() - start:.2f} s")
+        start = time.perf_counter()
+        page.locator("input.search").fill("word2")
+        wait(page, f"location.hash.includes('q=word2') && {status}.textContent.includes('search')")
+        print(f"another search (150 ms debounce included): {time.perf_counter() - start:.2f} s")
         browser.close()
 
 
@@ -139,10 +155,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--output-chars", type=int, default=0,
+                        help="characters added to each output (past the 500 shown)")
     args = parser.parse_args()
     timeline_figures(args.entries)
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-        ev = make(Path(tmp) / "bench", args.runs)
+        ev = make(Path(tmp) / "bench", args.runs, args.output_chars)
         models = [arg for i in range(MODELS) for arg in ("-m", f"m{i}")]
         timed(["run", str(ev), *models, "-n", str(SAMPLES), "-g", "-j", "2"])
         data_figures(ev)

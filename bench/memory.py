@@ -11,6 +11,10 @@ Cases:
   usage        a runner that writes a 300 MB smevals-usage.json: `run`
   git artifact a committed Run holding a 200 MB artifact: `verify --rev HEAD`
   dry-run      `run -n 1000000 --dry-run` on a one-Task Eval
+  sql CTE      an answer whose recursive WITH returns 15 MB rows until stopped: `grade`
+               (sql_execution; issue 34 item 5)
+  sparse file  a runner that leaves a 10 GB sparse file: `run`, then `build` (issue 34 item 5;
+               before, `run` hashed it for about a minute and `build` wrote all 10 GB)
 
 Usage: python bench/memory.py [--mb 200] [--smoke]
 """
@@ -137,6 +141,26 @@ def case_git_artifact(root: Path, mb: int) -> list[tuple[str, list[str]]]:
     return [("verify --rev HEAD", ["verify", "--rev", "HEAD", str(ev)])]
 
 
+def case_sql(root: Path, mb: int) -> list[tuple[str, list[str]]]:
+    """An answer whose rows are `mb` MB each (15 in the figures), returned until a limit."""
+    query = (f"WITH RECURSIVE r(n, b) AS (SELECT 1, zeroblob({mb * 1_000_000}) UNION ALL "
+             f"SELECT n + 1, zeroblob({mb * 1_000_000}) FROM r) SELECT n, b FROM r")
+    runner = f"#!/bin/sh\necho '{query}'\n"
+    grader = ("checks:\n  - checker: sql_execution\n    database: db.sql\n"
+              "    reference: SELECT 1\n")
+    ev = make_eval(root / "ev", runner=runner, grader=grader)
+    write(ev / "graders" / "db.sql", "CREATE TABLE t (x);\n")
+    subprocess.run([SMEVALS, "run", str(ev)], cwd=root, capture_output=True, check=True)
+    return [("grade", ["grade", str(ev)])]
+
+
+def case_sparse(root: Path, size: str) -> list[tuple[str, list[str]]]:
+    runner = (f"#!/bin/sh\ntruncate -s {size} big.bin\n"
+              "echo \"answer: $SMEVALS_TASK_EXPECTED\"\n")
+    ev = make_eval(root / "ev", runner=runner)
+    return [("run", ["run", str(ev)]), ("build", ["build", str(ev), "-o", str(root / "site")])]
+
+
 def case_dry_run(root: Path, n: int) -> list[tuple[str, list[str]]]:
     ev = make_eval(root / "ev")
     return [(f"run -n {n} --dry-run", ["run", "-n", str(n), "--dry-run", str(ev)])]
@@ -149,12 +173,15 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, to check it runs")
     args = parser.parse_args()
     mb, big, n = (2, 3, 1000) if args.smoke else (args.mb, args.mb * 3 // 2, 1_000_000)
+    row, sparse = (1, "1M") if args.smoke else (15, "10G")
     cases: list[tuple[str, Callable[[Path], list[tuple[str, list[str]]]]]] = [
         (f"{mb} MB grade.json", lambda r: case_grade_json(r, mb)),
         (f"{big} MB judge response", lambda r: case_judge(r, big)),
         (f"{big} MB usage file", lambda r: case_usage(r, big)),
         (f"{mb} MB artifact in git", lambda r: case_git_artifact(r, mb)),
         ("plan of a million Runs", lambda r: case_dry_run(r, n)),
+        (f"SQL rows of {row} MB", lambda r: case_sql(r, row)),
+        (f"sparse file of {sparse}", lambda r: case_sparse(r, sparse)),
     ]
     over = 0
     print(f"{'input':<26} {'command':<26} {'peak RSS':>10} {'exit':>5} {'time':>8}")

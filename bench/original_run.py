@@ -83,7 +83,8 @@ def main() -> None:
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
         env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
-        evs = {label: make(Path(tmp) / f"ev{i}", opts.n, opts.checker) for i, label in enumerate(sides)}
+        evs = {label: make(Path(tmp) / f"ev{i}", opts.n, opts.checker)
+               for i, label in enumerate(sides)}
         for _ in range(opts.trials):
             for label, (exe, *args) in sides.items():
                 fresh(evs[label])

@@ -70,7 +70,8 @@ FAMILIES = {"text": "Text", "regex": "Regular expressions (RE2)", "json_checks":
             "retrieval": "Overlap and retrieval scores", "pii": "Safety",
             "tools": "Tool calls", "measures": "Measurements", "xml_valid": "Files", "svg": "Files",
             "program": "Programs", "command": "Programs", "sql": "SQL", "judges": "Model judges",
-            "webhook": "Webhooks"}
+            "webhook": "Webhooks", "strict": "Text", "inspect_scorers": "Inspect's scorers",
+            "scripts": "Programs"}
 
 
 def checkers_page() -> str:

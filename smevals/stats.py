@@ -10,6 +10,8 @@ them on plain lists of numbers and booleans. The choices behind each one:
 - Comparing two revisions on the same tasks: paired statistics. The exact McNemar test
   on the discordant tasks for pass/fail, and a seeded percentile bootstrap of the mean
   of per-task deltas for scores.
+- A mean score's interval: mean ± 1.96 standard errors, clipped to the scores' range
+  [0, 1] (a score cannot leave it), none for fewer than two scores.
 - Repeats: pass@k (at least one of k samples passes), pass^k (all k samples pass), and a
   stable/flaky class per task.
 
@@ -40,10 +42,12 @@ __all__ = [
     "holm",
     "mcnemar_exact",
     "mean",
+    "mean_interval",
     "paired",
     "paired_bootstrap",
     "pass_at_k",
     "pass_hat_k",
+    "quantile",
     "significant",
     "stderr",
     "stdev",
@@ -124,6 +128,16 @@ def fmt_mean_se(xs: Sequence[float]) -> str:
         return "-"
     se = stderr(xs)
     return f"{m:.2f}" if se is None else f"{m:.2f} ±{se:.2f}"
+
+
+def mean_interval(xs: Sequence[float], low: float = 0.0,
+                  high: float = 1.0) -> tuple[float, float] | None:
+    """The normal 95% interval of the mean of `xs` (mean ± Z95 standard errors), clipped to
+    [low, high], the range the values live in (scores: [0, 1]); None for fewer than two."""
+    m, se = mean(xs), stderr(xs)
+    if m is None or se is None:
+        return None
+    return (max(low, m - Z95 * se), min(high, m + Z95 * se))
 
 
 # --- pass rates ------------------------------------------------------------------------
@@ -250,7 +264,7 @@ def bootstrap_ci(
     iterations = resamples(n, iterations)
     means = sorted(sum(rng.choices(xs, k=n)) / n for _ in range(iterations))
     tail = (1 - level) / 2
-    return (_quantile(means, tail), _quantile(means, 1 - tail))
+    return (quantile(means, tail), quantile(means, 1 - tail))
 
 
 DRAW_BUDGET = 2_000_000
@@ -275,7 +289,7 @@ def paired_bootstrap(
     return bootstrap_ci(deltas, iterations=iterations, seed=seed, level=level)
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
+def quantile(ordered: Sequence[float], q: float) -> float:
     """The q-quantile of a sorted, non-empty sequence, interpolating between neighbours."""
     h = (len(ordered) - 1) * q
     lo = math.floor(h)

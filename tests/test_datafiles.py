@@ -117,13 +117,12 @@ CASES = {
         {"q.jsonl": b'{"prompt": "ok"}\n["prompt", "x"]\n"text"\n'},
         ["ev/tasks/q.jsonl:2:1: each line must be a JSON object, got an array",
          "ev/tasks/q.jsonl:3:1: each line must be a JSON object, got a string (\"text\")"]),
-    "names that are not Task names": (
+    "names that are not Task names": (     # (row 2's empty name falls back to q-2)
         {"q.jsonl": b'{"name": "a/b"}\n{"name": ""}\n{"name": " x"}\n{"id": 2.5}\n'
                     b'{"name": true}\n{"name": "' + b"n" * 201 + b'"}\n{"id": "tab\\there"}\n',
          "t.csv": b"prompt,name\nhi,..\n"},
         ["ev/tasks/q.jsonl:1:2: name: task name 'a/b' must not hold '/' (a Task name must be "
          "usable as a file name)",
-         "ev/tasks/q.jsonl:2:2: name: task name '' must not be empty",
          "ev/tasks/q.jsonl:3:2: name: task name ' x' must not start or end with white space",
          "ev/tasks/q.jsonl:4:2: id: a Task name must be a string (or an integer id), got a "
          "number (2.5)",
@@ -163,6 +162,21 @@ def test_every_bad_input_is_named_by_validate_and_by_run(cli, tmp_path: Path, ca
     assert res.err == "".join(f"Error: {line}\n" if i == 0 else f"{line}\n"
                               for i, line in enumerate(expected)), res.err
     assert not (tmp_path / "ev" / "results").exists()
+
+
+def test_an_empty_name_cell_falls_back_as_a_row_without_one(cli, tmp_path: Path) -> None:
+    """A `name` (or `id`) column whose cell is empty names no Task: the row is
+    `<stem>-<row>`, as in a file without the column (issue 37)."""
+    data_eval(tmp_path / "ev", {
+        "t.csv": b"name,prompt\nfirst,one\n,two\n\"\",three\n",
+        "u.tsv": b"id\tname\tprompt\n7\t\tfour\n\t\tfive\n",
+        "q.jsonl": b'{"name": "", "prompt": "six"}\n{"name": null, "id": "", "prompt": "7"}\n',
+    })
+    res = cli("validate", "ev", cwd=tmp_path)
+    assert (res.code, res.err) == (0, ""), res.err
+    res = cli("run", "ev", "--dry-run", cwd=tmp_path)
+    assert [line.split(" / ")[0].strip() for line in res.out.splitlines()[1:]] == [
+        "q-1", "q-2", "first", "t-2", "t-3", "7", "u-2"]
 
 
 def test_a_bad_row_never_stops_the_others(cli, tmp_path: Path) -> None:

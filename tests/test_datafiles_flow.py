@@ -36,7 +36,7 @@ def diff_json(cli, cwd: Path, *revs: str) -> dict[str, Any]:
 
 
 NOTHING: dict[str, list[object]] = {"runs": [], "tasks": [], "models": [], "configs": [],
-                                    "runs_by_pair": []}
+                                    "runs_by_pair": [], "damaged": []}
 
 
 def test_edit_one_row_then_delete_one(cli, tmp_path: Path) -> None:

@@ -187,7 +187,7 @@ def test_a_bad_fixture_exits_2_before_any_checker_runs(cli, tmp_path: Path) -> N
         f"{where}/no-task.yaml:1:7: task: no Task named 'nope' in ev (tasks: poem)",
         f"{where}/unknown-key.yaml:4:1: expected: unknown key 'expected' (allowed: "
         "absent_tags, description, expect, failing_check, files, label, model, notes, "
-        "output, output_file, score, tags, task, usage)",
+        "output, output_file, score, tags, tampering, task, usage)",
         f"{where}/usage.yaml:5:15: usage.latency_ms: does not match usage.schema.json: "
         "'slow' is not of type 'number'"]
     assert not list(tmp_path.glob("**/seen.txt"))
@@ -222,3 +222,33 @@ def test_the_init_template_ships_fixtures_that_pass(cli, tmp_path: Path) -> None
     assert [line.split()[:4] for line in cases] == [
         ["capital", "pass", "pass", "ok"], ["sentence", "fail", "fail", "ok"],
         ["wrong-city", "fail", "fail", "ok"]]
+
+
+def test_a_missing_optional_dependency_is_named_not_counted_as_mismatches(
+        cli, tmp_path: Path, monkeypatch) -> None:
+    """pelican's render_svg needs the `svg` extra: without resvg the fixtures that reach it
+    are not run, and the command says what to install (exit 2), instead of "3 mismatches"
+    (issue 37)."""
+    import importlib.util
+    import shutil
+
+    import smevals
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "resvg" else real(name, *a))
+    suite = tmp_path / "pelican"
+    shutil.copytree(Path(smevals.__file__).parent / "suites" / "pelican", suite)
+    res = cli("test", str(suite), "--junit", str(tmp_path / "junit.xml"))
+    need = "render_svg needs resvg, which is not installed: pip install 'resvg>=0.2'"
+    assert res.code == 2, res.both
+    assert "MISMATCH" not in res.out and "mismatch(es), " in res.out
+    not_run = [line for line in res.out.splitlines() if " NOT RUN " in line]
+    assert not_run and f"      {need}" in res.out.splitlines()
+    total = res.out.splitlines()[-1]
+    assert total.endswith(f", 0 mismatch(es), {len(not_run)} not run"), total
+    assert res.err == (f"Error: {len(not_run)} of {total.split()[0]} fixture(s) could not be "
+                       "graded here, a Check needs an optional dependency that is not "
+                       f"installed:\n  {need}\n")
+    junit = ET.parse(tmp_path / "junit.xml").getroot()
+    assert junit.get("errors") == str(len(not_run)) and junit.get("failures") == "0"

@@ -106,7 +106,7 @@ def test_init_help_lists_the_examples(cli) -> None:
     listing = res.out.split("\nExamples (--example NAME):\n", 1)[1]
     names = [line.split()[0] for line in listing.splitlines() if not line.startswith("    ")]
     assert names == ["agent-tools", "code-localization", "haiku", "json-extraction",
-                     "pelican", "python-stdout", "rag-citations", "safety",
+                     "pelican", "python-stdout", "rag-citations", "reward-hacking", "safety",
                      "spec-implementation", "support-replies", "svg-artifacts", "text-to-sql"]
     assert ("  haiku                Can the model write a haiku - three lines, on the subject "
             "asked for?\n") in listing

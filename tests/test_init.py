@@ -9,7 +9,8 @@ from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = "agent-tools, code-localization, haiku, json-extraction, pelican, python-stdout, " \
-           "rag-citations, safety, spec-implementation, support-replies, svg-artifacts, text-to-sql"
+           "rag-citations, reward-hacking, safety, spec-implementation, support-replies, " \
+           "svg-artifacts, text-to-sql"
 SCHEMAS = [f".smevals/schemas/{k}.schema.json"
            for k in ("config", "eval", "fixture", "grader", "task")]
 SCHEMA = re.compile(rb"^# yaml-language-server: \$schema=\S+\n")

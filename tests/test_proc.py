@@ -58,6 +58,27 @@ def test_output_past_the_cap_is_read_and_counted(tmp_path: Path) -> None:
     assert (res.stderr.data, res.stderr.truncated) == (b"y" * 10, False)
 
 
+def test_an_idle_child_is_stopped_and_its_output_kept(tmp_path: Path) -> None:
+    """`idle`: no activity on stdout for that long stops the tree (not the deadline); a
+    `watch` sees each chunk and decides what counts: here `retry` lines do not."""
+    code = ("import sys, time; print('start', flush=True); time.sleep(1); "
+            "[print('retry', flush=True) or time.sleep(0.3) for _ in range(1000)]")
+    seen: list[bytes] = []
+
+    def watch(chunk: bytes) -> bool:
+        seen.append(chunk)
+        return b"retry" not in chunk
+
+    res = run_child(Spec([sys.executable, "-c", code], tmp_path, dict(os.environ), timeout=120,
+                         idle=2.5, watch=watch))
+    assert res.idle and not res.timed_out and res.exit_code != 0
+    assert res.stdout.data.startswith(b"start\nretry\n")
+    assert b"".join(seen) == res.stdout.data
+    quiet = run_child(Spec([sys.executable, "-c", "print('done')"], tmp_path, dict(os.environ),
+                           idle=60))
+    assert (quiet.idle, quiet.exit_code, quiet.stdout.data) == (False, 0, b"done\n")
+
+
 def test_limits_are_set_before_exec(tmp_path: Path) -> None:
     code = ("import resource as r; print(r.getrlimit(r.RLIMIT_FSIZE), "
             "r.getrlimit(r.RLIMIT_CORE))")
@@ -90,3 +111,69 @@ def test_the_guardian_kills_registered_trees_when_its_pipe_closes(tmp_path: Path
         for proc in (kept, ended, guard):
             proc.kill()
             proc.wait()
+
+
+def tagged_process(tag: str, chain: bool) -> subprocess.Popen[bytes]:
+    """A process whose environment holds `tag`: a sleep, or a chain of execs ending in one
+    (as `setsid sh -c 'exec sleep 45'` starts)."""
+    script = "exec sh -c 'exec sh -c \"exec sh -c \\\"exec sleep 30\\\"\"'" if chain else \
+        "exec sleep 30"
+    return subprocess.Popen(["sh", "-c", script], env={**os.environ, tree.TAG_VAR: tag})
+
+
+def test_an_empty_environment_in_the_middle_of_an_exec_is_read_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signal window (issue 41 item 3): a process shows an empty environment while it
+    execs; its tag was missed, the tree's kill found nothing more and it lived on."""
+    proc = tagged_process("t41window", chain=False)
+    real, blanks = tree._read, [3]
+
+    def read(path: str, limit: int = 1 << 20) -> bytes | None:
+        if path.endswith("/environ") and blanks[0]:
+            blanks[0] -= 1
+            return b""                          # what an exec in progress shows
+        return real(path, limit)
+
+    monkeypatch.setattr(tree, "_read", read)
+    try:
+        assert tree._tagged(proc.pid, "t41window")
+        assert blanks == [0]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_chain_of_execs_never_loses_its_tag() -> None:
+    """Read all along a chain of four execs, until it sleeps: the tag is always found."""
+    for _ in range(10):
+        proc = tagged_process("t41chain", chain=True)
+        try:
+            cmdline = b""
+            while b"sleep" not in cmdline:
+                cmdline = tree._read(f"/proc/{proc.pid}/cmdline") or b""
+                assert tree._tagged(proc.pid, "t41chain")
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def test_a_cleared_environment_is_waited_for_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    proc = subprocess.Popen(["env", "-i", "sleep", "30"])
+    reads: list[str] = []
+    real = tree._read
+
+    def read(path: str, limit: int = 1 << 20) -> bytes | None:
+        reads.append(path)
+        return real(path, limit)
+
+    try:
+        while b"sleep" not in (tree._read(f"/proc/{proc.pid}/cmdline") or b"env"):
+            pass
+        monkeypatch.setattr(tree, "_read", read)
+        assert not tree._tagged(proc.pid, "anything")
+        reads.clear()
+        assert not tree._tagged(proc.pid, "anything")
+        assert [r for r in reads if r.endswith("/environ")] == [f"/proc/{proc.pid}/environ"]
+    finally:
+        proc.kill()
+        proc.wait()

@@ -227,3 +227,45 @@ def test_placeholders_lists_names_as_written_and_unknown_names_raise() -> None:
 
     with pytest.raises(TemplateError, match="task.z"):
         substitute("x {{task.z}}", refuse)
+
+
+CHAT = """\
+runner: smevals:openai
+model: small
+base_url: {url}
+prompt_template:
+  - role: system
+    content: You answer for {{{{task.country}}}}.
+  - role: user
+    content: 'Capital of {{{{task.country}}}}? n={{{{task.n}}}}'
+  - role: assistant
+    content: [{{type: text, text: 'Ask {{{{task.kind}}}}'}}, {{type: other}}]
+"""
+
+
+def test_a_chat_message_list_template_becomes_the_tasks_messages(cli, tmp_path: Path,
+                                                                fake_openai) -> None:
+    ev = tmp_path / "ev"
+    write(ev / "eval.yaml", "description: x\n")
+    write(ev / "tasks/t.jsonl", '{"name": "fr", "country": "France", "n": 3, "kind": "x", '
+                                '"prompt": "replaced"}\n')
+    write(ev / "configs/default.yaml", CHAT.format(url=fake_openai.base_url))
+    fake_openai.reply("Paris")
+    res = cli("run", str(ev))
+    assert res.code == 0, res.both
+    assert fake_openai.requests[0].body["messages"] == [
+        {"role": "system", "content": "You answer for France."},
+        {"role": "user", "content": "Capital of France? n=3"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Ask x"}, {"type": "other"}]}]
+    record = json.loads(next((ev / "results").rglob("run.json")).read_text())
+    assert "prompt" not in record["task"]
+    assert record["task"]["messages"][1] == {"role": "user", "content": "Capital of France? n=3"}
+    write(ev / "tasks/t.jsonl", '{"name": "fr", "country": "France", "n": 3}\n')
+    bad = cli("validate", str(ev))
+    assert bad.code == 2
+    assert bad.err.startswith(f"{ev}/configs/default.yaml:10:39: prompt_template: "
+                              "{{task.kind}}: Task 'fr'"), bad.err
+    write(ev / "configs/default.yaml", "runner: smevals:openai\nprompt_template: [{role: user}]\n")
+    bad = cli("validate", str(ev))
+    assert bad.code == 2
+    assert "configs/default.yaml:2:19: prompt_template[0]: 'content' is required" in bad.err

@@ -15,7 +15,7 @@ from tests.helpers.records import run_dirs, runs
 
 ENV_RUNNER = """
 #!/bin/sh
-env | grep '^SMEVALS_' | grep -v '^SMEVALS_CACHE_DIR' | sort
+env | grep '^SMEVALS_' | grep -v '^SMEVALS_CACHE_DIR\\|^SMEVALS_REQUIRE_' | sort
 pwd
 """
 

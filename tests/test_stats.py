@@ -246,7 +246,7 @@ def test_bootstrap_quantiles_interpolate_like_statistics_inclusive(xs, n):
     # same way, so it is an independent reference for the cut points i/n.
     expected = statistics.quantiles(xs, n=n, method="inclusive")
     ordered = sorted(xs)
-    got = [stats._quantile(ordered, i / n) for i in range(1, n)]
+    got = [stats.quantile(ordered, i / n) for i in range(1, n)]
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 

@@ -41,7 +41,7 @@ BAD_INPUTS = [
     ("tasks/one.yaml", "- prompt: a\n",
      "tasks/one.yaml:1:1: the top level must be a mapping, but the file is a list"),
     ("eval.yaml", "name: x\ncolour: red\n",
-     "eval.yaml:2:1: colour: unknown key 'colour' (allowed: description, name)"),
+     "eval.yaml:2:1: colour: unknown key 'colour' (allowed: configs, description, name)"),
     ("graders/default.yaml", "checks: x\n",
      "graders/default.yaml:1:9: checks: expected a list, got 'x'"),
     ("graders/default.yaml", "checks:\n  - value: says\n",
@@ -68,7 +68,7 @@ BAD_INPUTS = [
      "is not a file"),
     ("graders/default.yaml", "checks:\n  - checker: contains\n    value: a\n    colour: red\n",
      "graders/default.yaml:4:5: checks[0].colour: unknown option for checker 'contains' "
-     "(known options: case_sensitive, file, fragments, threshold, value)"),
+     "(known options: any, case_sensitive, casefold, file, fragments, threshold, value)"),
     ("graders/default.yaml", "checks:\n  - checker: regex\n",
      "graders/default.yaml:2:5: checks[0].pattern: "),
     ("graders/default.yaml", "scoring:\n  pass_threshold: 2\nchecks:\n  - checker: contains\n"

@@ -141,6 +141,20 @@ def test_editing_a_starting_file_makes_earlier_runs_stale(cli, tmp_path: Path) -
     assert "1 stale (workspace changed)" in res.out
 
 
+def test_a_changed_config_is_not_called_a_changed_workspace(cli, tmp_path: Path) -> None:
+    """`run --dry-run` reads the brief view of the Runs, which kept no workspace digest: a
+    changed config read as "config changed, workspace changed" (issue 35)."""
+    ev = _agent_eval(tmp_path / "ev", "#!/bin/sh\necho ok\n")
+    assert cli("run", str(ev)).code == 0
+    config = ev / "configs" / "default.yaml"
+    config.write_text(config.read_text() + "description: changed\n")
+    res = cli("run", str(ev), "-n", "1", "--dry-run")
+    assert "fix / default / m1: 0 current Run(s) + 1 stale (config changed), would run 1" \
+        in res.out, res.out
+    res = cli("report", str(ev), "--format", "json")
+    assert json.loads(res.out)["evals"][0]["summary"]["stale_reasons"] == {"config_changed": 1}
+
+
 def test_diff_between_two_commits_says_workspace_changed(cli, tmp_path: Path) -> None:
     ev = _agent_eval(tmp_path / "ev", "#!/bin/sh\necho ok\n")
     write(ev / "graders" / "default.yaml", "checks:\n  - checker: contains\n    value: ok\n")

@@ -46,12 +46,17 @@ CATALOG_VERSION = "1"
 
 # Built-ins whose figures changed since CATALOG_VERSION: a grader that uses one hashes this
 # in (smevals.grade.version), so Grades made before the change count as an older version.
-REVISED: dict[str, str] = {"bleu": "2: sacrebleu's sentence_bleu"}
+REVISED: dict[str, str] = {"bleu": "2: sacrebleu's sentence_bleu",
+                           "sql_execution": "2: Spider's result_eq (column orders, empty results)",
+                           "command": "2: machinery refused, Python isolated, the report "
+                                      "outside the tree, figures over the exit code, counts "
+                                      "against a clean tree; tampering marks (issue 34)"}
 
 _FAMILY: dict[str, str] = {
     "contains": "text",
     "exact": "text",
     "exact_match": "text",
+    "equals": "strict",
     "not_contains": "text",
     "blocklist": "text",
     "levenshtein": "text",
@@ -79,6 +84,11 @@ _FAMILY: dict[str, str] = {
     "xml_valid": "xml_valid",
     "render_svg": "svg",
     "match_output": "program",
+    "inspect_match": "inspect_scorers",
+    "inspect_exact": "inspect_scorers",
+    "inspect_choice": "inspect_scorers",
+    "javascript": "scripts",
+    "python": "scripts",
     "command": "command",
     "sql_execution": "sql",
     "sql_valid": "sql",
@@ -92,7 +102,8 @@ _FAMILY: dict[str, str] = {
 
 # Options that name a file relative to the grader's folder: `smevals validate` checks that
 # it is there, and the grader version hashes its content (smevals.grade.version).
-GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database"}
+GRADER_FILES: dict[str, str] = {"sql_execution": "database", "sql_valid": "database",
+                                "javascript": "script", "python": "script"}
 
 # Other tools' names for the same checker (@caveman/evals, caveman's Go harness).
 _NAME_ALIASES: dict[str, str] = {

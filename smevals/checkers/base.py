@@ -61,6 +61,9 @@ class CheckInput:
     # shared by the Grade's Checks (read it, never write it); ValueError, naming why, when it
     # cannot be rebuilt (the starting files changed since the Run)
     run_workspace: Callable[[], Path] | None = None
+    # The agent's files in that tree, by path: "added", or "changed" (a starting file it
+    # changed); None when not known (then every file of the tree counts as the agent's)
+    agent_files: Callable[[], Mapping[str, str]] | None = None
 
 
 @dataclass

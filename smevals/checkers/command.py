@@ -1,27 +1,41 @@
 """command: run a command (tests, a linter, a build) in a sandboxed copy of the Run's final
-workspace, with hidden files that were never in the agent's workspace copied in first.
+workspace, with hidden files that were never in the agent's workspace copied in first, where
+nothing the agent left can change how the tests run or what they report.
 
-The copy is private to the Check: the Run's final tree (CheckInput.run_workspace), then the
-`files:` (a folder of the Eval, whose content goes to the top, or a list of files of the
-Eval, each kept at its path), then the command, under smevals.proc.sandbox. It passes on
-exit 0; `score` is passed/total from the `junit:` report the command writes, else from
-pytest's or unittest's summary, else 1 or 0. The command's stdout and stderr are kept with
-the Grade (`command[.NAME].stdout.txt`, `.stderr.txt`), capped at `max_output_bytes`.
+1. The agent's files (what it added or changed) are judged first: a file that configures or
+   replaces the test machinery (checkers/machinery.py: a conftest.py, a pytest.ini, a module
+   shadowing the standard library, a file where a hidden file goes, ...) fails the Check,
+   named, and nothing runs, unless the Task's `allow:` names it.
+2. The copy is private to the Check: the final tree (CheckInput.run_workspace; compiled
+   bytecode and pytest's cache left out), then the `files:` (a folder of the Eval, whose
+   content goes to the top, or a list of files of the Eval, each kept at its path).
+3. The command runs under smevals.proc.sandbox, as checkers/cmdline.py builds it: Python
+   isolated, pytest's and unittest's figures written to a JUnit report in a private folder
+   outside the tree (`{junit}`, `$SMEVALS_JUNIT`).
+4. The verdict: the report, when the run created one, is the only source of figures (a
+   summary the run printed is then not read); without one, pytest's or unittest's summary
+   as before, except where a report was due (`junit: true`, or the command starts pytest or
+   unittest): then the Check fails. It fails too when its own figures say a test failed or
+   none ran, whatever the exit code, and when fewer tests ran than the hidden files define
+   (checkers/defined.py) or than `expect_tests`. Otherwise it passes on exit 0; `score` is
+   passed/total.
+
+The command's stdout and stderr are kept with the Grade (`command[.NAME].stdout.txt`,
+`.stderr.txt`), capped at `max_output_bytes`.
 """
 
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from smevals.checkers import machinery
 from smevals.checkers.base import (
-    NONEMPTY,
     Checker,
     CheckError,
     CheckInput,
@@ -30,16 +44,24 @@ from smevals.checkers.base import (
     fail,
     is_number,
 )
+from smevals.checkers.cmdline import Plan, ReportFolder, isolated_env, plan, report_folder
 from smevals.checkers.program import SANDBOX_SCHEMA, sandbox_setting
 from smevals.checkers.testcounts import JUNIT_LIMIT, Counts, ReportError, from_junit, from_output
-from smevals.proc.sandbox import Outcome, SandboxRefused, run_sandboxed
+from smevals.checkers.testverdict import Figures, decode, verdict
+from smevals.proc.sandbox import Outcome, Policy, SandboxRefused, choose, run_sandboxed
+
+if TYPE_CHECKING:
+    from smevals.spec.workspace import Starting
 
 CHECKERS: dict[str, Checker] = {}
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_CAP = 1024 * 1024
-PYTHON_NAMES = ("python", "python3")
+DERIVED = ("__pycache__", "*.pyc", ".pytest_cache")     # never copied into the grading tree
+LEGACY_JUNIT = ("a report in the tree is no longer read (a file the agent left could "
+                "stand in for it): write `junit: true` and have the command write the report "
+                "to {junit} (e.g. --junitxml={junit}), a private path outside the tree")
 
 _FILES = {
     "type": ["string", "array"], "minLength": 1, "minItems": 1,
@@ -55,9 +77,8 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     names = [files] if isinstance(files, str) else files if isinstance(files, list) else []
     found = [("files", why) for name in names if isinstance(name, str)
              and (why := path_problem(name))]
-    junit = opts.get("junit")
-    if isinstance(junit, str) and (why := path_problem(junit)):
-        found.append(("junit", why))
+    if isinstance(opts.get("junit"), str):
+        found.append(("junit", LEGACY_JUNIT))
     return found
 
 
@@ -65,7 +86,7 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
     CHECKERS,
     "command",
     "Run a command in a sandboxed copy of the Run's final workspace, with hidden `files:` "
-    "copied in; passes on exit 0, scored passed/total from `junit:` or pytest/unittest.",
+    "copied in; passes on exit 0 when its tests all ran and passed, scored passed/total.",
     properties={
         "command": {
             "type": ["string", "array"], "minLength": 1, "minItems": 1,
@@ -73,83 +94,140 @@ def _files_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
             "x-expect": "a command line (run by sh -c) or a non-empty list of arguments",
         },
         "files": _FILES,
-        "junit": NONEMPTY,
+        "junit": {"type": ["boolean", "string"], "x-expect": "true or false"},
+        "expect_tests": {"type": "integer", "minimum": 1, "x-expect": "an integer >= 1"},
         "memory_mb": {"type": "integer", "minimum": 16, "x-expect": "an integer >= 16"},
         "max_output_bytes": {"type": "integer", "minimum": 1, "x-expect": "a positive integer"},
         "sandbox": SANDBOX_SCHEMA,
     },
     required=("command",),
-    task_keys={"files": ("files",)},
+    task_keys={"files": ("files",), "expect_tests": ("expect_tests",)},
     reads="workspace",
     problems=_files_problems,
 )
 def command(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
+    if isinstance(opts.get("junit"), str):
+        fail(f"junit: {LEGACY_JUNIT}")
     if inp.run_workspace is None:
         fail("command needs a Run's workspace (none is given here)")
     try:
         tree = inp.run_workspace()
     except ValueError as exc:
         fail(str(exc))
+    hidden = _hidden(opts, inp)
+    _refuse(inp, tree, hidden)
     with tempfile.TemporaryDirectory(prefix="smevals-command-") as tmp:
-        private = Path(tmp).resolve() / "work"
-        shutil.copytree(tree, private, symlinks=True)
-        home = Path(tmp).resolve() / "home"
-        home.mkdir()
-        _hidden(opts, inp, private)
-        outcome, timeout, cap = _run(opts, inp, private, home)
+        root = Path(tmp).resolve()
+        private = root / "work"
+        shutil.copytree(tree, private, symlinks=True, ignore=shutil.ignore_patterns(*DERIVED))
+        if hidden is not None:
+            _copy_hidden(hidden, private)
+        home = _home(root)
+        run = _runner(opts, inp)
+        folder = report_folder(home, run.bound())
+        steps = plan(opts["command"], folder)
+        outcome = run(steps, private, home)
         _keep(inp, outcome)
-        counts = _counts(opts, private, outcome)
-    return _verdict(outcome, counts, timeout, cap)
+        figures = _figures(opts, steps, folder, outcome)
+    figures.expected = _expected(opts, inp, steps, hidden, run)
+    return verdict(outcome, figures, run.timeout, run.cap)
 
 
-def _hidden(opts: dict[str, Any], inp: CheckInput, private: Path) -> None:
-    """Copy the hidden `files:` (relative to the Eval) over the private copy."""
+def _home(root: Path) -> Path:
+    home = root / "home"
+    home.mkdir()
+    return home
+
+
+def _hidden(opts: dict[str, Any], inp: CheckInput) -> Starting | None:
+    """The hidden `files:` (relative to the Eval), checked and hashed; None without any."""
     files = opts.get("files")
     if not files:
-        return
+        return None
     if inp.grader_dir is None:
         fail("files: needs the Eval's folder (none is given here)")
-    from smevals.spec.workspace import CopyError, WorkspaceError, copy_in, tree_of
-    from smevals.store.workspace import open_dir
+    from smevals.spec.workspace import WorkspaceError, tree_of
 
     try:
-        start = tree_of(Path(inp.grader_dir).parent, files)
-        fd = open_dir(private)
-        try:
-            copy_in(start, fd, replace=True)
-        finally:
-            os.close(fd)
-    except (WorkspaceError, CopyError) as exc:
+        return tree_of(Path(inp.grader_dir).parent, files)
+    except WorkspaceError as exc:
         fail(f"files: {exc}")
 
 
-def argv_of(spec: str | list[str]) -> list[str]:
-    """The command's argv: a string runs under `sh -c`, a list as it is; `python` (or
-    `python3`) as the first word is the Python smevals runs on."""
-    if isinstance(spec, list):
-        first = sys.executable if spec[0] in PYTHON_NAMES else spec[0]
-        return [first, *spec[1:]]
-    text = spec.strip()
-    word, _, rest = text.partition(" ")
-    if word in PYTHON_NAMES:
-        text = f"{shlex.quote(sys.executable)} {rest}".rstrip()
-    return ["/bin/sh", "-c", text]
+def _copy_hidden(hidden: Starting, private: Path) -> None:
+    from smevals.spec.workspace import CopyError, copy_in
+    from smevals.store.workspace import open_dir
+
+    fd = open_dir(private)
+    try:
+        copy_in(hidden, fd, replace=True)
+    except CopyError as exc:
+        fail(f"files: {exc}")
+    finally:
+        os.close(fd)
 
 
-def _run(opts: dict[str, Any], inp: CheckInput, private: Path,
-         home: Path) -> tuple[Outcome, float, int]:
+def _refuse(inp: CheckInput, tree: Path, hidden: Starting | None) -> None:
+    """Fail, naming them, when the agent left files that configure or replace the test
+    machinery (checkers/machinery.py) and the Task's `allow:` does not name them."""
+    agent = dict(inp.agent_files()) if inp.agent_files is not None else _every_file(tree)
+    marks = machinery.refused(agent, machinery.folder_reader(tree),
+                              list(hidden.sha256) if hidden else [],
+                              machinery.patterns(inp.task, "allow"))
+    if marks:
+        fail(f"refused, not run: the agent left {machinery.said(marks)}; files that configure "
+             "or replace the test machinery are not run (a Task's `allow:` can name one)",
+             score=0.0, refused=[{"path": m.path, "kind": m.kind} for m in marks])
+
+
+def _every_file(tree: Path) -> dict[str, str]:
+    out = {}
+    for folder, dirs, files in os.walk(tree):
+        rel = os.path.relpath(folder, tree)
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            out[name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")] = "added"
+    return out
+
+
+@dataclass(frozen=True)
+class _Runner:
+    """Runs a plan in the Check's sandbox (the tests, and the clean count of checkers/
+    defined.py)."""
+
+    opts: dict[str, Any]
+    inp: CheckInput
+    timeout: float
+    cap: int
+
+    def policy(self, home: Path) -> Policy:
+        return sandbox_setting(self.opts, self.inp).policy(
+            self.timeout, home, cap=self.cap,
+            memory_mb=int(self.opts.get("memory_mb", DEFAULT_MEMORY_MB)), read_only=True)
+
+    def bound(self) -> bool:
+        """Whether the command sees the report folder only where a bind shows it: in its
+        own view of the filesystem (smevals.proc.view) or in a container."""
+        try:
+            box = choose(self.policy(Path("/")))
+        except SandboxRefused as refused:
+            raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
+        return box.view or box.container
+
+    def __call__(self, steps: Plan, folder: Path, home: Path) -> Outcome:
+        policy = self.policy(home)
+        path = f"{os.path.dirname(sys.executable)}:{policy.env.get('PATH', '')}"
+        env = isolated_env({**policy.env, "PATH": path}, steps.env)    # its pytest, its python
+        try:
+            return run_sandboxed(steps.argv, folder,
+                                 replace(policy, env=env, binds=policy.binds + steps.binds))
+        except SandboxRefused as refused:
+            raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
+
+
+def _runner(opts: dict[str, Any], inp: CheckInput) -> _Runner:
     timeout = float(inp.timeout) if is_number(inp.timeout) and inp.timeout > 0 \
         else DEFAULT_TIMEOUT
-    cap = int(opts.get("max_output_bytes", DEFAULT_CAP))
-    policy = sandbox_setting(opts, inp).policy(
-        timeout, home, cap=cap, memory_mb=int(opts.get("memory_mb", DEFAULT_MEMORY_MB)),
-        read_only=True)
-    path = f"{os.path.dirname(sys.executable)}:{policy.env.get('PATH', '')}"
-    policy = replace(policy, env={**policy.env, "PATH": path})   # its pytest, its python
-    try:
-        return run_sandboxed(argv_of(opts["command"]), private, policy), timeout, cap
-    except SandboxRefused as refused:
-        raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
+    return _Runner(opts, inp, timeout, int(opts.get("max_output_bytes", DEFAULT_CAP)))
 
 
 def _prefix(check_name: str | None) -> str:
@@ -168,87 +246,62 @@ def _keep(inp: CheckInput, outcome: Outcome) -> None:
     (Path(inp.workspace) / f"{prefix}.stderr.txt").write_bytes(bytes(outcome.stderr))
 
 
-def _counts(opts: dict[str, Any], private: Path, outcome: Outcome) -> Counts | None:
-    junit = opts.get("junit")
-    if isinstance(junit, str):
-        return _junit(private, junit)
-    text = _decode(outcome.stdout) + "\n" + _decode(outcome.stderr)
-    return from_output(text)
-
-
-def _junit(private: Path, name: str) -> Counts:
-    """The JUnit report `name` the command wrote in its copy, read without following a link."""
-    from smevals.spec.paths import path_problem
-    from smevals.store.regular import NotRegular, TooLarge, read_capped
-    from smevals.store.workspace import descend, open_dir
-
-    why = path_problem(name)
-    if why is not None:
-        fail(f"junit: {why}")
-    *folders, base = name.replace("\\", "/").split("/")
-    root = open_dir(private)
+def _figures(opts: dict[str, Any], steps: Plan, folder: ReportFolder,
+             outcome: Outcome) -> Figures:
+    printed = from_output(decode(outcome.stdout) + "\n" + decode(outcome.stderr))
     try:
-        here = descend(root, folders)
-        try:
-            data = read_capped(base, JUNIT_LIMIT, "a JUnit report", "junit", here)[1]
-        finally:
-            os.close(here)
-    except FileNotFoundError:
-        fail(f"junit: the command wrote no report at {name}", score=0.0)
-    except (NotRegular, TooLarge, NotADirectoryError, OSError) as exc:
-        fail(f"junit: {name} cannot be read: {exc}", score=0.0)
-    finally:
-        os.close(root)
-    try:
-        return from_junit(data)
+        report = _report(folder)
     except ReportError as exc:
-        fail(f"junit: {name} {exc}", score=0.0)
+        return Figures(None, f"the test report {exc}")
+    if report is not None:
+        return Figures(report)
+    due = opts.get("junit") is True or steps.runner != "" or (
+        printed is not None and printed.source == "pytest")
+    if not due:
+        return Figures(printed)
+    why = "no test report was written: the test run ended before it finished"
+    if printed is not None:
+        why += (f" (the {printed.source} summary it printed, {printed.passed} of "
+                f"{printed.total} passed, is not trusted)")
+    return Figures(None, why)
 
 
-def _decode(data: bytes) -> str:
-    return bytes(data).decode("utf-8", "replace").replace("\r\n", "\n")
+def _report(folder: ReportFolder) -> Counts | None:
+    """The JUnit report the run wrote in its report folder (new and empty before it ran),
+    read without following a link; None when there is none."""
+    from smevals.store.regular import NotRegular, TooLarge, read_capped
+
+    try:
+        data = read_capped(str(folder.report), JUNIT_LIMIT, "a JUnit report", "junit")[1]
+    except FileNotFoundError:
+        return None
+    except (NotRegular, TooLarge, OSError) as exc:
+        raise ReportError(f"cannot be read: {exc}") from None
+    return from_junit(data)
 
 
-def _verdict(outcome: Outcome, counts: Counts | None, timeout: float, cap: int) -> CheckResult:
-    details: dict[str, Any] = {"exit_code": outcome.exit_code, "sandbox": outcome.sandbox}
-    if counts is not None:
-        details["tests"] = {"passed": counts.passed, "total": counts.total,
-                            "from": counts.source}
-        if counts.failing:
-            details["failing"] = counts.failing
-    problem = outcome.error or _failure(outcome, timeout, cap)
-    score = counts.score if counts is not None and counts.total else None
-    if problem is None:
-        return CheckResult(ok=True, score=1.0 if score is None else score, details=details)
-    if counts is not None and counts.total:
-        problem += f": {counts.total - counts.passed} of {counts.total} tests failed"
-        if counts.failing:
-            more = ", ..." if len(counts.failing) > 5 else ""
-            problem += f" ({', '.join(counts.failing[:5])}{more})"
-    for name in ("stdout", "stderr"):       # their ends, beside the files kept in full
-        text = _decode(getattr(outcome, name)).strip()
-        if text:
-            details[name] = text if len(text) <= 500 else "…" + text[-500:]
-    return CheckResult(ok=False, score=0.0 if score is None else score, notes=problem,
-                       details=details)
+def _expected(opts: dict[str, Any], inp: CheckInput, steps: Plan, hidden: Starting | None,
+              run: _Runner) -> tuple[int, str] | None:
+    given = opts.get("expect_tests")
+    if isinstance(given, int) and not isinstance(given, bool):
+        return given, "expect_tests"
+    if hidden is None or not steps.runner:
+        return None
+    from smevals.checkers.defined import defined_tests
+
+    found = defined_tests(opts["command"], steps.runner, _starting(inp), hidden, run)
+    return (found, "collected") if found else None
 
 
-def _failure(outcome: Outcome, timeout: float, cap: int) -> str | None:
-    if outcome.timed_out:
-        return f"command timed out after {timeout:g} s"
-    if outcome.over_cap:
-        streams = " and ".join(outcome.over_cap)
-        return (f"{streams} passed the output cap of {cap} bytes (kept truncated; "
-                "command stopped)")
-    code = outcome.exit_code
-    if code is not None and code < 0:
-        import signal
+def _starting(inp: CheckInput) -> Starting | None:
+    from smevals.spec.workspace import KEY, WorkspaceError, tree_of
 
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"command was killed by {name}"
-    if code:
-        return f"command exited with code {code}"
-    return None
+    spec = inp.task.get(KEY)
+    if spec is None or inp.grader_dir is None:
+        return None
+    try:
+        return tree_of(Path(inp.grader_dir).parent, spec)
+    except WorkspaceError:
+        return None
+
+

@@ -29,7 +29,7 @@ from smevals.checkers.base import (
     is_number,
 )
 from smevals.checkers.inputs import fenced_block, input_text
-from smevals.proc.sandbox import FILE_CAP, Outcome, SandboxRefused, run_sandboxed
+from smevals.proc.sandbox import FILE_CAP, Outcome, SandboxRefused, inside, run_sandboxed
 from smevals.proc.setting import SCHEMA as SANDBOX_SCHEMA
 from smevals.proc.setting import Setting
 
@@ -65,18 +65,19 @@ def _language(opts: dict[str, Any]) -> tuple[str, tuple[str, str | None, frozens
     return name, (safe, None, frozenset({name}))
 
 
-def _argv(opts: dict[str, Any], interpreter: str | None, program: Path) -> list[str]:
+def _argv(opts: dict[str, Any], interpreter: str | None, program: str) -> list[str]:
+    """The command line; `program` is the program file as the sandbox shows it."""
     if "command" in opts:
         command = list(opts["command"])
         if not any("{file}" in part for part in command):
-            return [*command, str(program)]
-        return [part.replace("{file}", str(program)) for part in command]
+            return [*command, program]
+        return [part.replace("{file}", program) for part in command]
     if interpreter is None:
-        return [sys.executable, str(program)]
+        return [sys.executable, program]
     found = shutil.which(interpreter)
     if found is None:
         fail(f"interpreter {interpreter!r} not found on PATH")
-    return [found, str(program)]
+    return [found, program]
 
 
 def _prefix(check_name: str | None) -> str:
@@ -142,12 +143,11 @@ def _run_in(
     with tempfile.TemporaryDirectory(prefix="smevals-sandbox-") as tmp:
         private = Path(tmp).resolve()
         _copy_files(cwd, private)
-        path = private / f"{prefix}.program.{ext}"
-        argv = _argv(opts, interpreter, path)
         policy = setting.policy(timeout, private, cap=cap,
                                 memory_mb=opts.get("memory_mb", DEFAULT_MEMORY_MB))
+        path = inside(policy, private, private / f"{prefix}.program.{ext}")
         try:
-            outcome = run_sandboxed(argv, private, policy)
+            outcome = run_sandboxed(_argv(opts, interpreter, path), private, policy)
         except SandboxRefused as refused:
             raise CheckError(refused.reason, {"sandbox": refused.sandbox}) from None
     if outcome.error is not None:

@@ -9,6 +9,7 @@ import functools
 from typing import Any
 
 from smevals.checkers.base import (
+    BOOL,
     NONEMPTY,
     Checker,
     CheckFailure,
@@ -89,7 +90,7 @@ def _pattern_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 _REGEX_OPTIONS = {
-    "properties": {"pattern": NONEMPTY, "flags": FLAGS},
+    "properties": {"pattern": NONEMPTY, "flags": FLAGS, "negate": BOOL},
     "required": ("pattern",),
     "aliases": {"value": "pattern"},
     "problems": _pattern_problems,
@@ -101,6 +102,8 @@ def regex(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
     compiled = compile_re2(opts["pattern"], opts.get("flags", ""))
     found = compiled.search(text) is not None
+    if opts.get("negate"):              # promptfoo's not-regex: the text as it is
+        return binary(not found, f"{opts['pattern']!r} matches {label}")
     return binary(found, f"no match for {opts['pattern']!r} in {label}")
 
 

@@ -2,9 +2,10 @@
 
 sql_execution runs the model's SQL and a reference (a query, or `expected_rows`) on a private
 read-only copy of the Eval's SQLite database and compares the results as Spider's execution
-accuracy does; sql_valid only compiles the SQL against the schema (EXPLAIN). The database
-side (building a `.sql` script, the read-only connection, the limits) is in sqldb.py, the
-comparison in sqlcompare.py.
+accuracy does (or BIRD's, with `mode: bird`); sql_valid only compiles the SQL against the
+schema (EXPLAIN). The database side is in sqldb.py (finding it, building a `.sql` script)
+and sqlrun.py (the read-only connection, the limits); the comparison in sqlcompare.py and
+sqlmatch.py.
 """
 
 from __future__ import annotations
@@ -22,22 +23,18 @@ from smevals.checkers.base import (
     binary,
     checker,
     fail,
+    one_of_words,
 )
 from smevals.checkers.inputs import input_text
-from smevals.checkers.sqlcompare import (
-    extract_sql,
-    first_difference,
-    has_top_level_order_by,
-    strip_sql,
-)
-from smevals.checkers.sqldb import (
+from smevals.checkers.sqlcompare import extract_sql, has_top_level_order_by, strip_sql
+from smevals.checkers.sqldb import database_path, private_copy
+from smevals.checkers.sqlmatch import ANY_ORDER, BIRD, SPIDER, STRICT, Rules, mismatch
+from smevals.checkers.sqlrun import (
     QueryError,
     Result,
     check_timeout,
-    database_path,
     explain,
     open_readonly,
-    private_copy,
     run_query,
 )
 
@@ -60,6 +57,13 @@ ROWS_OPTION = {
 }
 DATABASE_OPTION = {**NONEMPTY, "x-expect": "a path to an SQLite database or a .sql script, "
                                           "relative to the grader's folder"}
+
+
+def _problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
+    if opts.get("mode") == BIRD and opts.get("ordered") is True:
+        return [("ordered", "mode: bird compares the rows as sets, so their order cannot "
+                            "count (drop `ordered`, or use mode: spider)")]
+    return _rows_problems(opts)
 
 
 def _rows_problems(opts: dict[str, Any]) -> list[tuple[str, str]]:
@@ -88,7 +92,8 @@ def _shape(row: Any) -> list[Any] | dict[str, Any]:
     CHECKERS,
     "sql_execution",
     "Run the SQL (the output, its first ```sql block, or file:) and a reference on the Eval's "
-    "SQLite database; pass when the results match.",
+    "SQLite database; pass when the results match as Spider's evaluation compares them "
+    "(columns in any order; BIRD's sets with mode: bird).",
     properties={
         "database": DATABASE_OPTION,
         "reference": {**NONEMPTY, "x-expect": "a non-empty SQL query"},
@@ -96,12 +101,14 @@ def _shape(row: Any) -> list[Any] | dict[str, Any]:
         "ordered": BOOL,
         "float_tolerance": CEILING,
         "match_columns": BOOL,
+        "mode": one_of_words(SPIDER, BIRD),
+        "columns": one_of_words(ANY_ORDER, STRICT),
         "max_rows": {"type": "integer", "minimum": 1, "x-expect": "a positive integer"},
     },
     required=("database", ("reference", "expected_rows")),
     task_keys={"database": ("database",), "reference": ("reference",),
                "expected_rows": ("expected_rows",)},
-    problems=_rows_problems,
+    problems=_problems,
 )
 def sql_execution(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     sql, path = _sql_and_database(opts, inp)
@@ -145,33 +152,26 @@ def _value(value: Any) -> Any:
 
 
 def _compare(opts: dict[str, Any], got: Result, want: Result, ordered: bool) -> CheckResult:
-    tolerance = opts.get("float_tolerance", DEFAULT_TOLERANCE)
-    width = len(got.columns)
-    want_width = len(want.columns) if want.columns else len(want.rows[0]) if want.rows else None
-    if want_width is not None and width != want_width:
-        return binary(False, f"the query returns {width} column(s), expected {want_width}",
-                      columns=got.columns, expected_columns=want.columns)
-    if opts.get("match_columns") and _names(got.columns) != _names(want.columns):
+    mode = opts.get("mode", SPIDER)
+    names = bool(opts.get("match_columns"))
+    if names and _names(got.columns) != _names(want.columns):
         return binary(False, "the column names differ (match_columns)",
                       columns=got.columns, expected_columns=want.columns)
-    difference = first_difference(got.rows, want.rows, ordered, tolerance)
-    if difference is None:
+    columns = STRICT if names else opts.get("columns", STRICT if mode == BIRD else ANY_ORDER)
+    rules = Rules(mode, columns, ordered and mode != BIRD,
+                  opts.get("float_tolerance", DEFAULT_TOLERANCE))
+    want_width = len(want.columns) if want.columns else len(want.rows[0]) if want.rows else None
+    found = mismatch(got.rows, want.rows, (len(got.columns), want_width), rules)
+    if found is None:
         return CheckResult(ok=True, score=1.0)
-    return binary(False, _notes(difference, ordered), ordered=ordered, **difference)
+    notes, details = found
+    if not details:
+        details = {"columns": got.columns, "expected_columns": want.columns}
+    return binary(False, notes, **details)
 
 
 def _names(columns: list[str]) -> list[str]:
     return [c.lower() for c in columns]
-
-
-def _notes(difference: dict[str, Any], ordered: bool) -> str:
-    got, want = difference["rows"], difference["expected_rows"]
-    if ordered and got == want:
-        return (f"the rows differ in order or value from row {difference['first_difference_at']}"
-                f" (the reference is ordered)")
-    if got != want:
-        return f"the query returns {got} row(s), expected {want}"
-    return "the rows differ from the expected ones"
 
 
 def _clip(sql: str, limit: int = 500) -> str:

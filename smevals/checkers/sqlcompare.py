@@ -1,6 +1,7 @@
-"""The pure side of the SQL checkers: the SQL in an answer, a top-level ORDER BY, and the
-execution-accuracy comparison of two result sets (Spider's rule: multisets of rows, in order
-when the reference orders them; values compared after type normalisation)."""
+"""The pure side of the SQL checkers: the SQL in an answer, a top-level ORDER BY, and two
+result sets compared with their columns as given (multisets of rows, or lists when order
+counts; values compared after type normalisation). The rules of Spider and BIRD, which
+also try other orders of the columns or compare sets, are in sqlmatch.py."""
 
 from __future__ import annotations
 
@@ -90,7 +91,7 @@ def has_top_level_order_by(sql: str) -> bool:
 # ---- comparing results ------------------------------------------------------------------
 
 
-def _rank(value: Any) -> tuple[int, Any]:
+def rank(value: Any) -> tuple[int, Any]:
     """A sort key across SQLite's types (NULL < numbers < text < blobs), as SQLite orders."""
     if value is None:
         return (0, 0)
@@ -105,12 +106,12 @@ def _rank(value: Any) -> tuple[int, Any]:
     return (4, repr(value))
 
 
-def _row_key(row: Row) -> tuple[tuple[int, Any], ...]:
-    return tuple(_rank(v) for v in row)
+def row_key(row: Row) -> tuple[tuple[int, Any], ...]:
+    return tuple(rank(v) for v in row)
 
 
 def values_match(a: Any, b: Any, tolerance: float) -> bool:
-    ra, rb = _rank(a), _rank(b)
+    ra, rb = rank(a), rank(b)
     if ra[0] != rb[0]:
         return False
     if ra[0] != 1:
@@ -134,7 +135,7 @@ def first_difference(got: Sequence[Row], want: Sequence[Row], ordered: bool,
                      tolerance: float) -> dict[str, Any] | None:
     """None when the results match; else what differs (bounded, JSON-ready)."""
     if not ordered:
-        got, want = sorted(got, key=_row_key), sorted(want, key=_row_key)
+        got, want = sorted(got, key=row_key), sorted(want, key=row_key)
     index = next((i for i, (g, w) in enumerate(zip(got, want, strict=False))
                   if not rows_match(g, w, tolerance)), min(len(got), len(want)))
     if index == len(got) == len(want):
@@ -142,6 +143,27 @@ def first_difference(got: Sequence[Row], want: Sequence[Row], ordered: bool,
     if not ordered and len(got) == len(want) and _unmatched(got, want, tolerance) == ([], []):
         return None                 # near-equal floats sorted apart, paired within tolerance
     return _difference(got, want, ordered, index, tolerance)
+
+
+def rows_equal(got: Sequence[Row], want: Sequence[Row], ordered: bool, tolerance: float
+               ) -> bool:
+    """Whether the results match (as `first_difference` finds), without saying how not: the
+    columns holding no float must match exactly first, which rules most pairs out at once."""
+    if len(got) != len(want):
+        return False
+    if ordered:
+        return all(rows_match(g, w, tolerance) for g, w in zip(got, want, strict=True))
+    width = len(want[0]) if want else 0
+    exact = [i for i in range(width) if tolerance <= 0 or (
+        not any(isinstance(r[i], float) for r in got)
+        and not any(isinstance(r[i], float) for r in want))]
+
+    def project(rows: Sequence[Row]) -> Counter[Any]:
+        return Counter(tuple(rank(r[i]) for i in exact) for r in rows)
+
+    if project(got) != project(want):
+        return False
+    return len(exact) == width or first_difference(got, want, False, tolerance) is None
 
 
 def _difference(got: Sequence[Row], want: Sequence[Row], ordered: bool, index: int,
@@ -162,8 +184,8 @@ def _unmatched(got: Sequence[Row], want: Sequence[Row], tolerance: float
                ) -> tuple[list[Row], list[Row]]:
     """Rows of `want` not in `got`, and rows of `got` not in `want` (as multisets; exact
     values first, then within the tolerance)."""
-    missing = _beyond(want, Counter(_row_key(r) for r in got))
-    extra = _beyond(got, Counter(_row_key(r) for r in want))
+    missing = _beyond(want, Counter(row_key(r) for r in got))
+    extra = _beyond(got, Counter(row_key(r) for r in want))
     if tolerance > 0:
         missing, extra = _pair_close(missing, extra, tolerance)
     return missing, extra
@@ -173,7 +195,7 @@ def _beyond(rows: Sequence[Row], other: Counter[Any]) -> list[Row]:
     """The rows that `other` (a multiset of row keys) does not account for."""
     out = []
     for row in rows:
-        key = _row_key(row)
+        key = row_key(row)
         if other[key] > 0:
             other[key] -= 1
         else:
@@ -183,15 +205,44 @@ def _beyond(rows: Sequence[Row], other: Counter[Any]) -> list[Row]:
 
 def _pair_close(missing: list[Row], extra: list[Row], tolerance: float
                 ) -> tuple[list[Row], list[Row]]:
+    """Pair the rows left over on each side within the tolerance: walking both in order (two
+    near-equal rows sort side by side), then, when few are left, each against each; what
+    finds no partner stays."""
+    missing, extra = _walk_pairs(missing, extra, tolerance)
+    if not missing or not extra or len(missing) * len(extra) > PAIR_LIMIT:
+        return missing, extra
     left = list(extra)
     still: list[Row] = []
-    for row in missing[:1000]:
+    for row in missing:
         partner = next((i for i, e in enumerate(left) if rows_match(row, e, tolerance)), None)
         if partner is None:
             still.append(row)
         else:
             left.pop(partner)
-    return still + missing[1000:], left
+    return still, left
+
+
+PAIR_LIMIT = 100_000        # pairs of left-over rows compared each against each, at most
+
+
+def _walk_pairs(missing: list[Row], extra: list[Row], tolerance: float
+                ) -> tuple[list[Row], list[Row]]:
+    a = sorted(missing, key=row_key)
+    b = sorted(extra, key=row_key)
+    keys_a, keys_b = [row_key(r) for r in a], [row_key(r) for r in b]
+    still_a: list[Row] = []
+    still_b: list[Row] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if rows_match(a[i], b[j], tolerance):
+            i, j = i + 1, j + 1
+        elif keys_a[i] < keys_b[j]:
+            still_a.append(a[i])
+            i += 1
+        else:
+            still_b.append(b[j])
+            j += 1
+    return still_a + a[i:], still_b + b[j:]
 
 
 def shown(rows: Sequence[Row]) -> list[list[Any]]:

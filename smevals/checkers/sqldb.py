@@ -1,6 +1,5 @@
-"""The SQLite side of the SQL checkers: find the Eval's database, build a `.sql` script once,
-and run one statement on a private, read-only copy under a time limit, a row limit and an
-authorizer that allows reading only.
+"""The database side of the SQL checkers: find the Eval's database, build a `.sql` script once,
+and make each process its private copy to query (running a statement is in sqlrun.py).
 
 A `.sql` script is built into `<cache dir>/sql/<sha256 of the script>.sqlite` (the cache dir
 of smevals.store.cache: platformdirs' user cache dir, or SMEVALS_CACHE_DIR) and reused by
@@ -18,9 +17,6 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,42 +24,6 @@ from smevals.checkers.base import CheckInput, fail
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 MAX_SCRIPT_BYTES = 64 * 1024 * 1024
-DEFAULT_TIMEOUT = 5.0
-MAX_VALUE_BYTES = 16 * 1024 * 1024       # the longest string or blob a query may make
-MAX_SQL_BYTES = 1024 * 1024
-
-_SQLITE_RECURSIVE = getattr(sqlite3, "SQLITE_RECURSIVE", 33)
-_ALLOWED = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, _SQLITE_RECURSIVE})
-# Pragmas that only describe the schema; any other pragma, and any pragma with a value
-# (`PRAGMA x = 1`), is refused.
-_READ_PRAGMAS = frozenset({"table_info", "table_xinfo", "index_list", "index_info",
-                           "index_xinfo", "foreign_key_list", "table_list", "collation_list",
-                           "function_list"})
-# Functions that reach files or extensions in some SQLite builds (the sqlite3 shell's
-# readfile/writefile/edit, fileio's lsdir, fts3_tokenizer's pointer trick).
-_REFUSED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "lsdir",
-                                "fts3_tokenizer", "zipfile", "sqlar_compress",
-                                "sqlar_uncompress"})
-# SQLite's authorizer action codes (sqlite3.h), by number: the name says what was refused.
-_ACTION_NAMES = (
-    "COPY", "CREATE INDEX", "CREATE TABLE", "CREATE TEMP INDEX", "CREATE TEMP TABLE",
-    "CREATE TEMP TRIGGER", "CREATE TEMP VIEW", "CREATE TRIGGER", "CREATE VIEW", "DELETE",
-    "DROP INDEX", "DROP TABLE", "DROP TEMP INDEX", "DROP TEMP TABLE", "DROP TEMP TRIGGER",
-    "DROP TEMP VIEW", "DROP TRIGGER", "DROP VIEW", "INSERT", "PRAGMA", "READ", "SELECT",
-    "TRANSACTION", "UPDATE", "ATTACH", "DETACH", "ALTER TABLE", "REINDEX", "ANALYZE",
-    "CREATE VTABLE", "DROP VTABLE", "FUNCTION", "SAVEPOINT", "RECURSIVE")
-_SCHEMA_TABLES = frozenset({"sqlite_master", "sqlite_temp_master", "sqlite_schema",
-                            "sqlite_temp_schema"})
-
-
-class QueryError(Exception):
-    """The statement was refused or failed: the reason, as SQLite or the authorizer gave it."""
-
-
-@dataclass
-class Result:
-    columns: list[str]
-    rows: list[tuple[Any, ...]]
 
 
 # ---- finding and building the database -------------------------------------------------
@@ -182,122 +142,3 @@ def _build_authorizer(action: int, *_args: Any) -> int:
     if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
         return sqlite3.SQLITE_DENY
     return sqlite3.SQLITE_OK
-
-
-# ---- running one statement --------------------------------------------------------------
-
-
-def check_timeout(inp: CheckInput) -> float:
-    value = inp.timeout
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return DEFAULT_TIMEOUT
-
-
-def open_readonly(path: Path) -> tuple[sqlite3.Connection, list[str]]:
-    """A read-only connection that refuses all but reading; the list collects refusals."""
-    uri = "file:" + _uri_path(path) + "?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA query_only = 1")
-    conn.execute("PRAGMA trusted_schema = 0")
-    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
-    conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_BYTES)
-    conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    refused: list[str] = []
-    conn.set_authorizer(_authorizer(refused))
-    return conn, refused
-
-
-def _uri_path(path: Path) -> str:
-    from urllib.parse import quote
-
-    return quote(str(path.resolve()), safe="/")
-
-
-def _authorizer(refused: list[str]) -> Callable[..., int]:
-    def decide(action: int, arg1: str | None, arg2: str | None, *_rest: Any) -> int:
-        if action in _ALLOWED:
-            return sqlite3.SQLITE_OK
-        if action == sqlite3.SQLITE_FUNCTION:
-            if (arg2 or "").lower() not in _REFUSED_FUNCTIONS:
-                return sqlite3.SQLITE_OK
-            refused.append(f"the function {arg2}() is not allowed")
-        elif action == sqlite3.SQLITE_PRAGMA:
-            if (arg1 or "").lower() in _READ_PRAGMAS:
-                return sqlite3.SQLITE_OK
-            refused.append(f"PRAGMA {arg1} is not allowed (only schema-reading pragmas)")
-        elif (arg1 or "").lower() in _SCHEMA_TABLES:
-            refused.append("changing the schema (CREATE, DROP, ALTER) is not allowed: the "
-                           "database is read-only")
-        else:
-            what = _ACTION_NAMES[action] if 0 <= action < len(_ACTION_NAMES) else str(action)
-            refused.append(f"{what} is not allowed: the database is read-only")
-        return sqlite3.SQLITE_DENY
-
-    return decide
-
-
-def run_query(conn: sqlite3.Connection, refused: list[str], sql: str, timeout: float,
-              max_rows: int) -> Result:
-    """Run one statement; QueryError with SQLite's (or the authorizer's) reason."""
-    deadline = time.monotonic() + timeout
-    stopped: list[bool] = []
-
-    def progress() -> int:
-        if time.monotonic() > deadline:
-            stopped.append(True)
-            return 1
-        return 0
-
-    conn.set_progress_handler(progress, 2000)
-    try:
-        cursor = conn.execute(sql)
-        if cursor.description is None:
-            raise QueryError("the statement returns no rows (not a query)")
-        rows = cursor.fetchmany(max_rows + 1)
-    except sqlite3.Warning as exc:          # Python's "one statement at a time"
-        raise QueryError(_one_statement(exc)) from None
-    except sqlite3.Error as exc:
-        raise QueryError(_reason(exc, refused, stopped, timeout)) from None
-    except ValueError as exc:              # a NUL character, a lone surrogate
-        raise QueryError(f"the SQL cannot be passed to SQLite: {exc}") from None
-    finally:
-        conn.set_progress_handler(None, 0)
-    if len(rows) > max_rows:
-        raise QueryError(f"the query returns more than {max_rows} rows (max_rows)")
-    return Result([str(d[0]) for d in cursor.description], rows)
-
-
-def explain(conn: sqlite3.Connection, refused: list[str], sql: str, timeout: float) -> None:
-    """Compile `sql` against the schema without running it (EXPLAIN); QueryError if it
-    cannot be."""
-    deadline = time.monotonic() + timeout
-    conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 2000)
-    try:
-        conn.execute("EXPLAIN " + sql).fetchmany(1)
-    except sqlite3.Warning as exc:
-        raise QueryError(_one_statement(exc)) from None
-    except sqlite3.Error as exc:
-        raise QueryError(_reason(exc, refused, [], timeout)) from None
-    except ValueError as exc:
-        raise QueryError(f"the SQL cannot be passed to SQLite: {exc}") from None
-    finally:
-        conn.set_progress_handler(None, 0)
-
-
-def _one_statement(exc: Exception) -> str:
-    if "one statement" in str(exc):
-        return "only one SQL statement is allowed"
-    return str(exc)
-
-
-def _reason(exc: sqlite3.Error, refused: list[str], stopped: list[bool], timeout: float
-            ) -> str:
-    if refused:
-        return f"refused: {refused[0]}"
-    if stopped:
-        return f"the query ran longer than {timeout:g} s (stopped)"
-    text = str(exc)
-    if "one statement" in text:
-        return "only one SQL statement is allowed"
-    return f"SQLite: {text}" if text else f"SQLite: {type(exc).__name__}"

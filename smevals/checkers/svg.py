@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from smevals.checkers.base import BOOL, Checker, CheckInput, CheckResult, checker, fail
 from smevals.checkers.inputs import read_bytes, relative_path
@@ -144,7 +144,7 @@ def render(svg: str, width: int, height: int, background: str | None, fonts: boo
     from smevals.proc.worker import WorkerError
 
     if importlib.util.find_spec("resvg") is None:
-        fail(f"render_svg needs resvg, which is not installed: {EXTRA}")
+        _missing()
     color = None
     if background is not None:
         from smevals.checkers.csscolor import parse_color
@@ -165,8 +165,15 @@ def render(svg: str, width: int, height: int, background: str | None, fonts: boo
     if status == b"\x00":
         return body
     if status == b"\x02":
-        fail(f"render_svg needs resvg, which is not installed: {EXTRA}")
+        _missing()
     fail(f"{label}: resvg: {body.decode('utf-8', 'replace')}")
+
+
+def _missing() -> NoReturn:
+    """Fail the Check naming the optional dependency it needs (`smevals test` reports the
+    case as not run, with this line, rather than as a mismatch)."""
+    fail(f"render_svg needs resvg, which is not installed: {EXTRA}", missing_extra="svg",
+         install=EXTRA)
 
 
 def _worker() -> Worker:

@@ -26,10 +26,16 @@ class Counts:
     total: int = 0
     failing: list[str] = field(default_factory=list)
     source: str = ""              # junit, pytest or unittest
+    skipped: int = 0              # tests that ran but skipped (or failed as expected)
 
     @property
     def score(self) -> float | None:
         return self.passed / self.total if self.total else None
+
+    @property
+    def ran(self) -> int:
+        """Every test the run reached, skipped ones included."""
+        return self.total + self.skipped
 
 
 def from_junit(data: bytes) -> Counts:
@@ -49,6 +55,7 @@ def from_junit(data: bytes) -> Counts:
     for case in root.iter("testcase"):
         kinds = {child.tag for child in case}
         if "skipped" in kinds:
+            out.skipped += 1
             continue
         out.total += 1
         if kinds & {"failure", "error"}:
@@ -76,7 +83,8 @@ def from_output(text: str) -> Counts | None:
                  for n, word in _PYTEST_PART.findall(found[-1])}
         failed = parts.get("failed", 0) + parts.get("error", 0)
         passed = parts.get("passed", 0) + parts.get("xpassed", 0)
-        return Counts(passed, passed + failed, _names(_PYTEST_FAILED.findall(text)), "pytest")
+        return Counts(passed, passed + failed, _names(_PYTEST_FAILED.findall(text)), "pytest",
+                      parts.get("skipped", 0) + parts.get("xfailed", 0))
     ran = _UNITTEST_RAN.findall(text)
     if ran:
         count, _verdict, extra = ran[-1]
@@ -86,8 +94,29 @@ def from_output(text: str) -> Counts | None:
         failed = parts.get("failures", 0) + parts.get("errors", 0)
         names = [f"{where}.{name}" if not where.endswith(name) else where
                  for name, where in _UNITTEST_FAILED.findall(text)]
-        return Counts(max(total - failed, 0), max(total, 0), _names(names), "unittest")
+        return Counts(max(total - failed, 0), max(total, 0), _names(names), "unittest",
+                      int(count) - max(total, 0))
     return None
+
+
+_COLLECTED = re.compile(r"^=*\s*(\d+) tests? collected", re.MULTILINE)
+_COLLECTED_HEAD = re.compile(r"^collected (\d+) items?", re.MULTILINE)
+_PER_FILE = re.compile(r"^\S[^\n]*?: (\d+)$", re.MULTILINE)
+_NONE_COLLECTED = re.compile(r"^=*\s*no tests collected", re.MULTILINE)
+
+
+def collected_by_pytest(text: str) -> int | None:
+    """How many tests `pytest --collect-only` found, from what it printed at any verbosity
+    (`3 tests collected in 0.1s`, `collected 3 items`, or `-qq`'s `test_x.py: 3` lines);
+    None when it does not say."""
+    for pattern in (_COLLECTED, _COLLECTED_HEAD):
+        found = pattern.findall(text)
+        if found:
+            return int(found[-1])
+    if _NONE_COLLECTED.search(text):
+        return 0
+    per_file = _PER_FILE.findall(text)
+    return sum(int(n) for n in per_file) if per_file else None
 
 
 def _names(names: list[str]) -> list[str]:

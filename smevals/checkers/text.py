@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import string
+from collections.abc import Callable
 from typing import Any
 
 from smevals.checkers.base import (
@@ -67,6 +68,8 @@ def _as_list(value: str | list[str]) -> list[str]:
         "fragments": _FRAGMENT_LIST,
         "case_sensitive": BOOL,
         "threshold": UNIT,
+        "any": BOOL,
+        "casefold": BOOL,
     },
     required=(("value", "fragments"),),
     task_keys={"value": ("expected",)},
@@ -75,12 +78,20 @@ def _as_list(value: str | list[str]) -> list[str]:
 def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     label, text = input_text(opts, inp)
     value = opts["value"] if "value" in opts else opts["fragments"]
+    fold: Callable[[str], str]
+    if opts.get("casefold"):            # Unicode case folding (Python's str.casefold)
+        fold = str.casefold
+    elif opts.get("case_sensitive", not isinstance(value, list) or "fragments" in opts):
+        fold = _same
+    else:
+        fold = str.lower
+    if opts.get("any"):
+        return _contains_any(label, text, value if isinstance(value, list) else [value], fold)
     if not isinstance(value, list):
-        return _contains_one(label, text, value_text(value), opts.get("case_sensitive", True))
-    sensitive = opts.get("case_sensitive", "fragments" in opts)
+        return _contains_one(label, text, value_text(value), fold)
     values = [value_text(v) for v in value]
-    haystack = text if sensitive else text.lower()
-    missing = [v for v in values if (v if sensitive else v.lower()) not in haystack]
+    haystack = fold(text)
+    missing = [v for v in values if fold(v) not in haystack]
     score = (len(values) - len(missing)) / len(values)
     notes = f"{len(values) - len(missing)}/{len(values)} substrings found in {label}"
     if missing:
@@ -88,10 +99,24 @@ def contains(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     return ratio_result(score, opts.get("threshold", 1.0), notes, missing=missing)
 
 
-def _contains_one(label: str, text: str, value: str, sensitive: bool) -> CheckResult:
+def _same(text: str) -> str:
+    return text
+
+
+def _contains_one(label: str, text: str, value: str, fold: Any) -> CheckResult:
     """The original smevals' contains: ok only (no score), its notes on failure."""
-    found = value in text if sensitive else value.lower() in text.lower()
+    found = fold(value) in fold(text)
     return CheckResult(ok=found, notes="" if found else f"{label} does not contain {value!r}")
+
+
+def _contains_any(label: str, text: str, values: list[Any], fold: Any) -> CheckResult:
+    """`any: true`: one of the values occurs (promptfoo's contains-any, Inspect's includes()
+    over a list target)."""
+    haystack = fold(text)
+    found = [v for v in map(value_text, values) if fold(v) in haystack]
+    notes = f"{label} contains none of " + ", ".join(repr(_excerpt(v, 60)) for v in
+                                                       map(value_text, values[:5]))
+    return binary(bool(found), notes, found=found[:5])
 
 
 @checker(
@@ -209,7 +234,7 @@ _EDITS = {"type": "integer", "minimum": 0, "x-expect": "a non-negative whole num
     CHECKERS,
     "levenshtein",
     "Edit distance to the expected text at most max_distance (default 5, as promptfoo's).",
-    properties={"value": STRING, "max_distance": _EDITS, "strip": BOOL},
+    properties={"value": STRING, "max_distance": _EDITS, "strip": BOOL, "utf16": BOOL},
     required=("value",),
     task_keys={"value": ("expected",)},
 )
@@ -218,6 +243,8 @@ def levenshtein(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
     value = opts["value"]
     if opts.get("strip", False):
         text, value = text.strip(), value.strip()
+    if opts.get("utf16", False):        # count UTF-16 units, as JavaScript does
+        text, value = _utf16(text), _utf16(value)
     limit = int(opts.get("max_distance", 5))
     try:
         distance = bounded(text, value, limit)
@@ -236,3 +263,11 @@ def levenshtein(opts: dict[str, Any], inp: CheckInput) -> CheckResult:
         f"{limit} allowed)"
     return CheckResult(ok=ok, score=1 - distance / longest if longest else 1.0, notes=notes,
                        details={"distance": distance})
+
+
+def _utf16(text: str) -> str:
+    """`text` with each character outside the BMP as its two UTF-16 surrogates."""
+    if all(ord(c) < 0x10000 for c in text):
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")
+    return "".join(chr(int.from_bytes(data[i:i + 2], "little")) for i in range(0, len(data), 2))

@@ -6,6 +6,7 @@ from smevals.cli import (  # noqa: F401
     cases_cmd,
     check_cmd,
     diff_cmd,
+    export_cmd,
     grade_cmd,
     import_cmd,
     init_cmd,

@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ class GradeText:
                 f"{result.run.id} ... {result.outcome}{score_shown(result)}")
         if result.why:
             line += f"\n    {result.why}"
+        line += tampering_shown(result)
         self.progress.step(result.outcome == "pass", line)
 
     def finished(self, ev: Eval, summary: GradeSummary) -> None:
@@ -168,11 +169,20 @@ def _report(s: GradeSummary, opts: GradeOptions) -> None:
                    "above are kept; `smevals grade` grades the rest.", err=True)
         raise SystemExit(130)
     if s.errored:
-        raise SmevalsError(f"{s.errored} of {s.graded} Grade(s) have no verdict (outcome "
-                           "error: a judge or webhook could not answer, see above); "
-                           "`smevals grade` tries them again")
+        raise SmevalsError(_errored(s))
     if s.failed:
         raise EvidenceFailed(f"{s.failed} of {s.graded} Run(s) graded as fail")
+
+
+def _errored(s: GradeSummary) -> str:
+    judged = s.errored - s.no_check
+    texts = [f"{judged} of {s.graded} Grade(s) have no verdict (outcome error: a judge or "
+             "webhook could not answer, see above); `smevals grade` tries them again"] \
+        if judged else []
+    if s.no_check:
+        texts.append(f"{s.no_check} of {s.graded} Grade(s) have no verdict (outcome error): no "
+                     "Check of the grader applied to their Task (see above)")
+    return "; ".join(texts)
 
 
 @cli.command("grade", short_help="Grade the Runs that have no Grade from the current grader.")

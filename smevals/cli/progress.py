@@ -87,3 +87,13 @@ def score_shown(result: GradeResult) -> str:
 
     shown = score_text({**result.record, "score": result.score}, "{:.3g}", reasoned=True)
     return f" score={shown}" if shown else ""
+
+
+def tampering_shown(result: GradeResult) -> str:
+    """`\n    tampering: conftest.py (conftest), ...` under a Grade that marks any (its first
+    five marks); `` without."""
+    marks = result.record.get("tampering") or []
+    if not marks:
+        return ""
+    more = f", and {len(marks) - 5} more" if len(marks) > 5 else ""
+    return "\n    tampering: " + ", ".join(f"{m['path']} ({m['kind']})" for m in marks[:5]) + more

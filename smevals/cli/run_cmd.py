@@ -9,7 +9,7 @@ import click
 
 from smevals.cli.base import cli, evals_argument, non_empty, store_option
 from smevals.cli.options import cluster_spec, scale_options
-from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt
+from smevals.cli.progress import Progress, score_shown, sigterm_as_interrupt, tampering_shown
 from smevals.errors import EvidenceFailed, SmevalsError
 
 if TYPE_CHECKING:
@@ -80,6 +80,7 @@ class TextUI:
             line += f"\n    grade: {grade.outcome}{score_shown(grade)}"
             if grade.why:
                 line += f"\n    {grade.why}"
+            line += tampering_shown(grade)
         self.progress.step(item.ok, line, explain=grade is not None and grade.outcome != "pass")
 
     def leftover(self, grade: GradeResult) -> None:
@@ -118,7 +119,8 @@ def failure_lines(written: Written) -> list[str]:
               multiple=True, callback=non_empty, help="Model to run (repeatable). "
               "Default: the config's model.")
 @click.option("-c", "--config", "configs", metavar="CONFIG", multiple=True,
-              help="Config name (repeatable: each in turn). Default: default.")
+              help="Config name (repeatable: each in turn). Default: the Eval's `configs` "
+              "(eval.yaml), else default.")
 @click.option("-t", "--task", "tasks", metavar="TASK",
               multiple=True, help="Only this task (repeatable).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N",
@@ -157,7 +159,7 @@ def run_cmd(ctx: click.Context, paths: tuple[str, ...], models: tuple[str, ...],
     paths = tuple(ctx.meta.get("smevals_extra_paths", [])) + paths
     if not paths:
         raise click.UsageError("Missing argument 'EVAL_OR_SUITE...': give an Eval or a Suite.")
-    opts = RunOptions(paths, models, "default", tasks, repeat, jobs, timeout, store, dry_run,
+    opts = RunOptions(paths, models, None, tasks, repeat, jobs, timeout, store, dry_run,
                       grader, shard, None if dry_run else cluster_spec(dask, dask_resources),
                       configs=configs, subset=_subset(limit, sample, seed))
     ui = TextUI()
@@ -200,9 +202,14 @@ def _finish(summary: RunSummary, dry_run: bool) -> None:
         problems.append(f"{summary.failed} run(s) failed")
     if summary.graded_fail:
         problems.append(f"{summary.graded_fail} run(s) graded as fail")
-    if summary.graded_error:
-        problems.append(f"{summary.graded_error} Grade(s) have no verdict (outcome error: a "
+    judged = summary.graded_error - summary.graded_no_check
+    if judged:
+        problems.append(f"{judged} Grade(s) have no verdict (outcome error: a "
                         "judge or webhook could not answer); `smevals grade` tries them again")
+    if summary.graded_no_check:
+        problems.append(f"{summary.graded_no_check} Grade(s) have no verdict (outcome error): "
+                        "no Check of the grader applied to their Task")
+    if summary.graded_error:
         raise SmevalsError(", ".join(problems))
     if problems:
         raise EvidenceFailed(", ".join(problems))

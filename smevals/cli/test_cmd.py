@@ -46,8 +46,16 @@ def test_cmd(paths: tuple[str, ...], graders: tuple[str, ...], junit: str | None
     outcomes = [o for s in suites for o in s.outcomes]
     if junit:
         _write_junit(junit, [(s.title, s.outcomes) for s in suites])
-    bad = sum(not o.ok for o in outcomes)
-    click.echo(f"{len(outcomes)} case(s): {len(outcomes) - bad} ok, {bad} mismatch(es)")
+    bad = sum(bool(o.mismatches) for o in outcomes)
+    missing = [o for o in outcomes if o.missing]
+    not_run = f", {len(missing)} not run" if missing else ""
+    click.echo(f"{len(outcomes)} case(s): {len(outcomes) - bad - len(missing)} ok, "
+               f"{bad} mismatch(es){not_run}")
+    if missing:                     # the environment, not the grader: exit 2, saying how
+        needs = list(dict.fromkeys(line for o in missing for line in o.missing))
+        raise SmevalsError(f"{len(missing)} of {len(outcomes)} fixture(s) could not be graded "
+                           "here, a Check needs an optional dependency that is not "
+                           "installed:\n  " + "\n  ".join(needs))
     if bad:
         raise EvidenceFailed(f"{bad} of {len(outcomes)} fixture(s) did not match")
 
@@ -56,14 +64,16 @@ def _print_suite(suite: Suite) -> None:
     click.echo(f"{suite.title} (grader version {suite.version}): {len(suite.cases)} case(s)")
     rows = [("CASE", "EXPECT", "GOT", "RESULT", "FAILING CHECK")]
     for o in suite.outcomes:
-        rows.append((o.case.name, o.case.expect, o.outcome, "ok" if o.ok else "MISMATCH",
+        result = "ok" if o.ok else "NOT RUN" if o.missing else "MISMATCH"
+        rows.append((o.case.name, o.case.expect, o.outcome, result,
                      o.why.removeprefix("failed check ")))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for index, row in enumerate(rows):
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
         click.echo(("  " + "  ".join([*cells, row[4]])).rstrip())
         if index and not suite.outcomes[index - 1].ok:
-            for reason in suite.outcomes[index - 1].mismatches:
+            outcome = suite.outcomes[index - 1]
+            for reason in outcome.missing or outcome.mismatches:
                 click.echo(f"      {reason}")
 
 

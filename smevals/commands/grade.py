@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 from smevals import phases
 from smevals.errors import Problem, SmevalsError
-from smevals.grade.apply import GradeJob, GradeResult, grading_data
+from smevals.grade.apply import GradeJob, GradeResult, grading_data, is_no_check
 from smevals.grade.claimed import Since, claimed_later
 from smevals.grade.plan import Plan
 from smevals.grade.problems import checked_grader, task_key_warnings
@@ -73,6 +73,7 @@ class GradeSummary:
     passed: int = 0
     failed: int = 0
     errored: int = 0                # Grades with outcome error (a Check had no verdict)
+    no_check: int = 0               # ... of which no Check of the grader applied to the Task
     retried: int = 0                # graded again because their current Grade was an error
     judge_calls: int = 0            # --dry-run: judge calls the Checks would make ...
     judge_cached: int = 0           # ... and how many of them the judge cache serves
@@ -141,6 +142,7 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
     version = grader_version(grader)
     store = store or Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # a writer: never through a linked folder
+    store.note_orphans()
     history = grades_by_run(store.grades(), grader.name)
     selected = _select(store, ev, opts, history)
     summary.damaged += sum(rel.startswith("runs/") for rel, _why in store.broken)
@@ -157,7 +159,8 @@ def _plan(ev: Eval, opts: GradeOptions, summary: GradeSummary, store: Store | No
         choice = Choice(grader.name, version,
                         {run.record["task"]["name"]: grading_hash(grading_data(ev, run))})
         counted = [g for g in past if counts(g, choice)]
-        current = bool(counted) and counted[-1].record.get("outcome") != "error"
+        current = bool(counted) and (counted[-1].record.get("outcome") != "error"
+                                     or is_no_check(counted[-1].record))
         if current and not opts.regrade:
             summary.up_to_date += 1
             continue
@@ -280,6 +283,7 @@ def _count(summary: GradeSummary, result: GradeResult, before: Obj[GradeRecord] 
     summary.passed += result.outcome == "pass"
     summary.failed += result.outcome == "fail"
     summary.errored += result.outcome == "error"
+    summary.no_check += is_no_check(result.record)
     if before is None:
         return
     old = before.record

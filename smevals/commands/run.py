@@ -19,6 +19,7 @@ from smevals.grade.problems import (
 )
 from smevals.proc.launch import ProcessGroups
 from smevals.run.attempt import Attempt, Session
+from smevals.run.bounds import limits as run_limits
 from smevals.run.engine import Interrupted, run_pool
 from smevals.run.pipeline import Made, made_later
 from smevals.run.plan import Job, PairPlan, check_runnable, plan_jobs, resolve_runner
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 class RunOptions:
     paths: tuple[str, ...]
     models: tuple[str, ...] = ()
-    config: str = "default"
+    config: str | None = None         # None: the Eval's own (eval.yaml `configs`, else default)
     tasks: tuple[str, ...] = ()
     repeat: int | None = None
     jobs: int = 4
@@ -64,9 +65,18 @@ class RunOptions:
     subset: Subset = Subset()      # --limit / --sample: a deterministic subset of each Eval
     configs: tuple[str, ...] = ()  # several Configs (`-c a -c b`), each in turn; else `config`
 
-    @property
-    def config_names(self) -> list[str]:
-        return list(dict.fromkeys(self.configs or (self.config,)))
+    def config_names(self, ev: Eval) -> list[str]:
+        """The Configs to run `ev` with: `-c` (each in turn), else `config`, else the Eval's
+        own set (eval.yaml `configs`, else `default`)."""
+        chosen = self.configs or ((self.config,) if self.config else ev.run_configs)
+        return list(dict.fromkeys(chosen))
+
+
+def no_check(grade: Any) -> bool:
+    """Whether a Grade is the error of no Check applying to its Task."""
+    from smevals.grade.apply import is_no_check
+
+    return is_no_check(getattr(grade, "record", None))
 
 
 class RunUI(Protocol):
@@ -94,6 +104,7 @@ class RunSummary:
     failed: int = 0
     graded_fail: int = 0
     graded_error: int = 0           # Grades with outcome error (no verdict from a judge)
+    graded_no_check: int = 0        # ... of which no Check of the grader applied
     interrupted: bool = False
     results: list[Made] = field(default_factory=list)
 
@@ -103,7 +114,7 @@ def run_command(opts: RunOptions, ui: RunUI, grading: Grading | None = None) -> 
     phases.started()
     with phases.phase("plan"):
         prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
-                    for name in opts.config_names]
+                    for name in opts.config_names(ev)]
     summary = RunSummary()
     for prep in prepared:
         for warning in prep.warnings:
@@ -143,6 +154,7 @@ def _prepare(ev: Eval, name: str, opts: RunOptions) -> Prepared:
     check_runnable(runner, config)
     store = Store(store_root(ev.path, ev.name, opts.store))
     folders.refuse_links(store.root)            # before any runner starts (exit 2)
+    run_limits()                                # a malformed SMEVALS_MAX_RUN_* too
     timeout = opts.timeout if opts.timeout is not None else config.timeout
     session = Session(ev, config, runner, store, timeout, provenance(ev.path, store.root),
                       ProcessGroups(), dict(os.environ))
@@ -183,6 +195,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
         summary.failed += not made.ok
         summary.graded_fail += bool(grade is not None and getattr(grade, "outcome", "") == "fail")
         summary.graded_error += bool(grade is not None and getattr(grade, "outcome", "") == "error")
+        summary.graded_no_check += bool(grade is not None and no_check(grade))
         ui.done(made, grade)
 
     ui.start(len(prep.jobs))
@@ -213,6 +226,7 @@ def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSu
     def done(grade: Any) -> None:
         summary.graded_fail += grade.outcome == "fail"
         summary.graded_error += grade.outcome == "error"
+        summary.graded_no_check += no_check(grade)
         ui.leftover(grade)
 
     graded = frozenset(made.written.rel for made, grade in summary.results if grade is not None)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from smevals import stats
+from smevals.diff.split import Split
+from smevals.diff.split import word as split_word
 from smevals.report.document import EvalReport
 from smevals.report.evidence import LeftOut, Pair, left_out, missing_texts
 from smevals.report.rows import ERRORED, Row, cell_of
@@ -54,6 +56,8 @@ class GroupDiff:
     a: Group | None
     b: Group | None
     paired: Paired | None = None
+    split: Split | None = None      # the grader's part and the evidence's (diff/split.py)
+    unsplit: str | None = None      # why a change under another grader version has none
 
     @property
     def status(self) -> str:
@@ -77,7 +81,11 @@ class GroupDiff:
         return self.b.pass_rate - self.a.pass_rate if self.a and self.b else None
 
     def worse(self, alpha: float) -> bool:
-        """A significant drop: in mean score (interval below 0) or pass/fail (McNemar)."""
+        """A significant drop: in mean score (interval below 0) or pass/fail (McNemar). When
+        the grader version changed and the change is split, only the evidence's part can
+        be a drop: what the grader did to the same Runs is not the model's."""
+        if self.split is not None:
+            return self.split.evidence.moves(alpha)[0]
         p = self.paired
         if p is None:
             return False
@@ -85,11 +93,23 @@ class GroupDiff:
                 or (p.pass_significant(alpha) and p.regressions > p.fixes))
 
     def better(self, alpha: float) -> bool:
+        if self.split is not None:
+            return self.split.evidence.moves(alpha)[1]
         p = self.paired
         if p is None:
             return False
         return ((p.score_significant() and p.ci is not None and p.ci[0] > 0)
                 or (p.pass_significant(alpha) and p.fixes > p.regressions))
+
+    def verdict(self, alpha: float) -> str:
+        """`significant drop`, ...; with a split, each part's verdict."""
+        if self.status != "both":
+            return "only in B" if self.status == "added" else "only in A"
+        if self.split is not None:
+            return (f"grader: {split_word(self.split.grader.moves(alpha))}; "
+                    f"evidence: {split_word(self.split.evidence.moves(alpha))}")
+        said = split_word((self.worse(alpha), self.better(alpha)))
+        return said + ("; grader changed too, not split" if self.unsplit else "")
 
 
 @dataclass(frozen=True)
@@ -111,6 +131,8 @@ class Changes:
     configs: list[str] = field(default_factory=list)
     # the Runs counted per config x model: [{"config", "model", "runs"}], by config, model
     runs_by_pair: list[dict[str, str | int]] = field(default_factory=list)
+    # Runs of this side that the other side holds damaged (left out there, not removed)
+    damaged: list[str] = field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.runs or self.tasks or self.models or self.configs)
@@ -212,16 +234,21 @@ def changes(a: EvalReport, b: EvalReport) -> tuple[Changes, Changes]:
     """What B has that A has not (added) and the reverse (removed): Runs, over every Run
     matching the filters (failed and stale ones included); tasks, models and configs, over
     the Runs whose task and config the side's Eval still defines (a deleted task is a
-    removed task even though its Runs stay in the store)."""
+    removed task even though its Runs stay in the store). A Run that the other side holds
+    damaged is neither: it is listed as damaged there, and its task, model and config count
+    as present there."""
     runs_a = {r.rel: r for r in a.collected.runs}
     runs_b = {r.rel: r for r in b.collected.runs}
     cells_a, cells_b = _defined_cells(a), _defined_cells(b)
     out = []
-    for mine, theirs, cells, other in ((runs_b, runs_a, cells_b, cells_a),
-                                       (runs_a, runs_b, cells_a, cells_b)):
-        new = mine.keys() - theirs.keys()
+    for mine, theirs, cells, other, there in ((runs_b, runs_a, cells_b, cells_a, a),
+                                              (runs_a, runs_b, cells_a, cells_b, b)):
+        broken = {str(d.get("path")) for d in there.damaged} & mine.keys()
+        new = mine.keys() - theirs.keys() - broken
         change = Changes(runs=sorted(mine[rel].id for rel in new),
-                         runs_by_pair=_by_pair([mine[rel] for rel in new]))
+                         runs_by_pair=_by_pair([mine[rel] for rel in new]),
+                         damaged=sorted(mine[rel].id for rel in broken))
+        other = other + _defined(there, [cell_of(mine[rel]) for rel in broken])
         for index, attr in ((0, "tasks"), (2, "models"), (1, "configs")):
             have = {c[index] for c in other}
             setattr(change, attr, sorted({c[index] for c in cells} - have))
@@ -238,7 +265,12 @@ def _by_pair(runs: list[Obj[RunBrief]]) -> list[dict[str, str | int]]:
 
 
 def _defined_cells(report: EvalReport) -> list[tuple[str, str, str]]:
-    cells = [cell_of(r) for r in report.collected.runs]
+    return _defined(report, [cell_of(r) for r in report.collected.runs])
+
+
+def _defined(report: EvalReport, cells: list[tuple[str, str, str]]
+             ) -> list[tuple[str, str, str]]:
+    """The cells whose task and config the side's Eval defines."""
     tasks, configs = report.tasks, report.configs
     if tasks is None or configs is None:
         return cells

@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from smevals.diff import regraded
 from smevals.diff.compare import (
     EvalDiff,
     compare,
@@ -30,6 +31,7 @@ from smevals.sides.read import (
     open_side,
     report_side,
 )
+from smevals.sides.reuse import Reuse
 from smevals.spec.committed import evals_at, resolve
 from smevals.spec.discover import evals_under, find_evals
 from smevals.store.base import SourceError
@@ -69,13 +71,17 @@ def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return paths or ["."], revs
 
 
-def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
+def diff(opts: DiffOptions, paths: list[str], revs: list[str],
+         reuse: Reuse | None = None) -> DiffResult:
     """Both sides of every Eval under `paths` (revisions `revs`, as `split_args` gives
-    them), compared and rendered in `opts.fmt`."""
+    them), compared and rendered in `opts.fmt`; with `reuse`, what an earlier diff read
+    (the Evals, the sides) is used again where it is the same (sides/reuse.py)."""
     with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
-        pairs = _pairs(paths, opts, revs, Path(tmp))
+        pairs = _pairs(paths, opts, revs, Path(tmp), reuse)
     keep(pairs)
     diffs = [compare(a.report, b.report, opts.alpha, opts.task_pass) for a, b in pairs]
+    for one, (side_a, side_b) in zip(diffs, pairs, strict=True):
+        regraded.attach(one, side_a, side_b)
     info_a, info_b = _infos(opts, revs, pairs)
     outputs = _outputs(diffs, pairs) if opts.show_output else None
     incomplete = incomplete_reasons(diffs) if opts.fail_on and not opts.allow_incomplete else []
@@ -90,16 +96,31 @@ def diff(opts: DiffOptions, paths: list[str], revs: list[str]) -> DiffResult:
     return DiffResult(text, reasons, incomplete)
 
 
-def _pairs(paths: list[str], opts: DiffOptions, revs: list[str],
-           tmp: Path) -> list[tuple[Side, Side]]:
+def eval_diff(folder: Path, rev_a: str, rev_b: str, spec: SideSpec,
+              alpha: float = 0.05) -> EvalDiff | None:
+    """One Eval compared between two revisions, each change split into the grader's part
+    and the evidence's (what `log` says where the grader version changed); None when a side
+    has no Runs."""
+    with tempfile.TemporaryDirectory(prefix="smevals-diff-") as tmp:
+        side_a = _side(folder, rev_a, spec, Path(tmp))
+        side_b = _side(folder, rev_b, spec, Path(tmp))
+    if side_a is None or side_b is None:
+        return None
+    found = compare(side_a.report, side_b.report, alpha)
+    regraded.attach(found, side_a, side_b)
+    return found
+
+
+def _pairs(paths: list[str], opts: DiffOptions, revs: list[str], tmp: Path,
+           reuse: Reuse | None = None) -> list[tuple[Side, Side]]:
     if opts.grader_versions:
         return [_versions(Path(f), opts, revs, tmp) for f in find_evals(paths)]
     rev_a = revs[0] if revs else "HEAD"
     rev_b = revs[1] if len(revs) == 2 else None
     pairs = []
     for folder, on_a, on_b in _folders(paths, rev_a, rev_b):
-        side_a = _side(folder, rev_a, opts.side, tmp) if on_a else None
-        side_b = _side(folder, rev_b, opts.side, tmp) if on_b else None
+        side_a = _side(folder, rev_a, opts.side, tmp, reuse) if on_a else None
+        side_b = _side(folder, rev_b, opts.side, tmp, reuse) if on_b else None
         if side_a is None and side_b is None:
             raise SmevalsError(f"{folder}: no Runs in {_where(rev_a)} nor in {_where(rev_b)}")
         pairs.append((side_a or absent(side_b, folder, rev_a, on_a),
@@ -143,15 +164,21 @@ def _versions(folder: Path, opts: DiffOptions, revs: list[str],
     return pair
 
 
-def _side(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Side | None:
-    opened = _open(folder, rev, spec, tmp)
-    return None if opened is None else report_side(opened, spec)
+def _side(folder: Path, rev: str | None, spec: SideSpec, tmp: Path,
+          reuse: Reuse | None = None) -> Side | None:
+    def read() -> Side | None:
+        opened = _open(folder, rev, spec, tmp, reuse)
+        return None if opened is None else report_side(opened, spec)
+
+    return read() if reuse is None else reuse.side(folder, rev, spec, read)
 
 
-def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path) -> Opened | None:
+def _open(folder: Path, rev: str | None, spec: SideSpec, tmp: Path,
+          reuse: Reuse | None = None) -> Opened | None:
     """The Eval and its store on one side; None when that side has no Runs yet."""
     try:
-        opened = open_side(folder, rev, spec.store, tmp)
+        opened = reuse.open(folder, rev, spec.store) if reuse is not None else \
+            open_side(folder, rev, spec.store, tmp)
     except NoStore:
         return None
     try:

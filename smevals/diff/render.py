@@ -11,6 +11,7 @@ import orjson
 from smevals import stats
 from smevals.diff import why as flip_why
 from smevals.diff.compare import EvalDiff, Flip, GroupDiff, shown
+from smevals.diff.splitview import split_json, split_lines
 from smevals.diff.summary import summary_json, summary_markdown
 from smevals.grade.score import score_note, score_text
 from smevals.report import taskpass
@@ -100,14 +101,29 @@ def eval_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None
     if any(diff.errored):
         lines.append(f"- Errored Grades left out (a judge or webhook gave no verdict; neither "
                      f"pass nor fail): A {diff.errored[0]}; B {diff.errored[1]}")
+    lines += [f"- Runner changed: {c['config']} / {c['model']}: {', '.join(c['a'])} -> "
+              f"{', '.join(c['b'])}" for c in runner_changes(diff)]
     why = explanation(diff)
     if why:
         lines.append(f"- {why}")
     lines.append(f"- Flips: {len(diff.regressions)} pass -> fail, {len(diff.fixes)} fail -> pass")
     lines += ["", "### By config x model", "", *group_table(diff), *left_out_table(diff)]
+    lines += split_lines(diff)
     lines += ["", "### Flips", ""] + flip_lines(diff, a, b, outputs)
     lines += ["", "### Added and removed", ""] + change_lines(diff)
     return lines
+
+
+def runner_changes(diff: EvalDiff) -> list[dict[str, Any]]:
+    """The config x model pairs whose Runs record another runner version on each side (a
+    harness's, or the agent loop's: their provenance), which the inputs hash leaves out."""
+    changes = []
+    for g in diff.groups:
+        a = [name for name, _ in g.a.runners] if g.a else []
+        b = [name for name, _ in g.b.runners] if g.b else []
+        if a and b and a != b:
+            changes.append({"config": g.config, "model": g.model, "a": a, "b": b})
+    return changes
 
 
 def stale_text(reasons: dict[str, int]) -> str:
@@ -184,16 +200,7 @@ def _points(value: float | None) -> str:
 
 
 def verdict(g: GroupDiff, alpha: float) -> str:
-    if g.status != "both":
-        return "only in B" if g.status == "added" else "only in A"
-    worse, better = g.worse(alpha), g.better(alpha)
-    if worse and better:
-        return "mixed: significant drop and gain"
-    if worse:
-        return "significant drop"
-    if better:
-        return "significant gain"
-    return "no significant change"
+    return g.verdict(alpha)
 
 
 def flip_lines(diff: EvalDiff, a: SideInfo, b: SideInfo, outputs: Outputs | None) -> list[str]:
@@ -252,6 +259,10 @@ def change_lines(diff: EvalDiff) -> list[str]:
         for what, items in (("Runs", change.runs), ("tasks", change.tasks),
                             ("models", change.models), ("configs", change.configs)):
             lines.append(f"- {word} {what}: {_listing(items)}")
+    for side, change in (("A", diff.added), ("B", diff.removed)):
+        if change.damaged:
+            lines.append(f"- Runs damaged in {side} (left out there, not removed; see "
+                         f"`smevals verify`): {_listing(change.damaged)}")
     return lines
 
 
@@ -289,6 +300,7 @@ def eval_json(diff: EvalDiff) -> dict[str, Any]:
         "version_b": diff.version_b, "version_changed": diff.version_changed,
         "version_changed_files": diff.changed_files,
         "same_runs": diff.same_runs, "explanation": explanation(diff),
+        **({"runner_changed": changes} if (changes := runner_changes(diff)) else {}),
         "groups": [{**group_json(g, diff.alpha), "left_out": _left_json(diff, g)}
                    for g in diff.groups],
         "left_out": {side: {what: _total(left, what) for what in ("ungraded", "errored", "stale")}
@@ -331,7 +343,7 @@ def group_json(g: GroupDiff, alpha: float) -> dict[str, Any]:
     return {"config": g.config, "model": g.model, "status": g.status, "a": side_json(g.a),
             "b": side_json(g.b), "delta": {"mean": g.mean_delta, "pass_rate": g.pass_delta},
             "scores_complete": g.scores_complete,
-            "paired": paired, "verdict": verdict(g, alpha)}
+            "paired": paired, "verdict": verdict(g, alpha), "split": split_json(g, alpha)}
 
 
 def flip_json(flip: Flip) -> dict[str, Any]:

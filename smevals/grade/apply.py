@@ -113,7 +113,8 @@ def _graded(job: GradeJob, run_dir: Path, place: bool = True) -> GradeResult | N
             staging.abort()
             return None
         with phase("grade record"):
-            record = grade_record(job, results, grading, started, time.monotonic() - clock)
+            record = grade_record(job, results, grading, started, time.monotonic() - clock,
+                                  tampering_of(job, run_dir, grading))
         rec = job.run.record
         sealed = staging.seal(record, [job.grader.name, rec["task"]["name"],
                                        rec["config"]["name"], rec["model"]])
@@ -144,8 +145,11 @@ def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],
                          job.groups, job, tree)
     results: list[CheckRecord] = []
     halted = False
+    checks = applicable(job.grader.checks, task)
+    if not checks:
+        return [no_check_applied(job.grader, task)]
     try:
-        for check in applicable(job.grader.checks, task):
+        for check in checks:
             if halted:
                 results.append({"checker": check.checker, "skipped": True, **_label(check)})
                 continue
@@ -162,6 +166,31 @@ def applicable(checks: tuple[Check, ...], task: dict[str, Any]) -> list[Check]:
     the Task has (a top-level or a grading key). The others are left out of its Grade."""
     return [c for c in checks
             if not isinstance(key := c.spec.get("if_task_has"), str) or key in task]
+
+
+NO_CHECK = "none"       # the `checker` of the record a Grade gets when no Check applied
+
+
+def no_check_applied(grader: Grader, task: dict[str, Any]) -> CheckRecord:
+    """The one Check record of a Grade to which no Check of the grader applied (every Check
+    has an `if_task_has` key the Task lacks): an error, never a pass."""
+    keys = sorted({str(c.spec["if_task_has"]) for c in grader.checks
+                   if isinstance(c.spec.get("if_task_has"), str)})
+    shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+    why = (f"every Check has an if_task_has key the Task lacks ({shown})" if keys
+           else "the grader has no Check")
+    return cast(CheckRecord, {"checker": NO_CHECK, "name": "no Check applied", "ok": False,
+                              "error": True, "score": None,
+                              "notes": f"no Check applied to Task "
+                                       f"'{task.get('name', '?')}': {why}"})
+
+
+def is_no_check(record: Any) -> bool:
+    """Whether a Grade record is the error of a Grade to which no Check applied (grading
+    again cannot change it while the grader and the answer key stay the same)."""
+    checks = record.get("checks") if isinstance(record, dict) else None
+    return (record.get("outcome") == "error" and isinstance(checks, list) and len(checks) == 1
+            and isinstance(checks[0], dict) and checks[0].get("checker") == NO_CHECK)
 
 
 class _Named(TypedDict, total=False):
@@ -197,7 +226,8 @@ def _builtin(check: Check, ctx: CheckerContext) -> dict[str, Any]:
                               timeout=check.timeout, check_name=check.spec.get("name"),
                               judge=judge_context(ctx.job, check) if ctx.job else None,
                               grader_dir=ctx.job.grader.path.parent if ctx.job else None,
-                              run_workspace=ctx.tree.path if ctx.tree else None)
+                              run_workspace=ctx.tree.path if ctx.tree else None,
+                              agent_files=ctx.tree.agent_files if ctx.tree else None)
     return checkers.run_check(check.checker, check.options, inp).as_dict()
 
 
@@ -260,10 +290,23 @@ def _minimum(check: Check, result: dict[str, Any]) -> None:
         result["notes"] = notes
 
 
+def tampering_of(job: GradeJob, run_dir: Path,
+                 grading: dict[str, Any]) -> tuple[list[dict[str, str]], int]:
+    """The Run's tampering marks (grade/tampering.py) and how many were left out."""
+    from smevals.grade.tampering import marks_of
+
+    record: dict[str, Any] = dict(job.run.record)
+    task = record.get("task")
+    return marks_of(job.ev, job.grader, record, run_dir,
+                    {**(task if isinstance(task, dict) else {}), **grading})
+
+
 def grade_record(job: GradeJob, results: list[CheckRecord], grading: dict[str, Any],
-                 started: datetime, seconds: float) -> GradeFields:
-    """The Grade record of `job` from its Checks' results (what `smevals grade` writes and
-    `smevals test` compares)."""
+                 started: datetime, seconds: float,
+                 tampering: tuple[list[dict[str, str]], int] = ([], 0)) -> GradeFields:
+    """The Grade record of `job` from its Checks' results and the Run's tampering marks
+    (what `smevals grade` writes and `smevals test` compares); `tampering` only when there
+    are marks."""
     score = grade_score(job.grader, results)
     outcome = grade_outcome(job.grader, results, score)
     metrics: dict[str, Any] = {}
@@ -274,7 +317,13 @@ def grade_record(job: GradeJob, results: list[CheckRecord], grading: dict[str, A
         result.pop("_weight", None)
     rec = job.run.record
     judged = judge_usage(results)
-    return cast(GradeFields, ({"judge": judged} if judged else {}) | {
+    marks, cut = tampering
+    extra: dict[str, Any] = {"judge": judged} if judged else {}
+    if marks:
+        extra["tampering"] = marks
+    if cut:
+        extra["tampering_cut"] = cut
+    return cast(GradeFields, extra | {
         "eval": job.ev.name,
         "run": {"id": job.run.id, "rel": job.run.rel, "task": rec["task"]["name"],
                 "config": rec["config"]["name"], "model": rec["model"]},

@@ -53,6 +53,8 @@ def failure_reason(grader: Grader, results: list[CheckRecord], score: float | No
     for result in results:
         if result.get("skipped") or result.get("ok"):
             continue
+        if result.get("checker") == "none" and result.get("name") == "no Check applied":
+            return str(result.get("notes") or "no Check applied")
         name = result.get("name") or result.get("checker")
         lines = str(result.get("notes") or "").strip().splitlines()
         what = "check '{}' had no verdict" if result.get("error") else "failed check '{}'"

@@ -54,6 +54,12 @@ class FinalTree:
                 raise
         return self._path
 
+    def agent_files(self) -> dict[str, str]:
+        """The Run's own files in the tree, by path: "changed" for a starting file it
+        changed, else "added" (smevals' names at the top left out). A Run of a Task without
+        starting files added every file it has."""
+        return agent_files_at(self.run, self.run_dir)
+
     def close(self) -> None:
         if self._path is not None:
             shutil.rmtree(self._path.parent, ignore_errors=True)
@@ -104,6 +110,36 @@ class FinalTree:
                 f"{str(changes.get('hash'))[:12]} in the Run, {start.digest[:12]} in the Eval); "
                 "the Check is not run against other files: run the Task again")
         return start
+
+
+def agent_files_at(run: dict[str, Any], run_dir: Path) -> dict[str, str]:
+    """`agent_files` of a Run whose record may lack its manifest (a fixture's Run): its
+    folder `run_dir` then says."""
+    files = run.get("files")
+    if not isinstance(files, list):
+        from smevals.store.workspace import manifest_at, open_dir
+
+        fd = open_dir(run_dir)
+        try:
+            files = manifest_at(fd)
+        finally:
+            os.close(fd)
+    return agent_files({**run, "files": files})
+
+
+def agent_files(run: dict[str, Any]) -> dict[str, str]:
+    """The files a Run added or changed, by path ("added" or "changed"), from its record."""
+    from smevals.spec.workspace import RESERVED
+
+    changes = run.get("workspace")
+    changed = set(changes.get("changed") or []) if isinstance(changes, dict) else set()
+    files = run.get("files")
+    out: dict[str, str] = {}
+    for entry in files if isinstance(files, list) else []:
+        rel = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(rel, str) and rel not in RESERVED:
+            out[rel] = "changed" if rel in changed else "added"
+    return out
 
 
 def _remove(fd: int, rel: str) -> None:

@@ -8,7 +8,6 @@ be taken for a separator."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,26 +29,46 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The commits of HEAD after `since` (all of them without it), walked as `git log` walks
+    them (`--first-parent` optional)."""
+
+    repo: Path
+    limits: tuple[str, ...]         # HEAD's commit, and ^since
+    options: tuple[str, ...]        # ("--first-parent",) or ()
+    since: str | None               # the commit --since names
+
+    def listed(self, paths: list[str], n: int | None = None) -> list[str]:
+        """The commits of the range that changed `paths` (relative to the repository),
+        newest first, at most `n`."""
+        count = ["--max-count", str(n)] if n is not None else []
+        specs = [f":(literal){p}" if p else ":/" for p in paths]
+        return _git(self.repo, "rev-list", *self.options, *count, *self.limits, "--",
+                    *specs).split()
+
+    def read(self) -> tuple[int, bool]:
+        """How many commits of the range this clone holds, and whether it is shallow."""
+        read = int(_git(self.repo, "rev-list", "--count", *self.options, *self.limits).strip()
+                   or 0)
+        shallow = _git(self.repo, "rev-parse", "--is-shallow-repository").strip() == "true"
+        return read, shallow
+
+
+def range_of(repo: Path, since: str | None, first_parent: bool) -> Range:
+    """The range of HEAD after `since` (exit 2 for an unknown revision, or no commit)."""
+    tip = _commit(repo, "HEAD", "HEAD")
+    bottom = _commit(repo, since, "--since") if since else None
+    return Range(repo, (tip,) + ((f"^{bottom}",) if bottom else ()),
+                 ("--first-parent",) if first_parent else (), bottom)
+
+
+@dataclass(frozen=True)
 class Walk:
-    """The commits of a range that changed `paths`, and what the clone holds of it."""
+    """The commits of a range that a history lists, and what the clone holds of it."""
 
     commits: list[Commit]       # newest first
     read: int                   # commits in the range (path or not) this clone holds
     shallow: bool
-
-
-def walk(repo: Path, paths: list[str], n: int | None, since: str | None,
-         first_parent: bool) -> Walk:
-    """The commits of HEAD (after `since`) that changed `paths` (relative to `repo`)."""
-    tip = _commit(repo, "HEAD", "HEAD")
-    limits = [tip] + ([f"^{_commit(repo, since, '--since')}"] if since else [])
-    walk_opts = ["--first-parent"] if first_parent else []
-    count = ["--max-count", str(n)] if n is not None else []
-    specs = [f":(literal){p}" if p else ":/" for p in paths]
-    listed = _git(repo, "rev-list", *walk_opts, *count, *limits, "--", *specs).split()
-    read = int(_git(repo, "rev-list", "--count", *walk_opts, *limits).strip() or 0)
-    shallow = _git(repo, "rev-parse", "--is-shallow-repository").strip() == "true"
-    return Walk(_described(repo, listed), read, shallow)
 
 
 def _commit(repo: Path, rev: str, option: str) -> str:
@@ -72,7 +91,8 @@ def _git(repo: Path, *args: str) -> str:
         raise SmevalsError(str(exc)) from None
 
 
-def _described(repo: Path, shas: list[str]) -> list[Commit]:
+def described(repo: Path, shas: list[str]) -> list[Commit]:
+    """Each commit's parents, author, date and subject, read from the commit objects."""
     contents = cat_many(repo, shas) if shas else []
     out = []
     for sha, data in zip(shas, contents, strict=True):
@@ -113,21 +133,3 @@ def _text(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
     return text[:MAX_TEXT]
-
-
-def tree_ids(repo: Path, wanted: list[tuple[str, str]]) -> list[str]:
-    """The git id of each (commit, path) (the commit's root tree for the path ""), or ""
-    where the commit has no such path: one `git cat-file --batch-check` for them all."""
-    if not wanted:
-        return []
-    lines = "".join(f"{sha}:{path}\n" if path else f"{sha}^{{tree}}\n" for sha, path in wanted)
-    try:
-        proc = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch-check"],
-                              input=lines.encode("utf-8", "surrogateescape"),
-                              capture_output=True, check=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise SmevalsError(f"git cat-file cannot read the commits: {exc}") from None
-    out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if len(out) != len(wanted):
-        raise SmevalsError("git cat-file gave an answer per path that does not add up")
-    return [line.split(" ", 1)[0] if not line.endswith(" missing") else "" for line in out]

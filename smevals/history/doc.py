@@ -4,7 +4,7 @@ Documented in docs/diff.md ("History"); keys are never renamed (a consumer reads
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 FORMAT = 1
 
@@ -41,6 +41,8 @@ class RowDoc(TypedDict):
     damage: int                     # damaged objects of this config x model (left out)
     marks: list[str]                # MARKS: what changed since this pair's previous commit
     changes: list[str]              # the same, said as `diff` says it
+    split: dict[str, Any] | None    # where the grader version changed: diff's `split` of
+                                    # the pair's change (the grader's part, the evidence's)
 
 
 class CommitDoc(TypedDict):
@@ -54,6 +56,9 @@ class CommitDoc(TypedDict):
     damage: int                     # damaged objects in the Evals' stores at this commit
     rows: list[RowDoc]              # by Eval (in HistoryDoc `evals` order), config, model
     notes: list[str]                # e.g. an Eval invalid at this commit
+    other_files: list[str]          # the files of a commit that changed no figure, no mark
+                                    # and no result of an Eval (a README): its rows are
+                                    # not repeated (history/quiet.py)
 
 
 class HistoryDoc(TypedDict):

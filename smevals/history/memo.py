@@ -1,7 +1,8 @@
 """Points already read, kept between commands in the cache folder (store/cache.py): one
-file per set of Evals and reading options, a Point per (commit, Eval folder). A commit
-never changes, so a Point read once is read again only when the file is deleted, the
-options differ, or smevals is another version. Deleting the file only costs time."""
+file per set of Evals and reading options, a Point per (commit, Eval folder), and the
+outside files each state of an Eval folder uses (states.py). A commit never changes, so a
+Point read once is read again only when the file is deleted, the options differ, or smevals
+is another version. Deleting the file only costs time."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from smevals.sides.read import SideSpec
 from smevals.store import cache
 from smevals.version import __version__
 
-FORMAT = 1
+FORMAT = 4                  # 2: runner versions; 3: clipped intervals; 4: outside files (`uses`)
 POINT_KEYS = frozenset(Point.__annotations__)
 LIMIT = 20_000              # Points kept per file (the oldest read go first)
 
@@ -43,6 +44,17 @@ class Memo:
 
     def put(self, sha: str, folder: Path, point: Point) -> None:
         self.points[f"{sha}\0{folder}"] = point
+        self.changed = True
+
+    def get_uses(self, folder: Path, state: str) -> list[str] | None:
+        """The outside files of the Eval in `folder` in the state `state` (uses.digest)."""
+        found = self.points.get(f"uses\0{folder}\0{state}")
+        if isinstance(found, list) and all(isinstance(p, str) for p in found):
+            return found
+        return None
+
+    def put_uses(self, folder: Path, state: str, paths: list[str]) -> None:
+        self.points[f"uses\0{folder}\0{state}"] = list(paths)
         self.changed = True
 
     def save(self) -> None:

@@ -13,8 +13,9 @@ from typing import Any, TypedDict
 
 from smevals import stats
 from smevals.errors import SmevalsError
-from smevals.history.authoring import Absent, Authoring
+from smevals.history.authoring import Authoring, Key
 from smevals.history.doc import RowDoc
+from smevals.report.rows import OLDER, STALE
 from smevals.report.summary import Group
 from smevals.run.plan import Runner, digest_of_config, inputs_of
 from smevals.run.stale import Staleness
@@ -32,6 +33,7 @@ class Identity(TypedDict):
     files: dict[str, str]           # what the grader version covers (grade/version.py)
     inputs: dict[str, str]          # "task" (every Task's hash), "config", "runner"
     tasks: list[str]                # the Task names the Eval defines
+    runners: list[str]              # the runner versions its Runs record (report.rows.runner_of)
 
 
 class Point(TypedDict):
@@ -43,15 +45,16 @@ class Point(TypedDict):
     notes: list[str]
 
 
-def load_point(folder: Path, sha: str, spec: SideSpec, tmp: Path,
-               authoring: Authoring) -> Point:
-    """The Eval in `folder` as committed at `sha`, with its store there."""
+def load_point(folder: Path, sha: str, spec: SideSpec, tmp: Path, authoring: Authoring,
+               key: Key | None = None, present: bool | None = None) -> Point:
+    """The Eval in `folder` as committed at `sha`, with its store there (`present` False:
+    the commit has no Eval there; `key`: see authoring.py)."""
+    if present is False:
+        return empty(False, folder.name)
     try:
-        opened = authoring.open(folder, sha, spec.store, tmp)
+        opened = authoring.open(folder, sha, spec.store, tmp, key)
     except NoStore:
         return empty(True, folder.name)
-    except Absent:
-        return empty(False, folder.name)
     except SmevalsError as exc:
         return {**empty(True, folder.name), "notes": [str(exc)]}
     try:
@@ -67,32 +70,50 @@ def empty(present: bool, name: str) -> Point:
 
 
 def point_of(side: Side, ev: Eval) -> Point:
+    """The figures of every config x model with counted Runs, and a row without figures
+    for each one whose Runs are all left out as stale or graded only by another grader
+    version (so that the change that did it is marked where it happened)."""
     report = side.report
-    groups = sorted(report.groups, key=lambda g: (g.config, g.model))
+    groups: dict[tuple[str, str], Group | None] = {(g.config, g.model): g
+                                                    for g in report.groups}
+    for left in report.collected.excluded:
+        if left.reason in (STALE, OLDER) and left.config in ev.configs:
+            groups.setdefault((left.config, left.model), None)
+    pairs = sorted(groups)
     damaged = [d["path"] for d in report.damaged]
-    per_pair = _damage_by_pair(damaged, [(g.config, g.model) for g in groups])
+    per_pair = _damage_by_pair(damaged, pairs)
     staleness = Staleness(ev)
-    rows = [row_of(report.name, g, report.version, per_pair.get((g.config, g.model), 0))
-            for g in groups]
-    identities = [_identity(ev, staleness, g, report.version, report.files) for g in groups]
+    rows = [row_of(report.name, groups[p], report.version, per_pair.get(p, 0), p)
+            for p in pairs]
+    identities = [_identity(ev, staleness, p, groups[p], report.version, report.files)
+                  for p in pairs]
     return {"present": True, "name": report.name, "rows": rows, "identities": identities,
             "damage": len(damaged), "notes": list(report.notes)}
 
 
-def row_of(name: str, group: Group, version: str, damage: int) -> RowDoc:
+def row_of(name: str, group: Group | None, version: str, damage: int,
+           pair: tuple[str, str]) -> RowDoc:
     """The leaderboard figures of `group` (as `report --format json` gives them); with
-    damage, only the counts: the figures are left out, never computed over what is left."""
+    damage, only the counts: the figures are left out, never computed over what is left.
+    Without a group (no Run of `pair` counts), 0 Runs and no figures."""
+    if group is None:
+        return {"eval": name, "config": pair[0], "model": pair[1], "runs": 0, "graded": 0,
+                "passed": 0, "failed": 0, "scored": 0, "mean": None, "stderr": None,
+                "mean_ci": None, "pass_rate": None, "pass_rate_ci": None,
+                "grader_version": version, "damage": damage, "marks": [], "changes": [],
+                "split": None}
     low, high = group.wilson
     mean, err = group.mean, group.stderr
-    ci = [mean - stats.Z95 * err, mean + stats.Z95 * err] \
-        if mean is not None and err is not None else None
+    interval = stats.mean_interval(group.scores)        # clipped to [0, 1]
+    ci = list(interval) if interval else None
     row: RowDoc = {
         "eval": name, "config": group.config, "model": group.model, "runs": group.n,
         "graded": group.n, "passed": group.passed, "failed": group.failed,
         "scored": len(group.scores), "mean": mean, "stderr": err, "mean_ci": ci,
         "pass_rate": group.pass_rate if group.n else None,
         "pass_rate_ci": [low, high] if group.n else None,
-        "grader_version": version, "damage": damage, "marks": [], "changes": []}
+        "grader_version": version, "damage": damage, "marks": [], "changes": [],
+        "split": None}
     if damage:
         row.update({"mean": None, "stderr": None, "mean_ci": None, "pass_rate": None,
                     "pass_rate_ci": None})
@@ -116,16 +137,17 @@ def _damage_by_pair(paths: list[str],
     return out
 
 
-def _identity(ev: Eval, staleness: Staleness, group: Group, version: str,
-              files: dict[str, str]) -> Identity:
-    config = ev.configs.get(group.config)
+def _identity(ev: Eval, staleness: Staleness, pair: tuple[str, str], group: Group | None,
+              version: str, files: dict[str, str]) -> Identity:
+    config = ev.configs.get(pair[0])
     inputs: dict[str, str] = {"task": "", "config": "", "runner": ""}
     if config is not None:
-        runner = staleness.runner(group.config) or NO_RUNNER
+        runner = staleness.runner(pair[0]) or NO_RUNNER
         inputs = {"task": tasks_digest(ev),
-                  "config": digest_of_config(config, group.model), "runner": runner.digest}
+                  "config": digest_of_config(config, pair[1]), "runner": runner.digest}
     return {"grader_version": version, "files": dict(files), "inputs": inputs,
-            "tasks": sorted(t.name for t in ev.tasks)}
+            "tasks": sorted(t.name for t in ev.tasks),
+            "runners": [name for name, _ in group.runners] if group is not None else []}
 
 
 _HASHED: dict[int, tuple[Eval, str]] = {}    # by id(): Evals reused across commits

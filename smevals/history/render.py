@@ -20,6 +20,9 @@ CSV_COLUMNS = ("sha", "date", "author", "subject", "commit_damage", "eval", "con
                "pass_rate_ci_high", "grader_version", "damage", "marks")
 
 Key = tuple[str, str, str]          # (eval, config, model)
+OTHER_FILES = 10                    # files named of a commit that changed no figure
+INTERVALS = ("Intervals are 95%: a score's is its mean ± 1.96 standard errors, clipped to "
+             "[0, 1] (none over a single score); a pass rate's is Wilson's.")
 
 
 def render(doc: HistoryDoc, fmt: str) -> str:
@@ -47,6 +50,9 @@ def headline(doc: HistoryDoc) -> str:
     with_rows = sum(1 for c in doc["commits"] if c["rows"])
     text = (f"{_commits(listed)} changed {evals} "
             f"(of {_commits(doc['commits_read'])} in the range), newest first")
+    if listed == doc["range"]["n"]:             # -n N stopped the listing: more may have
+        text = (f"The newest {_commits(listed)} that changed {evals} (-n {listed}; older "
+                f"ones are not listed), of {_commits(doc['commits_read'])} in the range")
     if not with_rows:
         text += "; none of them has graded Runs that count"
     return text + "."
@@ -125,6 +131,7 @@ def to_text(doc: HistoryDoc) -> str:
     note = shallow_note(doc)
     if note:
         lines.append(note)
+    lines += [INTERVALS] if doc["commits"] else []
     rows = latest(doc)
     if rows:
         lines += ["", "Pass rate at each listed commit that changed the Eval, oldest first "
@@ -149,7 +156,9 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
         lines.append(f"  damaged: {commit['damage']} object(s) left out, nothing in them "
                      "counted (see `smevals verify`)")
     lines += [f"  note: {note}" for note in commit["notes"]]
-    if not commit["rows"]:
+    if commit["other_files"]:
+        lines.append(f"  {other_files_text(commit)}")
+    if not commit["rows"] and (commit["evals"] or not (commit["other_files"] or commit["notes"])):
         lines.append("  no graded Runs that count" if commit["evals"] else
                      "  no Eval here changed since the previous listed commit")
     shared = shared_changes(commit)
@@ -161,6 +170,15 @@ def commit_lines(commit: CommitDoc, doc: HistoryDoc) -> list[str]:
         lines += [f"    changed: {change}" for change in row["changes"]
                   if row["marks"] != [NEW] and change not in shared.get(row["eval"], [])]
     return lines
+
+
+def other_files_text(commit: CommitDoc) -> str:
+    """`only files that change no figure or result changed: qa/README.md` (the figures are
+    the previous listed commit's, not repeated)."""
+    files = commit.get("other_files") or []
+    shown = ", ".join(files[:OTHER_FILES]) + (
+        f" and {len(files) - OTHER_FILES} more" if len(files) > OTHER_FILES else "")
+    return f"only files that change no figure or result changed: {shown}"
 
 
 def shared_changes(commit: CommitDoc) -> dict[str, list[str]]:
@@ -186,6 +204,8 @@ def row_text(row: RowDoc) -> str:
     if row["damage"]:
         return (f"{runs}, {row['damage']} damaged object(s): figures left out, grader "
                 f"{row['grader_version']}")
+    if not row["runs"]:
+        return f"no Run counts here, grader {row['grader_version']}"
     score = score_text(row)
     score += f" {_ci(row['mean_ci'])}" if row["mean_ci"] else ""
     new = ", new" if row["marks"] == [NEW] else ""
@@ -209,7 +229,7 @@ def to_markdown(doc: HistoryDoc) -> str:
                   "|---|---|---|---|---:|---|---|---|"]
         lines += [_summary_line(r, c) for r, c in rows]
     if doc["commits"]:
-        lines += ["", "## Commits", "",
+        lines += ["", "## Commits", "", INTERVALS, "",
                   "| commit | date | subject | eval | config | model | runs | score | 95% CI "
                   "| pass rate | 95% CI | grader | changes |",
                   "|---|---|---|---|---|---|---:|---|---|---|---|---|---|"]
@@ -229,8 +249,9 @@ def _markdown_rows(commit: CommitDoc) -> list[str]:
     if commit["damage"]:
         head = head[:-1] + f" (damaged: {commit['damage']}) |"
     if not commit["rows"]:
-        said = "no graded Runs that count" if commit["evals"] else "no Eval changed"
-        return [head + f" | | | | | | | | | {said} |"]
+        said = "no graded Runs that count" if commit["evals"] else \
+            other_files_text(commit) if commit.get("other_files") else "no Eval changed"
+        return [head + f" | | | | | | | | | {_md(said)} |"]
     out = []
     for row in commit["rows"]:
         changes = "damaged: figures left out" if row["damage"] else changes_text(row)

@@ -1,20 +1,42 @@
-"""promptfoo assertions → smevals Checks (built-in checkers), or a reason why not.
+"""promptfoo assertions → smevals Checks, and how faithfully each keeps its meaning.
 
-`check_for(type, value, threshold)` gives the Check's options, with `VALUE` where the
-assertion's value goes (a literal for `defaultTest`, `{task: KEY}` for a test's own).
+`check_for(type, value, threshold)` gives a Mapped: the Check's options (with `VALUE` where
+the assertion's value goes: a literal for `defaultTest`, `{task: KEY}` for a test's own),
+the value to store, and whether the Check decides exactly as promptfoo 0.121 does
+(`EXACT`), decides by another rule (`APPROXIMATE`, with the reason), or has no counterpart
+(`options` None, with the reason).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
+from smevals.checkers.strict import js_text
+from smevals.importers.pf_regex import js_to_re2
+
 VALUE = object()      # stands for the assertion's value in an options template
+MISSING = object()    # an assertion without `value`
+
+EXACT, APPROXIMATE = "exact", "approximate"
+
+
+@dataclass
+class Mapped:
+    options: dict[str, Any] | None
+    why: str = ""            # no counterpart: why; approximate: how it differs
+    value: Any = None
+    fidelity: str = EXACT
+    files: dict[str, str] = field(default_factory=dict)     # files the Check reads
+
+
+def none(why: str) -> Mapped:
+    return Mapped(None, why)
+
 
 NO_COUNTERPART = {
-    "javascript": "runs JavaScript: no built-in counterpart (write a checker program)",
-    "python": "runs Python: no built-in counterpart (write a checker program)",
     "webhook": "calls a webhook with promptfoo's payload: see custom_webhook in the judges "
                "docs to port it by hand",
     "similar": "embedding similarity: no built-in counterpart",
@@ -24,220 +46,316 @@ NO_COUNTERPART = {
                                   "tool schemas (tool_called checks names only)",
     "is-valid-openai-function-call": "no built-in validates function calls against the "
                                      "provider's function schemas",
+    "assert-set": "a set of assertions with its own threshold has no counterpart",
 }
+JUDGED = ("a judge Check: its verdict is the judge model's, with smevals' judge prompt, not "
+          "promptfoo's grading prompt")
 
 
-def _escape(text: str) -> str:
-    """A literal for RE2 (Python's re.escape output is RE2 syntax too)."""
-    return re.escape(text)
-
-
-def _strs(value: Any) -> list[str] | None:
-    if isinstance(value, list) and value and all(isinstance(v, str | int | float) for v in value):
-        return [str(v) for v in value]
-    return None
-
-
-def _listed(value: Any) -> list[str] | None:
-    """A list of strings, or a comma-separated string, as its items; None if one is empty."""
-    items = _strs(value) or ([s.strip() for s in value.split(",")] if isinstance(value, str)
-                             else None)
-    return items if items and all(items) else None
-
-
-def check_for(kind: str, value: Any, threshold: Any) -> tuple[dict[str, Any] | None, str, Any]:
-    """(options, why-not, stored value): options None means no counterpart (why says why)."""
+def check_for(kind: str, value: Any, threshold: Any) -> Mapped:
     negate = kind.startswith("not-")
     base = kind[4:] if negate else kind
-    if kind in NO_COUNTERPART or base in NO_COUNTERPART:
-        return None, NO_COUNTERPART.get(kind) or NO_COUNTERPART[base], None
-    table = _NOT if negate else _PLAIN
-    make = table.get(base)
+    if base in NO_COUNTERPART:
+        return none(NO_COUNTERPART[base])
+    make = (_NOT if negate else _PLAIN).get(base)
     if make is None:
         if negate and base in _PLAIN:
-            return None, f"no built-in checks the opposite of {base}", None
-        return None, "unknown assertion type: no counterpart", None
+            return none(f"no built-in checks the opposite of {base}")
+        return none("unknown assertion type: no counterpart")
     return make(value, threshold)
 
 
-Made = tuple[dict[str, Any] | None, str, Any]
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not (isinstance(value, float) and
+                                                          not math.isfinite(value))
 
 
-def _need_str(value: Any) -> bool:
-    return isinstance(value, str | int | float) and str(value) != ""
+def split_values(text: str) -> list[str]:
+    """A contains-any/contains-all string as promptfoo splits it: at commas, white space
+    around unquoted items trimmed, "double quotes" keeping commas (`\\"` and `""` inside)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and (text[i].isspace() or text[i] == ","):
+            i += 1
+        if i >= n:
+            break
+        if text[i] == '"':
+            field, i = _quoted(text, i + 1)
+            while i < n and text[i].isspace():
+                i += 1
+            if i < n and text[i] != ",":
+                raise ValueError("a quoted item is not followed by a comma")
+        else:
+            end = text.find(",", i)
+            end = n if end < 0 else end
+            field, i = text[i:end].strip(), end
+        out.append(field)
+    return out
 
 
-def _equals(value: Any, threshold: Any) -> Made:
-    if value is None:
-        return None, "equals without a value", None
-    return {"checker": "exact", "value": VALUE}, "", value if not isinstance(value, int | float) \
-        else str(value)
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    field = ""
+    while i < len(text):
+        pair = text[i:i + 2]
+        if pair in ('\\"', "\\\\", '""'):
+            field, i = field + pair[1], i + 2
+        elif text[i] == '"':
+            return field, i + 1
+        else:
+            field, i = field + text[i], i + 1
+    raise ValueError("an unterminated quoted item")
 
 
-def _contains(case: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        if not _need_str(value):
-            return None, "a contains check needs a non-empty string value", None
-        return {"checker": "contains", "value": VALUE, "case_sensitive": case}, "", str(value)
+def _items(value: Any) -> list[str] | None:
+    """The strings a list assertion checks (a string: split as promptfoo splits it)."""
+    if isinstance(value, str):
+        try:
+            value = split_values(value)
+        except ValueError:
+            return None
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        return [js_text(v) for v in value]
+    return None
+
+
+def _equals(negate: bool) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if value is MISSING:
+            return none("equals without a value")
+        opts: dict[str, Any] = {"checker": "equals", "value": VALUE}
+        if negate:
+            opts["negate"] = True
+        return Mapped(opts, value=value)
     return make
 
 
-def _any(case: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        items = _listed(value)
-        if items is None:
-            return None, "needs a non-empty list of strings", None
-        opts: dict[str, Any] = {"checker": "regex", "pattern": VALUE}
-        if not case:
-            opts["flags"] = "i"
-        return opts, "", "(?:" + "|".join(_escape(s) for s in items) + ")"
+def _contains(case: bool, negate: bool = False) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not _scalar(value) or js_text(value) == "":
+            return none("needs a non-empty string or number value")
+        if negate:
+            return Mapped({"checker": "not_contains", "fragments": VALUE,
+                           "case_sensitive": case}, value=[js_text(value)])
+        return Mapped({"checker": "contains", "value": VALUE, "case_sensitive": case},
+                      value=js_text(value))
     return make
 
 
-def _all(case: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        items = _listed(value)
-        if items is None:
-            return None, "needs a non-empty list of strings", None
-        if case:
-            return {"checker": "contains", "fragments": VALUE}, "", items
-        return {"checker": "contains", "value": VALUE, "case_sensitive": False}, "", items
+def _listed(case: bool, mode: str) -> Any:
+    """contains-any (`any`), contains-all (`all`), not-contains-any (`none`)."""
+    def make(value: Any, threshold: Any) -> Mapped:
+        items = _items(value)
+        if not items or any(i == "" for i in items):
+            return none("needs a non-empty list of non-empty strings")
+        if mode == "none":
+            return Mapped({"checker": "not_contains", "fragments": VALUE,
+                           "case_sensitive": case}, value=items)
+        opts: dict[str, Any] = {"checker": "contains", "value": VALUE, "case_sensitive": case}
+        if mode == "any":
+            opts["any"] = True
+        return Mapped(opts, value=items)
     return make
 
 
-def _regex(value: Any, threshold: Any) -> Made:
-    if not _need_str(value):
-        return None, "regex without a pattern", None
-    return {"checker": "regex", "pattern": VALUE}, "", str(value)
-
-
-def _starts(value: Any, threshold: Any) -> Made:
-    if not _need_str(value):
-        return None, "starts-with without a value", None
-    return {"checker": "regex", "pattern": VALUE}, "", r"\A" + _escape(str(value))
-
-
-def _is_json(value: Any, threshold: Any) -> Made:
-    if isinstance(value, dict):
-        return {"checker": "json_schema", "schema": VALUE}, "", value
-    if value is not None:
-        return None, "a JSON schema given as a file or text is not read", None
-    return {"checker": "json_valid"}, "", True
-
-
-def _contains_json(value: Any, threshold: Any) -> Made:
-    made = _is_json(value, threshold)
-    if made[0] is not None:
-        made[0]["extract"] = "json"
-    return made
-
-
-def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        if not _need_str(value) and not _strs(value):
-            return None, f"{checker} needs a reference text", None
-        opts = {"checker": checker, "reference": VALUE, **(extra or {}),
-                "threshold": threshold if isinstance(threshold, int | float) else default}
-        return opts, "", value
+def _regex(negate: bool) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not isinstance(value, str) or not value:
+            return none("regex without a pattern")
+        try:
+            pattern = js_to_re2(value)
+            _compiles(pattern)
+        except ValueError as exc:
+            return none(f"the JavaScript pattern uses {exc}")
+        return _re2(pattern, negate)
     return make
 
 
-def _limit(checker: str, key: str) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        if not isinstance(threshold, int | float):
-            return None, "needs a numeric threshold", None
-        return {"checker": checker, key: threshold}, "", True
+def _compiles(pattern: str) -> None:
+    from smevals.checkers.base import CheckFailure
+    from smevals.checkers.regex import compile_re2
+
+    try:
+        compile_re2(pattern)
+    except CheckFailure as exc:
+        raise ValueError(f"what RE2 refuses: {exc.reason}") from None
+
+
+def _re2(pattern: str, negate: bool) -> Mapped:
+    opts: dict[str, Any] = {"checker": "regex", "pattern": VALUE}
+    if negate:
+        opts["negate"] = True
+    return Mapped(opts, value=pattern)
+
+
+def _starts(negate: bool) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not isinstance(value, str) or not value:
+            return none("starts-with without a value")
+        return _re2(r"\A" + "".join(f"\\x{{{ord(c):X}}}" for c in value), negate)
     return make
 
 
-def _levenshtein(value: Any, threshold: Any) -> Made:
-    """Passes when the edit distance is at most `threshold` (promptfoo's default 5)."""
-    if not isinstance(value, str | int | float) or isinstance(value, bool):
-        return None, "levenshtein needs a string value", None
+SCHEMA_KEYWORDS = frozenset({
+    "type", "properties", "required", "items", "enum", "const", "additionalProperties",
+    "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "uniqueItems", "minProperties", "maxProperties",
+    "anyOf", "oneOf", "allOf", "not", "title", "description", "default", "examples"})
+
+
+def _keywords(schema: Any) -> set[str]:
+    """Every keyword a schema uses (properties' names are not keywords)."""
+    if isinstance(schema, list):
+        return {k for item in schema for k in _keywords(item)}
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for key, sub in schema.items():
+        if key == "properties" and isinstance(sub, dict):
+            found |= {k for s in sub.values() for k in _keywords(s)}
+        elif key not in ("enum", "const", "default", "examples", "required"):
+            found |= _keywords(sub)
+    return found
+
+
+def _json(contains: bool) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if isinstance(value, str):
+            import yaml
+
+            try:
+                value = yaml.safe_load(value)
+            except yaml.YAMLError:
+                return none("a schema that is not YAML")
+        if value not in (MISSING, None) and not isinstance(value, dict):
+            return none("a JSON schema must be a mapping")
+        schema = isinstance(value, dict)
+        opts: dict[str, Any] = {"checker": "json_schema", "schema": VALUE} if schema else \
+            {"checker": "json_valid"}
+        mapped = Mapped(opts, value=value if schema else True)
+        if contains:
+            opts["extract"] = "json"
+            mapped.fidelity, mapped.why = APPROXIMATE, (
+                "promptfoo finds JSON objects in the text with a lenient YAML reader; smevals "
+                "takes the first JSON value of a fenced block, else of the text")
+        elif schema and _keywords(value) - SCHEMA_KEYWORDS:
+            odd = ", ".join(sorted(_keywords(value) - SCHEMA_KEYWORDS))
+            mapped.fidelity, mapped.why = APPROXIMATE, (
+                f"the schema uses {odd}, which smevals' JSON Schema validator may read "
+                "otherwise than promptfoo's (ajv)")
+        return mapped
+    return make
+
+
+def _levenshtein(value: Any, threshold: Any) -> Mapped:
+    """Passes when the edit distance (over UTF-16 units, as promptfoo counts) is at most
+    `threshold` (promptfoo's default 5)."""
+    if not isinstance(value, str):
+        return none("levenshtein needs a string value")
     limit = 5 if threshold is None else threshold
     if isinstance(limit, bool) or not isinstance(limit, int | float) \
             or not (math.isfinite(limit) and limit >= 0):
-        return None, "levenshtein needs a non-negative threshold", None
-    return {"checker": "levenshtein", "value": VALUE, "max_distance": math.floor(limit)}, "", \
-        str(value)
+        return none("levenshtein needs a non-negative threshold")
+    return Mapped({"checker": "levenshtein", "value": VALUE, "max_distance": math.floor(limit),
+                   "utf16": True}, value=value)
 
 
-def _rubric(value: Any, threshold: Any) -> Made:
-    if not _need_str(value):
-        return None, "a rubric must be text (a file or object rubric is not read)", None
+def _approx(mapped: Mapped, why: str) -> Mapped:
+    if mapped.options is not None:
+        mapped.fidelity, mapped.why = APPROXIMATE, why
+    return mapped
+
+
+def _scored(checker: str, default: float, extra: dict[str, Any] | None = None) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not (isinstance(value, str) and value) and _items(value) is None:
+            return none(f"{checker} needs a reference text")
+        opts = {"checker": checker, "reference": VALUE, **(extra or {}),
+                "threshold": threshold if isinstance(threshold, int | float) else default}
+        return _approx(Mapped(opts, value=value), f"smevals' {checker} score is not computed "
+                       "as promptfoo's (tokens, n-grams and smoothing differ)")
+    return make
+
+
+def _limit(checker: str, key: str, measured: str) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not isinstance(threshold, int | float) or isinstance(threshold, bool):
+            return none("needs a numeric threshold")
+        return _approx(Mapped({"checker": checker, key: threshold}, value=True),
+                       f"the {measured} is the one smevals measures for the Run")
+    return make
+
+
+def _rubric(value: Any, threshold: Any) -> Mapped:
+    if not isinstance(value, str) or not value:
+        return none("a rubric must be text (a file or object rubric is not read)")
     if isinstance(threshold, int | float):
-        return {"checker": "llm_score", "rubric": VALUE, "scale": [0, 1],
-                "threshold": threshold}, "", str(value)
-    return {"checker": "llm_judge", "rubric": VALUE}, "", str(value)
+        opts = {"checker": "llm_score", "rubric": VALUE, "scale": [0, 1],
+                "threshold": threshold}
+    else:
+        opts = {"checker": "llm_judge", "rubric": VALUE}
+    return _approx(Mapped(opts, value=value), JUDGED)
 
 
-def _closedqa(value: Any, threshold: Any) -> Made:
-    if not _need_str(value):
-        return None, "needs a criterion", None
-    return {"checker": "llm_judge", "rubric": VALUE}, "", f"The answer meets this criterion: " \
-        f"{value}"
+def _closedqa(value: Any, threshold: Any) -> Mapped:
+    if not isinstance(value, str) or not value:
+        return none("needs a criterion")
+    return _approx(Mapped({"checker": "llm_judge", "rubric": VALUE},
+                          value=f"The answer meets this criterion: {value}"), JUDGED)
 
 
-def _factuality(value: Any, threshold: Any) -> Made:
-    if not _need_str(value):
-        return None, "needs the expected fact", None
-    return {"checker": "llm_answer_match", "expected": VALUE}, "", str(value)
+def _factuality(value: Any, threshold: Any) -> Mapped:
+    if not _scalar(value) or js_text(value) == "":
+        return none("needs the expected fact")
+    return _approx(Mapped({"checker": "llm_answer_match", "expected": VALUE},
+                          value=js_text(value)), JUDGED)
 
 
-def _relevance(value: Any, threshold: Any) -> Made:
+def _relevance(value: Any, threshold: Any) -> Mapped:
     limit = threshold if isinstance(threshold, int | float) else 0.5
-    return {"checker": "llm_score", "rubric": "The answer is relevant to the question asked "
-            "and answers it.", "scale": [0, 1], "threshold": limit}, "", True
+    return _approx(Mapped({"checker": "llm_score", "rubric": "The answer is relevant to the "
+                           "question asked and answers it.", "scale": [0, 1],
+                           "threshold": limit}, value=True), JUDGED)
+
+
+def _code(language: str, negate: bool) -> Any:
+    def make(value: Any, threshold: Any) -> Mapped:
+        if not isinstance(value, str) or not value.strip():
+            return none(f"a {language} assertion needs its code (or a file://)")
+        opts: dict[str, Any] = {"checker": language, "code": VALUE}
+        if isinstance(threshold, int | float) and not isinstance(threshold, bool):
+            opts["threshold"] = threshold
+        if negate:
+            opts["negate"] = True
+        return Mapped(opts, value=value)
+    return make
+
+
+def is_script_ref(kind: str, value: Any) -> bool:
+    """A javascript/python assertion whose value names a file (`file://x.py:fn`)."""
+    base = kind[4:] if kind.startswith("not-") else kind
+    return base in ("javascript", "python") and isinstance(value, str) and bool(
+        re.match(r"file://", value))
 
 
 _PLAIN: dict[str, Any] = {
-    "equals": _equals, "contains": _contains(True), "icontains": _contains(False),
-    "contains-any": _any(True), "icontains-any": _any(False),
-    "contains-all": _all(True), "icontains-all": _all(False),
-    "regex": _regex, "starts-with": _starts, "is-json": _is_json,
-    "contains-json": _contains_json, "levenshtein": _levenshtein,
+    "equals": _equals(False), "contains": _contains(True), "icontains": _contains(False),
+    "contains-any": _listed(True, "any"), "icontains-any": _listed(False, "any"),
+    "contains-all": _listed(True, "all"), "icontains-all": _listed(False, "all"),
+    "regex": _regex(False), "starts-with": _starts(False), "is-json": _json(False),
+    "contains-json": _json(True), "levenshtein": _levenshtein,
     "rouge-n": _scored("rouge", 0.75, {"rouge_type": "rouge_1"}),
-    "bleu": _scored("bleu", 0.5), "latency": _limit("latency_threshold", "max_ms"),
-    "cost": _limit("cost_threshold", "max_usd"), "llm-rubric": _rubric,
+    "bleu": _scored("bleu", 0.5), "latency": _limit("latency_threshold", "max_ms", "latency"),
+    "cost": _limit("cost_threshold", "max_usd", "cost"), "llm-rubric": _rubric,
     "model-graded-closedqa": _closedqa, "factuality": _factuality,
     "model-graded-factuality": _factuality, "answer-relevance": _relevance,
+    "javascript": _code("javascript", False), "python": _code("python", False),
 }
 
-
-def _not_contains(case: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        items = _strs(value) or ([str(value)] if _need_str(value) else None)
-        if not items:
-            return None, "needs a non-empty string value", None
-        return {"checker": "not_contains", "fragments": VALUE, "case_sensitive": case}, "", items
-    return make
-
-
-def _not_regex(value: Any, threshold: Any) -> Made:
-    made = _regex(value, threshold)
-    if made[0] is not None:
-        made[0]["checker"] = "not_regex"
-    return made
-
-
-def _not_starts(value: Any, threshold: Any) -> Made:
-    made = _starts(value, threshold)
-    if made[0] is not None:
-        made[0]["checker"] = "not_regex"
-    return made
-
-
-def _not_any(case: bool) -> Any:
-    def make(value: Any, threshold: Any) -> Made:
-        items = _listed(value)
-        if items is None:
-            return None, "needs a non-empty list of strings", None
-        return {"checker": "not_contains", "fragments": VALUE, "case_sensitive": case}, "", items
-    return make
-
-
 _NOT: dict[str, Any] = {
-    "contains": _not_contains(True), "icontains": _not_contains(False),
-    "contains-any": _not_any(True), "icontains-any": _not_any(False),
-    "regex": _not_regex, "starts-with": _not_starts,
+    "equals": _equals(True), "contains": _contains(True, True),
+    "icontains": _contains(False, True), "contains-any": _listed(True, "none"),
+    "icontains-any": _listed(False, "none"), "regex": _regex(True),
+    "starts-with": _starts(True), "javascript": _code("javascript", True),
+    "python": _code("python", True),
 }

@@ -1,21 +1,13 @@
-"""promptfoo `prompts` × `providers` → smevals Configs (`smevals:openai` runner, templates)."""
+"""promptfoo `providers`, and `prompts` × `providers` → smevals Configs (`smevals:openai`
+runner, templates)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from smevals.importers.pf_source import (
-    ImportInputError,
-    Source,
-    convert_template,
-    load_json,
-    load_yaml_lines,
-    read_text,
-    short,
-)
+from smevals.importers.pf_prompts import Prompt, safe_name
+from smevals.importers.pf_source import Source, short
 
 OLLAMA_URL = "http://localhost:11434/v1"
 PARAMS = ("top_p", "seed", "stop", "presence_penalty", "frequency_penalty", "tools",
@@ -23,108 +15,25 @@ PARAMS = ("top_p", "seed", "stop", "presence_penalty", "frequency_penalty", "too
 
 
 @dataclass
-class Prompt:
-    label: str
-    template: str
-    system: str | None = None
-
-
-@dataclass
 class Provider:
     label: str
     doc: dict[str, Any]
     prompts: list[str] | None      # the prompt labels this provider is limited to
+    index: int = 0                 # its place in the config's providers
+    pid: str = ""                  # its promptfoo id
+    given_label: str = ""          # its promptfoo label, as written
 
 
-def safe_name(text: str) -> str:
-    name = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-.")
-    return name[:60].strip("-.") or "x"
+@dataclass(frozen=True)
+class ConfigPlan:
+    """One imported Config: its document, and the promptfoo prompt (index in the prompts
+    list as promptfoo expands it) and provider (index in `providers`) it stands for."""
 
-
-def read_prompts(src: Source) -> list[Prompt]:
-    raw = src.data.get("prompts")
-    if raw is None:
-        return [Prompt("prompt", "{{task.prompt}}")]
-    entries: list[tuple[Any, str | None, str]] = []
-    if isinstance(raw, str):
-        entries.append((raw, None, src.where(src.data)))
-    elif isinstance(raw, list):
-        entries += [(item, None, src.where(raw, i)) for i, item in enumerate(raw)]
-    elif isinstance(raw, dict):
-        entries += [(key, str(label), src.where(raw)) for key, label in raw.items()]
-    else:
-        raise ImportInputError(f"{src.where(src.data)}: prompts: expected a string, a list or "
-                               "a mapping")
-    out: list[Prompt] = []
-    for item, label, where in entries:
-        out.extend(_prompt(src, item, label, where))
-    return _unique(out)
-
-
-def _prompt(src: Source, item: Any, label: str | None, where: str) -> list[Prompt]:
-    if isinstance(item, dict):
-        text = item.get("raw") if isinstance(item.get("raw"), str) else item.get("id")
-        label = str(item.get("label") or label or "") or None
-        if not isinstance(text, str):
-            src.skip(where, "prompt", "a prompt object without `raw` or `id` text")
-            return []
-        item = text
-    if not isinstance(item, str):
-        src.skip(where, f"prompt {short(item)}", "not a string")
-        return []
-    if not item.startswith("file://"):
-        return [Prompt(label or "", convert_template(item, where, src))]
-    out: list[Prompt] = []
-    for path in src.resolve(item, where):
-        out.extend(_prompt_file(src, path, label, where))
-    return out
-
-
-def _prompt_file(src: Source, path: Path, label: str | None, where: str) -> list[Prompt]:
-    suffix = path.suffix.lower()
-    if suffix in (".json", ".yaml", ".yml"):
-        return _chat_file(src, path, label, where)
-    if suffix not in (".txt", ".md", ".j2", ".nunjucks", ".njk", ""):
-        src.skip(where, f"prompt file {path.name}", "a prompt function (JavaScript, Python, "
-                 "...) has no counterpart")
-        return []
-    text = read_text(path, where)
-    parts = [p.strip("\n") for p in re.split(r"^---$", text, flags=re.M)]
-    parts = [p for p in parts if p.strip()]
-    stem = label or path.stem
-    return [Prompt(stem if len(parts) == 1 else f"{stem}-{i}",
-                   convert_template(p, f"{path}", src)) for i, p in enumerate(parts, 1)]
-
-
-def _chat_file(src: Source, path: Path, label: str | None, where: str) -> list[Prompt]:
-    """A chat prompt (a list of messages): a system message and one user message become
-    `system` and `prompt_template`; anything else is reported."""
-    if path.suffix.lower() == ".json":
-        doc = load_json(read_text(path, where), str(path))
-    else:
-        doc = load_yaml_lines(path, where)[0]
-    msgs = doc if isinstance(doc, list) else None
-    roles = [m.get("role") for m in msgs if isinstance(m, dict)] if msgs else []
-    if not msgs or roles not in (["user"], ["system", "user"]) or not all(
-            isinstance(m.get("content"), str) for m in msgs):
-        src.skip(f"{path}", "chat prompt", "only a user message (after an optional system "
-                 "message) has a counterpart (prompt_template and system)")
-        return []
-    system = convert_template(msgs[0]["content"], str(path), src) if len(msgs) == 2 else None
-    return [Prompt(label or path.stem, convert_template(msgs[-1]["content"], str(path), src),
-                   system)]
-
-
-def _unique(prompts: list[Prompt]) -> list[Prompt]:
-    seen: set[str] = set()
-    for i, p in enumerate(prompts, 1):
-        name = safe_name(p.label) if p.label else f"prompt{i}"
-        base, n = name, 2
-        while name in seen:
-            name, n = f"{base}-{n}", n + 1
-        seen.add(name)
-        p.label = name
-    return prompts
+    doc: dict[str, Any]
+    prompt: int
+    provider: int | None
+    provider_id: str = ""
+    provider_label: str = ""
 
 
 def read_providers(src: Source) -> list[Provider]:
@@ -140,6 +49,10 @@ def read_providers(src: Source) -> list[Provider]:
             item = {"id": key, **(val if isinstance(val, dict) else {})}
         provider = _provider(src, item, where)
         if provider is not None:
+            provider.index = i
+            provider.pid = str(item if isinstance(item, str) else item.get("id"))
+            given = item.get("label") if isinstance(item, dict) else None
+            provider.given_label = str(given) if given else ""
             out.append(provider)
     seen: set[str] = set()
     for p in out:
@@ -212,10 +125,10 @@ def _options(src: Source, conf: dict[str, Any], doc: dict[str, Any], where: str,
 
 
 def config_matrix(prompts: list[Prompt], providers: list[Provider]
-                  ) -> dict[str, dict[str, Any]]:
-    """Config name → Config document: one per prompt × provider (a provider's `prompts`
-    limits it). One of each is `default`; with one side single, the other side's name."""
-    configs: dict[str, dict[str, Any]] = {}
+                  ) -> dict[str, ConfigPlan]:
+    """Config name → what it is: one per prompt × provider (a provider's `prompts` limits
+    it). One of each is `default`; with one side single, the other side's name."""
+    configs: dict[str, ConfigPlan] = {}
     runs = providers or [Provider("", {"runner": "smevals:openai"}, None)]
     for prov in runs:
         for prompt in prompts:
@@ -226,7 +139,8 @@ def config_matrix(prompts: list[Prompt], providers: list[Provider]
             if prompt.system is not None:
                 doc["system"] = prompt.system
             doc["prompt_template"] = prompt.template
-            configs[name] = doc
+            configs[name] = ConfigPlan(doc, prompt.index, prov.index if providers else None,
+                                       prov.pid, prov.given_label)
     return configs
 
 

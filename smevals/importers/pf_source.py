@@ -8,6 +8,7 @@ import csv
 import glob
 import io
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,6 +50,11 @@ class Source:
     lines: dict[int, int]
     items: dict[int, list[int]]
     skipped: list[Skipped] = field(default_factory=list)
+    root: Path | None = None          # the config's folder: what references may name
+
+    @property
+    def base(self) -> Path:
+        return self.root or self.path.parent
 
     def where(self, obj: Any = None, index: int | None = None, path: Path | None = None,
               line: int | None = None) -> str:
@@ -65,17 +71,57 @@ class Source:
     def skip(self, where: str, what: str, why: str) -> None:
         self.skipped.append(Skipped(where, what, why))
 
-    def resolve(self, ref: str, where: str) -> list[Path]:
-        """The files a `file://` reference names (a glob may name several); exit 2 if none."""
-        rel = ref[len("file://"):].split(":", 1)[0]      # file://a.py:func names a function
-        base = self.path.parent
-        if any(c in rel for c in "*?["):
-            found = sorted(Path(p) for p in glob.glob(str(base / rel)))
-        else:
-            found = [base / rel] if (base / rel).is_file() else []
+    def resolve(self, ref: str, where: str, field: str = "") -> list[Path]:
+        """The files a reference names (`file://` or a bare path; a glob may name several),
+        each inside the config's folder; exit 2 if one is outside it, or if none exists."""
+        found = self.glob(ref, where, field)
         if not found:
-            raise ImportInputError(f"{where}: {ref}: no such file")
+            raise ImportInputError(f"{where}: {_field(field)}{ref}: no such file")
         return found
+
+    def glob(self, ref: str, where: str, field: str = "") -> list[Path]:
+        """The files `ref` names (maybe none), refusing (exit 2) any outside the folder."""
+        rel, _function = split_ref(ref)
+        base = self.base
+        if has_magic(rel):
+            found = sorted(Path(p) for p in glob.glob(str(base / rel), recursive=True)
+                           if os.path.isfile(p))
+        else:
+            found = [base / rel] if (base / rel).is_file() or _outside(base, base / rel) else []
+        for path in found:
+            if _outside(base, path):
+                raise ImportInputError(
+                    f"{where}: {_field(field)}{ref}: outside the config's folder "
+                    f"({base.resolve()}): smevals import reads only files under it")
+        return found
+
+
+def _field(field: str) -> str:
+    return f"{field}: " if field else ""
+
+
+def _outside(base: Path, path: Path) -> bool:
+    """Whether `path` (its links followed) is outside the folder `base`."""
+    return not os.path.realpath(path).startswith(os.path.realpath(base) + os.sep)
+
+
+SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".py", ".rb", ".go")
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """(path, function) of a reference: `file://` dropped, and `:NAME` after a script's
+    name is the function it names (`file://check.py:grade`)."""
+    rel = ref[len("file://"):] if ref.startswith("file://") else ref
+    head, colon, tail = rel.rpartition(":")
+    if colon and head.lower().endswith(SCRIPT_SUFFIXES) and tail:
+        return head, tail
+    return rel, None
+
+
+def has_magic(text: str) -> bool:
+    """Whether a path is a glob pattern, as node-glob sees one: `*`, `?`, `[`, or a brace
+    list (`{a,b}`, `{1..3}`)."""
+    return bool(re.search(r"[*?[]", text) or re.search(r"\{[^{}]*(,|\.\.)[^{}]*\}", text))
 
 
 def read_text(path: Path, where: str) -> str:
@@ -221,16 +267,35 @@ def convert_template(text: str, where: str, src: Source) -> str:
     return "".join(out)
 
 
+def nunjucks_text(value: Any) -> str:
+    """A var's value as promptfoo's Nunjucks writes it into text: a string as it is, a
+    number or boolean as JavaScript writes it, a list's items joined by commas, null as
+    nothing, a mapping as `[object Object]`."""
+    from smevals.checkers.strict import js_text
+
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(nunjucks_text(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return js_text(value)
+
+
+def plain_template(text: str) -> bool:
+    """Whether every Nunjucks tag in `text` is a plain `{{var}}` (then `render_vars` gives
+    what promptfoo renders)."""
+    return all(VAR.match(text, m.start()) for m in OPEN.finditer(text)) and "{#" not in text
+
+
 def render_vars(value: Any, vars_: dict[str, Any]) -> Any:
-    """promptfoo fills an assertion's value from the test's vars: do the same for `{{var}}`."""
+    """promptfoo fills an assertion's value (a string, or each string of a list) from the
+    test's vars: the same for plain `{{var}}` placeholders (a var the test lacks is empty)."""
+    if isinstance(value, list):
+        return [render_vars(v, vars_) for v in value]
     if not isinstance(value, str):
         return value
-
-    def fill(m: re.Match[str]) -> str:
-        v = vars_.get(m.group(1))
-        return m.group(0) if v is None else (v if isinstance(v, str) else str(v))
-
-    return VAR.sub(fill, value)
+    return VAR.sub(lambda m: nunjucks_text(vars_.get(m.group(1))), value)
 
 
 def short(value: Any, room: int = 60) -> str:

@@ -1,7 +1,10 @@
-"""promptfoo `tests` (inline, or CSV/JSONL/JSON/YAML files) and `defaultTest` → test cases."""
+"""promptfoo `tests` (inline, or CSV/JSONL/JSON/YAML files) and `defaultTest` → test cases,
+expanded as promptfoo expands them: a var holding a list of strings (or a `file://` glob)
+makes one test per value, every combination, in order."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,17 +17,29 @@ from smevals.importers.pf_source import (
     load_json,
     load_yaml_lines,
     read_text,
+    short,
 )
 
-SHORTHAND = re.compile(r"^(not-)?([a-z][a-z-]*)(?:\(([\d.]+)\))?(?::(.*))?$", re.S)
-SHORT_TYPES = frozenset({
-    "equals", "contains", "icontains", "contains-any", "icontains-any", "contains-all",
-    "icontains-all", "regex", "starts-with", "is-json", "contains-json", "levenshtein",
-    "rouge-n", "bleu", "llm-rubric", "model-graded-closedqa", "factuality", "answer-relevance",
-    "similar", "javascript", "python", "webhook", "grade", "fn", "eval", "latency", "cost",
-    "is-valid-openai-tools-call", "is-valid-openai-function-call", "select-best",
-})
-ALIASES = {"grade": "llm-rubric", "fn": "javascript", "eval": "javascript"}
+_TYPE_WORDS = (
+    "agent-rubric answer-relevance bleu classifier contains contains-all contains-any "
+    "contains-html contains-json contains-sql contains-xml context-faithfulness context-recall "
+    "context-relevance conversation-relevance cost equals factuality finish-reason g-eval gleu "
+    "guardrails icontains icontains-all icontains-any is-html is-json is-refusal is-sql "
+    "is-valid-function-call is-valid-openai-function-call is-valid-openai-tools-call is-xml "
+    "javascript latency levenshtein llm-rubric pi meteor model-graded-closedqa "
+    "model-graded-factuality moderation perplexity perplexity-score python regex rouge-n ruby "
+    "similar similar:cosine similar:dot similar:euclidean starts-with tool-call-f1 skill-used "
+    "trajectory:goal-success trajectory:tool-args-match trajectory:step-count "
+    "trajectory:tool-sequence trajectory:tool-used trace-error-spans trace-span-count "
+    "trace-span-duration search-rubric webhook word-count")
+TYPES = _TYPE_WORDS.split()
+SHORTHAND = re.compile(r"^(not-)?(" + "|".join(re.escape(t) for t in TYPES) +
+                       r")(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?$")
+THRESHOLDED = frozenset({
+    "answer-relevance", "classifier", "context-faithfulness", "context-recall",
+    "context-relevance", "cost", "latency", "levenshtein", "perplexity-score", "perplexity",
+    "rouge-n", "similar", "starts-with"})
+SCRIPT_FILE = re.compile(r"\.(js|cjs|mjs|ts|cts|mts)$", re.I)
 
 
 @dataclass
@@ -40,29 +55,44 @@ class Case:
     where: str
     description: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    changed: str = ""            # why promptfoo checks another output than the model's
 
 
-def shorthand(text: str, where: str) -> Assertion:
-    """A CSV `__expected` cell: `icontains: bonjour`, `grade: ...`, `rouge-n(0.8): ...`,
-    else the value the output must equal."""
+def shorthand(cell: str, where: str) -> Assertion:
+    """A CSV `__expected` cell as promptfoo reads it (`icontains: bonjour`, `grade: ...`,
+    `rouge-n(0.8): ...`, `javascript: ...`, `file://check.py`), else the value to equal."""
+    text = cell.strip()
+    for prefix, kind in (("javascript:", "javascript"), ("fn:", "javascript"),
+                         ("eval:", "javascript"), ("python:", "python")):
+        if text.startswith(prefix):
+            return Assertion({"type": kind, "value": text[len(prefix):].strip()}, where)
+    if text.startswith("file://") and SCRIPT_FILE.search(text[7:]):
+        return Assertion({"type": "javascript", "value": text}, where)
+    if text.startswith("file://") and (text.endswith(".py") or ".py:" in text):
+        return Assertion({"type": "python", "value": text[7:].strip()}, where)
+    for prefix in ("grade:", "llm-rubric:"):
+        if text.startswith(prefix):
+            return Assertion({"type": "llm-rubric", "value": text[len(prefix):]}, where)
     m = SHORTHAND.match(text)
-    if m and (m.group(2) in SHORT_TYPES) and (m.group(4) is not None or m.group(2) in (
-            "is-json", "contains-json", "is-valid-openai-tools-call")):
-        kind = (m.group(1) or "") + ALIASES.get(m.group(2), m.group(2))
-        doc: dict[str, Any] = {"type": kind}
-        if m.group(4) is not None:
-            doc["value"] = m.group(4).strip()
-        if m.group(3):
-            doc["threshold"] = float(m.group(3))
-        return Assertion(doc, where)
-    return Assertion({"type": "equals", "value": text}, where)
+    if not m:
+        return Assertion({"type": "equals", "value": text}, where)
+    negate, kind, number, value = m.groups()
+    doc: dict[str, Any] = {"type": (negate or "") + kind}
+    if value is not None:
+        doc["value"] = value if kind in ("contains-json", "is-json") or kind.endswith(
+            ("-all", "-any")) else value.strip()
+    if kind in THRESHOLDED:
+        doc["threshold"] = float(number) if number else 0.75
+    elif number:
+        doc["threshold"] = float(number)
+    return Assertion(doc, where)
 
 
 def read_tests(src: Source) -> list[Case]:
     raw = src.data.get("tests")
     if raw is None:
         return []
-    where = src.where(src.data)
+    where = src.key_where(src.data, "tests")
     if isinstance(raw, str):
         return _tests_ref(src, raw, where)
     if not isinstance(raw, list):
@@ -83,7 +113,7 @@ def _tests_ref(src: Source, ref: str, where: str) -> list[Case]:
     if not ref.startswith("file://"):
         raise ImportInputError(f"{where}: tests: {ref!r} is not a file:// reference")
     out: list[Case] = []
-    for path in src.resolve(ref, where):
+    for path in src.resolve(ref, where, "tests"):
         suffix = path.suffix.lower()
         if suffix in (".csv", ".tsv"):
             out.extend(_csv(src, path, where, "\t" if suffix == ".tsv" else ","))
@@ -102,24 +132,67 @@ def _csv(src: Source, path: Path, where: str, delim: str) -> list[Case]:
     return [_csv_case(src, row, at) for at, row in rows]
 
 
+CSV_SKIPPED = {"__prefix": "a prompt prefix has no counterpart: the prompt sent differs",
+               "__suffix": "a prompt suffix has no counterpart: the prompt sent differs",
+               "__providerOutput": "a recorded output has no counterpart (record Runs with "
+                                   "smevals:replay)",
+               "__threshold": "a per-test pass mark has no counterpart (each assertion is "
+                              "still checked)"}
+
+
 def _csv_case(src: Source, row: dict[str, str], at: str) -> Case:
     case = Case({}, [], at)
+    metric: str | None = None
+    limits: dict[int, float] = {}
     for key, cell in row.items():
         if key.startswith("__expected"):
             if cell.strip():
                 case.asserts.append(shorthand(cell, at))
         elif key == "__description":
             case.description = cell
+        elif key == "__metric":
+            metric = cell
+        elif (m := CONFIG_COLUMN.fullmatch(key)) is not None:
+            limits[int(m.group(1)) - 1 if m.group(1) else 0] = _number(cell, at, key)
         elif key.startswith("__metadata:"):
-            name = key[len("__metadata:"):]
-            case.metadata[name.removesuffix("[]")] = [p.replace("\\,", ",") for p in re.split(
-                r"(?<!\\),", cell)] if name.endswith("[]") else cell
+            _metadata(case, key[len("__metadata:"):], cell)
         elif key.startswith("__"):
             if cell.strip():
-                src.skip(at, f"column {key}", "no counterpart")
+                src.skip(at, f"column {key}", CSV_SKIPPED.get(key, "no counterpart"))
         else:
             case.vars[key] = cell
+    _apply(case, metric, limits)
     return case
+
+
+def _apply(case: Case, metric: str | None, limits: dict[int, float]) -> None:
+    """`__metric` names every assertion of the row, `__config:__expectedN:threshold` the
+    Nth one's threshold."""
+    for i, assertion in enumerate(case.asserts):
+        if metric is not None:
+            assertion.doc["metric"] = metric
+        if i in limits:
+            assertion.doc["threshold"] = limits[i]
+
+
+CONFIG_COLUMN = re.compile(r"__config:__expected(\d*):threshold")
+
+
+def _metadata(case: Case, name: str, cell: str) -> None:
+    if not cell.strip():
+        return
+    if name.endswith("[]"):
+        case.metadata[name[:-2]] = [p.strip().replace("\\,", ",")
+                                    for p in re.split(r"(?<!\\),", cell)]
+    else:
+        case.metadata[name] = cell
+
+
+def _number(cell: str, at: str, key: str) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        raise ImportInputError(f"{at}: {key}: {cell!r} is not a number") from None
 
 
 def _jsonl(src: Source, path: Path, where: str) -> list[Case]:
@@ -139,7 +212,7 @@ def _doc_file(src: Source, path: Path, where: str) -> list[Case]:
     data, lines, items = load_yaml_lines(path, where)
     if not isinstance(data, list):
         raise ImportInputError(f"{path}:1: a tests file must hold a list of tests")
-    sub = Source(path, {}, lines, items, src.skipped)
+    sub = Source(path, {}, lines, items, src.skipped, root=src.root)
     out = []
     for i, item in enumerate(data):
         at = sub.where(data, i)
@@ -149,30 +222,26 @@ def _doc_file(src: Source, path: Path, where: str) -> list[Case]:
     return out
 
 
-CASE_KEYS = ("vars", "assert", "description", "metadata")
-KEY_WHY = {"options": "no counterpart (a transform has none; a grading provider is the "
-                      "grader's judge block)",
-           "threshold": "a per-test pass mark has no counterpart (the grader's "
-                        "scoring.pass_threshold applies to every Task)"}
+CASE_KEYS = ("vars", "assert", "description", "metadata", "options")
+KEY_WHY = {"threshold": "a per-test pass mark has no counterpart (each assertion is still "
+                        "checked)"}
+OUTPUT_OPTIONS = ("transform", "postprocess")
 
 
 def _case(src: Source, doc: dict[str, Any], at: str) -> Case:
     vars_ = doc.get("vars") or {}
-    if isinstance(vars_, str) or not isinstance(vars_, dict):
+    if not isinstance(vars_, dict):
         src.skip(at, "vars", "vars from a file are not read")
         vars_ = {}
-    for key, value in vars_.items():
-        if isinstance(value, str) and value.startswith("file://"):
-            src.skip(at, f"var {key}", "a file:// var is kept as its reference, not read")
-        elif isinstance(value, list):
-            src.skip(at, f"var {key}", "promptfoo makes one test per item of a list var; "
-                     "smevals keeps one Task with the list")
     case = Case(dict(vars_), [], at, doc.get("description") if isinstance(
         doc.get("description"), str) else None,
         doc["metadata"] if isinstance(doc.get("metadata"), dict) else {})
     asserts = doc.get("assert") or []
     for j, a in enumerate(asserts if isinstance(asserts, list) else []):
         case.asserts.append(Assertion(a, src.where(asserts, j)))
+    options = doc.get("options")
+    if isinstance(options, dict):
+        _options(src, options, src.key_where(doc, "options"), case)
     for key in doc:
         if key not in CASE_KEYS:
             src.skip(src.key_where(doc, key), f"test key {key}", KEY_WHY.get(key, "no "
@@ -180,11 +249,65 @@ def _case(src: Source, doc: dict[str, Any], at: str) -> Case:
     return case
 
 
+def _options(src: Source, options: dict[str, Any], where: str, case: Case) -> None:
+    for key in options:
+        if key in OUTPUT_OPTIONS:
+            case.changed = f"the test's options.{key} changes the output promptfoo checks"
+        elif key == "provider":
+            src.skip(where, "test options.provider", "the grading model is the grader's "
+                     "judge block (give it by hand)")
+        else:
+            src.skip(where, f"test options.{key}", "no counterpart")
+
+
+def expand(src: Source, case: Case) -> list[Case]:
+    """One Case per combination of list values (promptfoo's generateVarCombinations): a
+    list whose first item is a string gives its items in turn, a `file://` var each file
+    its glob names; the first var varies slowest."""
+    combos: list[dict[str, Any]] = [{}]
+    for key, value in case.vars.items():
+        if isinstance(value, str) and value.startswith("file://"):
+            files = src.resolve(value, case.where, f"vars.{key}")
+            values: list[Any] = [f"file://{p.relative_to(src.base).as_posix()}"
+                                 for p in files]
+        elif isinstance(value, list) and value and isinstance(value[0], str):
+            values = list(value)
+        else:
+            values = [value]
+        combos = [{**c, key: v} for c in combos for v in values]
+    if len(combos) == 1:
+        case.vars = combos[0]
+        return [case]
+    return [Case(c, case.asserts, case.where, case.description, dict(case.metadata),
+                 case.changed) for c in combos]
+
+
+def var_value(src: Source, value: Any, where: str, key: str) -> Any:
+    """A var's value as promptfoo renders it: a `file://` var is its file's text (trimmed;
+    YAML as JSON), a string loses one trailing newline."""
+    if isinstance(value, str) and value.startswith("file://"):
+        path = src.resolve(value, where, f"vars.{key}")[0]
+        suffix = path.suffix.lower()
+        if suffix in (".py", ".js", ".cjs", ".mjs", ".ts") or suffix in (
+                ".png", ".jpg", ".jpeg", ".gif", ".webp", ".pdf", ".mp3", ".wav", ".mp4"):
+            src.skip(where, f"var {key} {short(path.name)}", "a var computed by a script or "
+                     "read from a binary file is kept as its reference")
+            return value
+        text = read_text(path, where)
+        if suffix in (".yaml", ".yml"):
+            return json.dumps(load_yaml_lines(path, where)[0], ensure_ascii=False,
+                              separators=(",", ":"))
+        return text.strip()
+    if isinstance(value, str) and value.endswith("\n"):
+        return value[:-1]
+    return value
+
+
 def default_test(src: Source) -> Case | None:
     doc = src.data.get("defaultTest")
     if doc is None:
         return None
-    where = src.where(src.data)
+    where = src.key_where(src.data, "defaultTest")
     if not isinstance(doc, dict):
         src.skip(where, "defaultTest", "a defaultTest file is not read")
         return None

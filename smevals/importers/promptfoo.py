@@ -1,10 +1,12 @@
 """`smevals import promptfoo CONFIG DIR`: an Eval from a promptfoo config.
 
-prompts × providers → Configs (`prompt_template`, the `smevals:openai` runner); tests →
-`tasks/tests.jsonl` (vars as Task keys, assertion values as grading keys); assertions →
-built-in Checks in `graders/default.yaml` (a test's own assertion applies only to the Tasks
-that carry its value, through `if_task_has`). What has no counterpart is listed, never
-dropped: in the returned report and in the Eval's README.md.
+prompts × providers → Configs (`prompt_template`, text or chat messages; the
+`smevals:openai` runner), listed in eval.yaml's `configs` so that `smevals run DIR` runs them
+all; tests (expanded as promptfoo expands them) → `tasks/tests.jsonl` (vars as Task keys,
+assertion values as grading keys); assertions → Checks in `graders/default.yaml` (a test's
+own assertion applies only to the Tasks that carry its value, through `if_task_has`). Each
+assertion is kept exactly, kept by another rule (said, with why), or not imported (said,
+with why), with its file and line: in the returned report and in the Eval's README.md.
 """
 
 from __future__ import annotations
@@ -17,29 +19,26 @@ from typing import Any
 import yaml
 
 from smevals.importers.common import new_eval_folder, write_eval
-from smevals.importers.pf_asserts import VALUE, check_for
-from smevals.importers.pf_configs import config_matrix, read_prompts, read_providers
+from smevals.importers.pf_asserts import APPROXIMATE, EXACT, MISSING, Mapped, check_for
+from smevals.importers.pf_configs import ConfigPlan, config_matrix, read_providers
+from smevals.importers.pf_grader import ASSERT_KEYS, Built, GraderBuilder, Placed
+from smevals.importers.pf_prompts import read_prompts
+from smevals.importers.pf_report import readme
 from smevals.importers.pf_source import (
     ImportInputError,
     Skipped,
     Source,
     key_for,
     load_config,
-    render_vars,
+    nunjucks_text,
     short,
 )
-from smevals.importers.pf_tests import Case, default_test, read_tests
+from smevals.importers.pf_tests import Case, default_test, expand, read_tests, var_value
 
 TOP_KEYS = frozenset({"description", "prompts", "providers", "targets", "tests",
                       "defaultTest", "assertionTemplates"})
-ASSERT_KEYS = frozenset({"type", "value", "threshold", "weight", "metric"})
-
-
-@dataclass
-class Grader:
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    slots: dict[str, str] = field(default_factory=dict)      # signature → grading key
-    counts: dict[str, int] = field(default_factory=dict)
+NOT_IMPORTED = "not imported"
+TEST_KEY = "promptfoo_test"     # the grading key holding a test's vars for code assertions
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,13 @@ class PromptfooImport:
     configs: list[str]
     checks: int
     skipped: list[Skipped]
+    assertions: list[Placed] = field(default_factory=list)
+    no_check: list[tuple[str, str]] = field(default_factory=list)   # (Task, where)
+    plans: dict[str, ConfigPlan] = field(default_factory=dict)
+    vars: dict[str, dict[str, Any]] = field(default_factory=dict)   # Task → its test's vars
+
+    def count(self, fidelity: str) -> int:
+        return sum(a.fidelity == fidelity for a in self.assertions)
 
 
 def import_promptfoo(config: Path, target: Path) -> PromptfooImport:
@@ -57,59 +63,93 @@ def import_promptfoo(config: Path, target: Path) -> PromptfooImport:
     for key in src.data:
         if key not in TOP_KEYS:
             src.skip(src.key_where(src.data, key), f"top-level key {key}", "no counterpart")
-    prompts = read_prompts(src)
-    providers = read_providers(src)
-    configs = config_matrix(prompts, providers)
-    cases = read_tests(src) or [Case({}, [], src.where(src.data))]
+    plans = config_matrix(read_prompts(src), read_providers(src))
     default = default_test(src)
-    grader = Grader()
+    raw = read_tests(src) or [Case({}, [], src.where(src.data))]
+    cases = [c for case in raw for c in expand(src, _merged(case, default))]
+    grader = GraderBuilder(src)
     rows = [_row(i, case, default, grader, src) for i, case in enumerate(cases, 1)]
-    if default is not None:
-        for a in default.asserts:
-            if not _needs_vars(a.doc):
-                _literal_check(src, a.doc, a.where, grader)
-    _fill_missing(rows, configs)
-    files = _documents(src, configs, rows, grader)
+    built = grader.finish()
+    _fill_missing(rows, plans)
+    files = _documents(src, plans, rows, built)
+    done = PromptfooImport(target, len(rows), list(plans), len(built.checks), src.skipped,
+                           built.placed, built.no_check(rows), plans,
+                           {f"test-{i}": c.vars for i, c in enumerate(cases, 1)})
+    files["README.md"] = readme(src, done)
     write_eval(target, files)
-    return PromptfooImport(target, len(rows), list(configs), len(grader.checks), src.skipped)
+    return done
 
 
-def _needs_vars(doc: Any) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("value"), str) and "{{" in doc["value"]
+def _merged(case: Case, default: Case | None) -> Case:
+    """A test with defaultTest's vars under its own (promptfoo merges them first)."""
+    if default is None:
+        return case
+    return Case({**default.vars, **case.vars}, case.asserts, case.where, case.description,
+                {**default.metadata, **case.metadata}, case.changed or default.changed)
 
 
-def _row(i: int, case: Case, default: Case | None, grader: Grader, src: Source
+def _row(i: int, case: Case, default: Case | None, grader: GraderBuilder, src: Source
          ) -> dict[str, Any]:
-    vars_ = {**(default.vars if default else {}), **case.vars}
-    row: dict[str, Any] = {"name": f"test-{i}"}
-    row.update({key_for(k): v for k, v in vars_.items()})
+    name = f"test-{i}"
+    grader.where[name] = case.where
+    vars_ = {k: var_value(src, v, case.where, k) for k, v in case.vars.items()}
+    row: dict[str, Any] = {"name": name}
+    row.update({key_for(k): nunjucks_text(v) for k, v in vars_.items()})
     if case.description is not None and "description" not in row:
         row["description"] = case.description
     if case.metadata and "metadata" not in row:
         row["metadata"] = case.metadata
+    test = {"vars": vars_, **({"description": case.description} if case.description else {}),
+            **({"metadata": case.metadata} if case.metadata else {})}
+    asserts = (default.asserts if default else []) + case.asserts
     grading: dict[str, Any] = {}
-    asserts = case.asserts + [a for a in (default.asserts if default else [])
-                              if _needs_vars(a.doc)]
     seen: dict[str, int] = {}
-    for a in asserts:
-        _task_check(src, a.doc, a.where, vars_, grader, grading, seen)
+    code = False
+    for position, a in enumerate(asserts):
+        from_default = default is not None and position < len(default.asserts)
+        code |= grader.place(_assertion(src, a.doc, a.where, vars_, case.changed), a.where,
+                             name, position, from_default, grading, seen)
+    if code:
+        grading[TEST_KEY] = test
     if grading:
         row["grading"] = grading
     return row
 
 
-def _assertion(src: Source, doc: Any, where: str) -> tuple[dict[str, Any], str] | None:
+@dataclass
+class Taken:
+    """One assertion as taken from the config: its type, the Mapped Check (or why none),
+    and the doc's weight and metric."""
+
+    kind: str
+    mapped: Mapped
+    doc: dict[str, Any]
+    needs_vars: bool = False
+
+
+def _assertion(src: Source, doc: Any, where: str, vars_: dict[str, Any], changed: str
+               ) -> Taken:
+    from smevals.importers.pf_values import resolve_value
+
     if isinstance(doc, dict) and set(doc) == {"$ref"}:
         doc = _ref(src, doc["$ref"], where)
     if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
-        src.skip(where, "assertion", "not a mapping with a `type`")
-        return None
+        return Taken("assertion", Mapped(None, "not a mapping with a `type`"), {})
     kind = doc["type"]
     extra = [k for k in doc if k not in ASSERT_KEYS]
     if extra:
-        src.skip(where, f"{kind} assertion", f"uses {', '.join(extra)}: no counterpart")
-        return None
-    return doc, kind
+        return Taken(kind, Mapped(None, f"uses {', '.join(extra)}: no counterpart"), doc)
+    if doc.get("weight") == 0:
+        return Taken(kind, Mapped(None, "weight 0: promptfoo counts it as a pass whatever the "
+                                  "output"), doc)
+    value, needs_vars, why = resolve_value(src, kind, doc.get("value", MISSING), where, vars_)
+    if why:
+        return Taken(kind, Mapped(None, why), doc)
+    mapped = value if isinstance(value, Mapped) else check_for(kind, value,
+                                                               doc.get("threshold"))
+    if mapped.options is not None and changed and mapped.fidelity == EXACT:
+        mapped.fidelity, mapped.why = APPROXIMATE, changed
+    return Taken(kind, mapped, doc, needs_vars)
 
 
 def _ref(src: Source, ref: Any, where: str) -> Any:
@@ -123,101 +163,42 @@ def _ref(src: Source, ref: Any, where: str) -> Any:
     return node
 
 
-def _task_check(src: Source, doc: Any, where: str, vars_: dict[str, Any], grader: Grader,
-                grading: dict[str, Any], seen: dict[str, int]) -> None:
-    got = _assertion(src, doc, where)
-    if got is None:
-        return
-    doc, kind = got
-    opts, why, value = check_for(kind, render_vars(doc.get("value"), vars_),
-                                 doc.get("threshold"))
-    if opts is None:
-        src.skip(where, f"{kind} assertion", why)
-        return
-    sig = json.dumps([kind, opts, doc.get("weight"), doc.get("metric")], default=str,
-                     sort_keys=True)
-    n = seen[sig] = seen.get(sig, 0) + 1
-    key = grader.slots.get(f"{sig}#{n}")
-    if key is None:
-        base = kind.replace("-", "_")
-        count = grader.counts[base] = grader.counts.get(base, 0) + 1
-        key = grader.slots[f"{sig}#{n}"] = f"{base}_{count}"
-        check = _fill(opts, {"task": key})
-        check["if_task_has"] = key
-        grader.checks.append(_extras(check, doc, kind))
-    grading[key] = value
-
-
-def _literal_check(src: Source, doc: Any, where: str, grader: Grader) -> None:
-    got = _assertion(src, doc, where)
-    if got is None:
-        return
-    doc, kind = got
-    opts, why, value = check_for(kind, doc.get("value"), doc.get("threshold"))
-    if opts is None:
-        src.skip(where, f"{kind} assertion", why)
-        return
-    grader.checks.append(_extras(_fill(opts, value), doc, kind))
-
-
-def _fill(opts: dict[str, Any], value: Any) -> dict[str, Any]:
-    return {k: (value if v is VALUE else v) for k, v in opts.items()}
-
-
-def _extras(check: dict[str, Any], doc: dict[str, Any], kind: str) -> dict[str, Any]:
-    out = {"name": str(doc.get("metric") or kind), **check}
-    if isinstance(doc.get("weight"), int | float) and doc["weight"] != 1:
-        out["weight"] = doc["weight"]
-    return out
-
-
-def _fill_missing(rows: list[dict[str, Any]], configs: dict[str, dict[str, Any]]) -> None:
+def _fill_missing(rows: list[dict[str, Any]], plans: dict[str, ConfigPlan]) -> None:
     """promptfoo renders a var a test lacks as empty text: give every Task the keys the
     templates use."""
     import re
 
-    used = {m for doc in configs.values() for text in (doc.get("prompt_template"),
-            doc.get("system")) if isinstance(text, str)
-            for m in re.findall(r"(?<!\\)\{\{task\.([^}]+)\}\}", text)}
+    used: set[str] = set()
+    for plan in plans.values():
+        text = json.dumps(plan.doc.get("prompt_template")) + str(plan.doc.get("system"))
+        used |= set(re.findall(r"(?<!\\)\{\{task\.([^}]+)\}\}", text))
     for row in rows:
         for key in sorted(used - {"name"}):
             row.setdefault(key, "")
 
 
-def _documents(src: Source, configs: dict[str, dict[str, Any]], rows: list[dict[str, Any]],
-               grader: Grader) -> dict[str, str]:
+def _documents(src: Source, plans: dict[str, ConfigPlan], rows: list[dict[str, Any]],
+               built: Built) -> dict[str, str]:
     desc = src.data.get("description")
-    files = {"eval.yaml": _yaml({"description": str(desc) if desc else
-                                 f"Imported from the promptfoo config {src.path.name}"})}
-    for name, doc in configs.items():
-        files[f"configs/{name}.yaml"] = _yaml(doc)
+    head: dict[str, Any] = {"description": str(desc) if desc else
+                            f"Imported from the promptfoo config {src.path.name}"}
+    if list(plans) != ["default"]:
+        head["configs"] = list(plans)
+    files = {"eval.yaml": _yaml(head)}
+    for name, plan in plans.items():
+        files[f"configs/{name}.yaml"] = _yaml(plan.doc)
     files["tasks/tests.jsonl"] = "".join(json.dumps(r, ensure_ascii=False) + "\n"
                                          for r in rows)
-    checks = grader.checks or [{"name": "no assertions", "checker": "regex",
-                                "pattern": "(?s).*"}]
-    files["graders/default.yaml"] = _yaml({"description": f"The assertions of "
-                                           f"{src.path.name}", "checks": checks,
-                                           "scoring": {"method": "weighted"}})
-    files["README.md"] = readme(src, list(configs), len(rows), len(grader.checks))
+    if built.checks:
+        files["graders/default.yaml"] = _yaml({"description": f"The assertions of "
+                                               f"{src.path.name}", "checks": built.checks,
+                                               "scoring": {"method": "weighted"}})
+    files.update(built.files)
     return files
-
-
-def readme(src: Source, configs: list[str], tasks: int, checks: int) -> str:
-    lines = [f"# Imported from {src.path.name}", "",
-             f"`smevals import promptfoo` made {tasks} Task(s) (`tasks/tests.jsonl`), "
-             f"{len(configs)} Config(s) ({', '.join(configs) or 'none'}) and a grader with "
-             f"{checks} Check(s) (`graders/default.yaml`).", ""]
-    if src.skipped:
-        lines += [f"## Not imported ({len(src.skipped)})", "",
-                  "These have no counterpart in smevals and were left out:", ""]
-        lines += [f"- `{s.where}`: {s.what}: {s.why}" for s in src.skipped]
-    else:
-        lines.append("Everything in the config was imported.")
-    return "\n".join(lines) + "\n"
 
 
 def _yaml(doc: dict[str, Any]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
 
 
-__all__ = ["PromptfooImport", "import_promptfoo", "short"]
+__all__ = ["NOT_IMPORTED", "PromptfooImport", "import_promptfoo", "short"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from smevals.checkers.base import CheckInput, fail
@@ -34,7 +35,7 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
              f"model {ctx.run_model!r}; use a judge of another family, or set "
              "allow_same_family: true in the judge block")
     task = inp.task
-    values = {**values, "output": output, "prompt": task.get("prompt", ""),
+    values = {**values, "output": output, "prompt": prompt_text(task),
               "format": verdict.answer_format(kind, categories, scale)}
     system = str(opts.get("system") or templates.SYSTEM)
     user = template or templates.DEFAULTS[kind]
@@ -74,3 +75,24 @@ def ask_check(opts: dict[str, Any], inp: CheckInput, kind: str, values: dict[str
 
 _NAMES = {"judge": "llm_judge", "score": "llm_score", "category": "llm_category",
           "match": "llm_answer_match", "pairwise": "llm_pairwise"}
+
+
+def prompt_text(task: Mapping[str, Any]) -> str:
+    """What the model was asked, for a judge's `{{prompt}}`: the Task's prompt, else its chat
+    messages one by one (`ROLE: text`, a content's text parts), else nothing."""
+    prompt = task.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    messages = task.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    lines = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else "\n".join(
+            str(p.get("text")) for p in content if isinstance(p, dict) and "text" in p
+        ) if isinstance(content, list) else ""
+        lines.append(f"{message.get('role', '?')}: {text}")
+    return "\n\n".join(lines)

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,9 @@ class Spec:
     cap: int = 1 << 20                  # bytes kept of each stream
     limits: Limits = field(default_factory=Limits)
     stop_at_cap: bool = False           # kill the child once a stream passes the cap
+    idle: float | None = None           # kill it after this many seconds without activity
+    watch: Callable[[bytes], bool] | None = None    # sees stdout's chunks: activity? (stream.py)
+    prepare: Callable[[], None] | None = None   # run in the child after its limits, before exec
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class Result:
     over_cap: bool = False              # stopped because a stream passed the cap
     error: str | None = None            # why it could not start
     leftovers: int = 0                  # other processes of its tree found at the end, killed
+    idle: bool = False                  # stopped after `Spec.idle` seconds without activity
 
     @property
     def signal_name(self) -> str | None:
@@ -137,7 +142,7 @@ def _start(spec: Spec, env: dict[str, str], tag: str,
         proc = subprocess.Popen(
             spec.argv, cwd=spec.cwd, env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=launcher(spec.limits))
+            preexec_fn=launcher(spec.limits, spec.prepare))
         ROOTS.add(proc.pid)
     guardian.register(proc.pid, tag)
     tree = Tree(proc.pid, tag)
@@ -159,11 +164,12 @@ def _prepare() -> None:
 
 def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: float) -> Result:
     assert proc.stdout is not None and proc.stderr is not None
-    reader = Reader({"stdout": proc.stdout, "stderr": proc.stderr}, spec.cap, proc.pid)
+    reader = Reader({"stdout": proc.stdout, "stderr": proc.stderr}, spec.cap, proc.pid,
+                    spec.watch)
     deadline = None if spec.timeout is None else start + spec.timeout
     leftovers = 0
     try:
-        why = _watch(proc, reader, deadline, spec.stop_at_cap)
+        why = _watch(proc, reader, deadline, spec.stop_at_cap, spec.idle)
         if why == "exit":
             reader.read_until_eof(_bounded(_GRACE, deadline))
         with phase("child tree kill"):
@@ -181,16 +187,19 @@ def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: flo
             ROOTS.discard(proc.pid)
     out, err = (Captured(bytes(reader.kept[n]), reader.total[n]) for n in ("stdout", "stderr"))
     return Result(code, out, err, time.monotonic() - start, timed_out=why == "timeout",
-                  over_cap=why == "cap", leftovers=leftovers)
+                  over_cap=why == "cap", leftovers=leftovers, idle=why == "idle")
 
 
 def _watch(proc: subprocess.Popen[bytes], reader: Reader, deadline: float | None,
-           stop_at_cap: bool) -> str:
-    """Read until the child exits ("exit"), the deadline ("timeout") or the cap ("cap")."""
+           stop_at_cap: bool, idle: float | None = None) -> str:
+    """Read until the child exits ("exit"), the deadline ("timeout"), the cap ("cap") or
+    `idle` seconds without activity on stdout ("idle")."""
     while True:
         now = time.monotonic()
         if deadline is not None and now >= deadline:
             return "timeout"
+        if idle is not None and now - reader.active >= idle:
+            return "idle"
         if _exited(proc):
             return "exit"
         if stop_at_cap and reader.over_cap:

@@ -5,14 +5,16 @@ The command line (`command`) runs the program in a throw-away container (`--rm`,
 unique `--name`) of the configured image with no network (`--network none` unless the
 policy allows it), every capability dropped, `no-new-privileges`, a read-only root with a
 private `/tmp`, the host user's uid and gid, and the limits as flags (`--memory`,
-`--pids-limit`, `--ulimit fsize/cpu/core`). The private folder is bind-mounted at its own
-path and is the working directory, so paths inside it mean the same in and out of the
-container. Only the names of the environment's variables are on the command line (`-e
-NAME`): their values reach the container through the runtime's own environment, never
-through an argv another process could read. An interpreter given by an absolute path
-outside the folder (smevals' own Python) is looked up on the image's PATH by its base
-name. The client runs as a child like any other; at a deadline it is killed, and
-`remove` removes the container it left running in the daemon.
+`--pids-limit`, `--ulimit fsize/cpu/core`). The image is the program's whole filesystem
+but for its folder, mounted at /workspace as its working directory, its private home at
+/home/sandbox (when it has one of its own), what the Policy exposes (read-only, at its own
+path) and its extra binds, as the local backends' view has them (`view`: the same
+translation of argv and the environment). Only the names of the environment's variables
+are on the command line (`-e NAME`): their values reach the container through the
+runtime's own environment, never through an argv another process could read. An
+interpreter given by an absolute path outside the folder (smevals' own Python) is looked
+up on the image's PATH by its base name. The client runs as a child like any other; at a
+deadline it is killed, and `remove` removes the container it left running in the daemon.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from smevals.proc.child import Spec, run_child
+from smevals.proc.view import HOME, WORKSPACE, View, ViewError, check_expose
 
 if TYPE_CHECKING:
     from smevals.proc.sandbox import Policy
 
-__all__ = ["DEFAULT_IMAGE", "client_env", "command", "new_name", "remove"]
+__all__ = ["DEFAULT_IMAGE", "client_env", "command", "new_name", "remove", "view"]
 
 DEFAULT_IMAGE = "python:3.11-slim"
 EXIT_RUNTIME = 125          # `docker run` and `podman run`: the container could not start
@@ -39,9 +42,24 @@ def new_name() -> str:
     return f"smevals-{os.urandom(8).hex()}"
 
 
+def view(cwd: Path, home: Path | None, policy: Policy) -> View:
+    """Where the container has the host's paths (to translate argv and the environment);
+    ViewError when an exposed path cannot be given."""
+    why = check_expose(policy.expose)
+    if why is not None:
+        raise ViewError(why)
+    moved = [(os.path.realpath(cwd), WORKSPACE), (os.path.abspath(cwd), WORKSPACE)]
+    if home is not None and os.path.realpath(home) != os.path.realpath(cwd):
+        moved += [(os.path.realpath(home), HOME), (os.path.abspath(home), HOME)]
+    moved += [(os.path.realpath(b.source), b.target) for b in policy.binds]
+    pairs = sorted(set(moved), key=lambda pair: -len(pair[0]))
+    return View((), proc=True, exposed=policy.expose, moved=tuple(pairs))
+
+
 def command(runtime: str, path: str, argv: list[str], cwd: Path, policy: Policy,
-            name: str) -> list[str]:
-    """`runtime run ...` for `argv` in `cwd` under `policy` (its env already scrubbed)."""
+            name: str, home: Path | None = None) -> list[str]:
+    """`runtime run ...` for `argv` in `cwd` under `policy` (its env already scrubbed and,
+    like argv, translated by `view`); `home`, its private home, when not `cwd`."""
     file_bytes = policy.file_mb * 1024 * 1024
     cpu = int(policy.timeout) + 1
     flags = ["run", "--rm", "--name", name,
@@ -53,18 +71,25 @@ def command(runtime: str, path: str, argv: list[str], cwd: Path, policy: Policy,
              "--pids-limit", str(policy.processes),
              "--ulimit", f"fsize={file_bytes}:{file_bytes}",
              "--ulimit", f"cpu={cpu}:{cpu + 1}", "--ulimit", "core=0:0",
-             "--volume", f"{cwd}:{cwd}", "--workdir", str(cwd)]
+             "--volume", f"{cwd}:{WORKSPACE}", "--workdir", WORKSPACE]
+    if home is not None and os.path.realpath(home) != os.path.realpath(cwd):
+        flags += ["--volume", f"{home}:{HOME}"]
+    for exposed in policy.expose:
+        flags += ["--volume", f"{os.path.realpath(exposed)}:{os.path.abspath(exposed)}:ro"]
+    for bind in policy.binds:
+        flags += ["--volume", f"{bind.source}:{bind.target}{'' if bind.writable else ':ro'}"]
     if runtime == "podman" and os.getuid() != 0:
         flags.append("--userns=keep-id")
     for key in sorted(policy.env):
         flags += ["--env", key]
-    return [path, *flags, policy.image, *_inside(argv, cwd)]
+    return [path, *flags, policy.image, *_inside(argv)]
 
 
-def _inside(argv: list[str], cwd: Path) -> list[str]:
-    """`argv` with an absolute program outside `cwd` replaced by its base name."""
+def _inside(argv: list[str]) -> list[str]:
+    """`argv` (translated) with an absolute program outside the workspace replaced by its
+    base name."""
     program = Path(argv[0])
-    if program.is_absolute() and not program.is_relative_to(cwd):
+    if program.is_absolute() and not program.is_relative_to(WORKSPACE):
         return [program.name, *argv[1:]]
     return argv
 

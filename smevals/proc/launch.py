@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from smevals.proc import Children, Result, Spec, run_child
 
@@ -22,6 +23,7 @@ class Finished:
     detail: str
     seconds: float
     written: dict[str, int] = field(default_factory=dict)   # stream -> bytes written, if capped
+    provenance: dict[str, Any] = field(default_factory=dict)   # a built-in's additions (version)
 
 
 def launch(argv: list[str], cwd: Path, env: dict[str, str], timeout: float | None,

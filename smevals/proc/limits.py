@@ -96,14 +96,17 @@ def prctl() -> Callable[..., int] | None:
     return fn
 
 
-def launcher(limits: Limits) -> Callable[[], None] | None:
-    """The function to run in the child before exec; None when there is nothing to set,
-    so that subprocess can use vfork (no Python code between fork and exec)."""
-    return None if limits.none else before_exec(limits)
+def launcher(limits: Limits,
+             then: Callable[[], None] | None = None) -> Callable[[], None] | None:
+    """The function to run in the child before exec (the limits, then `then`); None when
+    there is nothing to do, so that subprocess can use vfork (no Python code between fork
+    and exec)."""
+    return None if limits.none and then is None else before_exec(limits, then)
 
 
-def before_exec(limits: Limits) -> Callable[[], None]:
-    """The function subprocess calls in the child after fork, before exec."""
+def before_exec(limits: Limits, then: Callable[[], None] | None = None) -> Callable[[], None]:
+    """The function subprocess calls in the child after fork, before exec: the limits,
+    the parent-death signal, then `then` (built the same way: see smevals.proc.mountns)."""
     pairs = _pairs(limits)
     setrlimit, getppid, _exit = resource.setrlimit, os.getppid, os._exit
     call = prctl()
@@ -117,5 +120,7 @@ def before_exec(limits: Limits) -> Callable[[], None]:
             call(_PR_SET_PDEATHSIG, deathsig, 0, 0, 0)
             if getppid() != parent:      # the parent died before prctl took effect
                 _exit(125)
+        if then is not None:
+            then()
 
     return child

@@ -5,6 +5,16 @@ Through `smevals.proc`: its own session, stdin closed, a wall-clock deadline, ev
 descendant killed at the end (also those that left the session), each stream capped while
 read. On top of that, for code nobody reviewed:
 
+- its own view of the filesystem, built deny-by-default (`view: private`, the default;
+  smevals.proc.view): the system's runtime folders and the Python smevals runs,
+  read-only; the workspace writable at /workspace (its working folder) and its home at
+  /home/sandbox; a private /tmp, /dev and /proc; what the Policy adds (`expose`, read-only;
+  `binds`, e.g. a writable folder for a report; `programs`, e.g. `node` for a harness; the
+  program of argv itself). Nothing else exists in it: not the Eval folder, the store, the
+  host's /tmp, /home, /root or /run, nor any Unix socket of the host. Callers pass host
+  paths: argv and the environment are translated (`View.translate`), and `inside` gives a
+  host path's path in the view. Where the machine cannot build the view the code is
+  refused, never run with the host visible, unless the Policy says `view="host"`;
 - a scrubbed environment: only the variables in ALLOWED_ENV (and LC_*, and the names a
   setting lists) pass, so no API key or token reaches the code; HOME and TMPDIR point into
   its private folder (`private.private_copy` makes one from a folder, links left out);
@@ -14,12 +24,12 @@ read. On top of that, for code nobody reviewed:
   namespaces, a private /proc, no capabilities), by the backend the Policy names or the
   strongest the machine allows: see `smevals.proc.contain`, and `smevals.proc.container`
   for docker and podman. `describe` names the containment, as Runs (`usage.sandbox`)
-  and Checks (`details.sandbox`) record it. A backend named but not available here, or
-  `require` where the machine cannot hide the network and the processes, is refused
-  (SandboxRefused, never a weaker run). Where no PID namespace can be made and smevals'
-  environment holds a variable that looks like a secret, the program is not run unless
-  SMEVALS_ALLOW_UNCONTAINED=1 says to run it anyway: it could read smevals' environment
-  from /proc (docs/decisions.md).
+  and Checks (`details.sandbox`) record it. A backend named but not available here, a
+  view it cannot build, or `require` where the machine cannot hide the network and the
+  processes, is refused (SandboxRefused, never a weaker run). Where no PID namespace can
+  be made and smevals' environment holds a variable that looks like a secret, the program
+  is not run unless SMEVALS_ALLOW_UNCONTAINED=1 says to run it anyway: it could read
+  smevals' environment from /proc (docs/decisions.md).
 
 The private folder is the caller's (see checkers/program.py). POSIX only.
 
@@ -36,7 +46,7 @@ import math
 import os
 import shutil
 import signal
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,18 +59,24 @@ from smevals.proc.contain import (
     Containment,
     available,
     find,
+    probe_failure,
     secret_names,
 )
+from smevals.proc.view import HOME, WORKSPACE, Bind, View, ViewError, build
 
-__all__ = ["ALLOWED_ENV", "BACKENDS", "FILE_CAP", "Outcome", "PROCESSES", "Policy",
-           "SandboxRefused", "choose", "describe", "run_sandboxed", "sandbox_env"]
+__all__ = ["ALLOWED_ENV", "BACKENDS", "FILE_CAP", "HOME", "VIEWS", "WORKSPACE", "Bind",
+           "Outcome", "PROCESSES", "Policy", "SandboxRefused", "choose", "describe", "inside",
+           "run_sandboxed", "sandbox_env"]
+
+VIEWS = ("private", "host")
 
 ALLOWED_ENV = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "SOURCE_DATE_EPOCH")
 MIB = 1024 * 1024
 FILE_CAP = 64 * MIB
 PROCESSES = 64
 ALLOW_UNCONTAINED = "SMEVALS_ALLOW_UNCONTAINED"
-EXIT_WRAPPER = 125          # the read-only step could not make the mounts (its message said)
+EXIT_WRAPPER = 125          # the view or the read-only step could not make the mounts (said)
+VIEW_TOOL = "smevals-view"  # smevals.proc.mountns.TOOL (not imported: it loads ctypes)
 
 
 class SandboxRefused(Exception):
@@ -86,8 +102,19 @@ class Policy:
     of `bwrap`, `unshare`, `docker`, `podman`, `none`; a named backend that cannot be used
     here is refused, never replaced. `require`: refuse rather than run where the network
     (unless allowed) and the other processes cannot both be hidden. `image`: the
-    container backends' image. `read_only`: everything but its folder (the `cwd` of
-    `run_sandboxed`) is read-only (a mount namespace; a container always is), or refused."""
+    container backends' image.
+
+    `view`: `private` (the default) runs it in its own view of the filesystem
+    (smevals.proc.view), refused where none can be built; `host` on the machine's own
+    filesystem, where `read_only` makes everything but its folder (the `cwd` of
+    `run_sandboxed`) and its home read-only (a mount namespace), or refused (the private
+    view and a container always are). With the private view (and a container):
+    `expose`, host paths shown read-only at their own paths; `binds`, host folders shown
+    at a path of the view (`Bind(source, target, writable)`: e.g.
+    `Bind(report_folder, "/smevals/out", writable=True)` for a report written outside
+    the workspace; its target may not be, hold or lie in /workspace, /home/sandbox, /dev
+    or /proc); `programs`, programs shown read-only besides the one of argv (a path, or
+    a name looked up on the environment's PATH, such as `node`)."""
 
     timeout: float
     env: Mapping[str, str]
@@ -100,6 +127,12 @@ class Policy:
     require: bool = False
     image: str = container.DEFAULT_IMAGE
     read_only: bool = False
+    idle: float | None = None           # stopped after this many seconds without activity
+    watch: Callable[[bytes], bool] | None = field(default=None, compare=False, repr=False)
+    view: str = "private"
+    expose: tuple[str, ...] = ()
+    binds: tuple[Bind, ...] = ()
+    programs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -112,6 +145,7 @@ class Outcome:
     error: str | None = None
     sandbox: str = "none"               # the containment used: see `describe`
     leftovers: int = 0                  # other processes of its tree found at the end
+    idle: bool = False                  # stopped after `Policy.idle` seconds without activity
 
     def why(self, policy: Policy) -> str | None:
         """What went wrong, in words for a record (None when nothing did): it could not
@@ -159,9 +193,15 @@ def sandbox_env(environ: Mapping[str, str], home: Path,
 
 def choose(policy: Policy) -> Containment:
     """The containment `policy` gets here; SandboxRefused when its backend cannot be used
-    here, or it requires more than the machine gives (the reason names what it has)."""
-    box = find(policy.backend, policy.network, policy.read_only)
-    if box is None and policy.read_only and find(policy.backend, policy.network) is not None:
+    here, cannot build its view, or it requires more than the machine gives (the reason
+    names what it has)."""
+    if policy.view not in VIEWS:
+        raise SandboxRefused(f"sandbox: view {policy.view!r}: one of {', '.join(VIEWS)}",
+                             "none")
+    private = policy.view == "private" and policy.backend not in CONTAINERS
+    read_only = policy.read_only and not private
+    box = find(policy.backend, policy.network, read_only)
+    if box is None and read_only and find(policy.backend, policy.network) is not None:
         raise SandboxRefused(
             f"sandbox: read_only: true asks for everything but the program's folder to be "
             f"read-only, and {policy.backend!r} cannot make a mount namespace here; this "
@@ -171,25 +211,65 @@ def choose(policy: Policy) -> Containment:
             f"sandbox: backend {policy.backend!r} cannot be used here "
             f"({_missing(policy.backend)}); this machine gives: {', '.join(available())}",
             "none")
+    _require(policy, box)
+    if private:
+        box = find(policy.backend, policy.network, view=True) or _no_view(policy)
+        _require(policy, box)
+    return box
+
+
+def _require(policy: Policy, box: Containment) -> None:
     if policy.require and not (box.processes and (box.network or policy.network)):
         hidden = "other processes" if policy.network else "the network and other processes"
         raise SandboxRefused(
             f"sandbox: require: true asks for {hidden} to be hidden, and the strongest "
             f"containment here is {box.name!r}; this machine gives: "
             f"{', '.join(available())}", box.name)
-    return box
+
+
+def _no_view(policy: Policy) -> Containment:
+    why = "it makes no namespace" if policy.backend == "none" else (
+        probe_failure(policy.backend, policy.network) or "no way of it works here")
+    raise SandboxRefused(
+        f"sandbox: backend {policy.backend!r} cannot build the program's own view of the "
+        f"filesystem here ({why}), so it would see every file of the machine; this machine "
+        f"gives: {', '.join(available())}; `view: host` runs it with the machine's files "
+        f"in sight", "none")
 
 
 def describe(policy: Policy) -> str:
     """What contains code run under `policy` here, as Runs (`usage.sandbox`) and Checks
     (`details.sandbox`) record it: `bwrap`, `unshare`, `unshare --map-root-user`, one of
     those with `, network only` (no PID namespace) or `, network allowed`, `docker
-    (IMAGE)`, `podman (IMAGE)` or `none`. SandboxRefused where it would be refused."""
+    (IMAGE)`, `podman (IMAGE)`; then `, exposing PATH, ...` for what `expose` shows, or,
+    with `view: host`, `, read-only` and `, host view` (`none, host view`: nothing
+    contains it). SandboxRefused where it would be refused."""
     return _name(choose(policy), policy)
 
 
 def _name(box: Containment, policy: Policy) -> str:
-    return f"{box.name} ({policy.image})" if box.container else box.name
+    name = f"{box.name} ({policy.image})" if box.container else box.name
+    if not box.view:
+        return f"{name}, host view"
+    if policy.expose:
+        name += ", exposing " + ", ".join(os.path.abspath(path) for path in policy.expose)
+    return name
+
+
+def inside(policy: Policy, cwd: Path, path: str | os.PathLike[str]) -> str:
+    """Where the program run in `cwd` under `policy` finds the host path `path` (in its
+    folder: below /workspace with a private view or a container; the same path on the
+    host's filesystem); a path outside its folder is returned as it is."""
+    if policy.view == "host" and policy.backend not in CONTAINERS:
+        return os.fspath(path)
+    text, folder = os.path.abspath(path), os.path.realpath(cwd)
+    for base in dict.fromkeys((os.path.abspath(cwd), folder)):
+        if text == base or text.startswith(base.rstrip("/") + "/"):
+            return WORKSPACE + text[len(base):]
+    real = os.path.realpath(text)
+    if real == folder or real.startswith(folder.rstrip("/") + "/"):
+        return WORKSPACE + real[len(folder):]
+    return text
 
 
 def _missing(backend: str) -> str:
@@ -219,36 +299,65 @@ def refusal(environ: Mapping[str, str], env: Mapping[str, str], box: Containment
 def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
                   children: Children | None = None) -> Outcome:
     """Run `argv` in `cwd` under `policy`; never raises for the program's failures
-    (SandboxRefused when it may not run here: see `choose` and `refusal`). `children`:
-    the command's live children, so Ctrl-C and SIGTERM end this one at once too."""
+    (SandboxRefused when it may not run here: see `choose` and `refusal`, or when its
+    view cannot be built). `children`: the command's live children, so Ctrl-C and SIGTERM
+    end this one at once too."""
     box = choose(policy)
     env = dict(policy.env)
     why = refusal(os.environ, env, box)
     if why is not None:
         raise SandboxRefused(why, box.name)
+    home = Path(env["HOME"]) if os.path.isdir(env.get("HOME", "")) else cwd
     if box.container:
-        return _run_container(box, argv, cwd, policy, children)
+        return _run_container(box, argv, cwd, home, policy, children)
     limits = Limits(cpu_seconds=math.ceil(policy.timeout) + 1,
                     memory_bytes=policy.memory_mb * MIB,
                     file_bytes=policy.file_mb * MIB, processes=policy.processes,
                     core_dumps=False)
-    home = Path(env["HOME"]) if os.path.isdir(env.get("HOME", "")) else cwd
-    spec = Spec(box.wrap(argv, cwd, home), cwd, env, timeout=policy.timeout, cap=policy.cap,
-                limits=limits, stop_at_cap=True)
+    layout = _layout(box, argv, cwd, home, policy) if box.view else None
+    if layout is not None:
+        argv, env = layout.argv(argv), layout.env(env)
+    spec = Spec(box.wrap(argv, cwd, home, layout), cwd, env, timeout=policy.timeout,
+                cap=policy.cap, limits=limits, stop_at_cap=True, prepare=box.prepare(layout),
+                idle=policy.idle, watch=policy.watch)
     res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)
     return Outcome(res.exit_code, res.timed_out, res.stdout.data, res.stderr.data, over, error,
-                   box.name, res.leftovers)
+                   _name(box, policy), res.leftovers, idle=res.idle)
 
 
-def _run_container(box: Containment, argv: list[str], cwd: Path, policy: Policy,
+def _layout(box: Containment, argv: list[str], cwd: Path, home: Path,
+            policy: Policy) -> View:
+    """The program's view (smevals.proc.view); SandboxRefused when it cannot be built."""
+    folders = [os.path.realpath(cwd), os.path.realpath(home)]
+    programs = [*policy.programs, *(p for p in box.prefix if p.startswith("/"))]
+    if argv and os.path.isabs(argv[0]) and not any(
+            os.path.realpath(argv[0]).startswith(f.rstrip("/") + "/") for f in folders):
+        programs.append(argv[0])
+    try:
+        return build(cwd, None if home == cwd else home, expose=policy.expose,
+                     extra=policy.binds, programs=programs, network=policy.network,
+                     proc=box.processes, search=policy.env.get("PATH", ""))
+    except ViewError as error:
+        raise SandboxRefused(f"sandbox: the program's view cannot be built: {error}",
+                             _name(box, policy)) from None
+
+
+def _run_container(box: Containment, argv: list[str], cwd: Path, home: Path, policy: Policy,
                    children: Children | None = None) -> Outcome:
     """`argv` in a throw-away container (smevals.proc.container); the container is removed
     when the client had to be stopped (deadline, cap) and may have left it running."""
     path, name = box.prefix[0], container.new_name()
-    client = container.client_env(policy.env, os.environ)
-    spec = Spec(container.command(box.backend, path, argv, cwd, policy, name), cwd, client,
+    try:
+        mapping = container.view(cwd, home, policy)
+    except ViewError as problem:
+        raise SandboxRefused(f"sandbox: the program's view cannot be built: {problem}",
+                             _name(box, policy)) from None
+    env = mapping.env(policy.env)
+    client = container.client_env(env, os.environ)
+    spec = Spec(container.command(box.backend, path, mapping.argv(argv), cwd, policy, name,
+                                  home), cwd, client,
                 timeout=policy.timeout, cap=policy.cap, stop_at_cap=True)
     res = run_child(spec, children)
     timed_out = res.timed_out
@@ -268,7 +377,7 @@ def _wrapper_error(tools: list[str], program: str, code: int | None,
     """Why the program could not start, when a tool of the containment says it could not
     exec it (`setpriv: failed to execute X: ...`, 127; `bwrap: execvp X: ...`, 1)."""
     line = stderr.decode("utf-8", "replace").strip().partition("\n")[0]
-    if code == EXIT_WRAPPER and line.startswith(RO_TOOL + ": "):
+    if code == EXIT_WRAPPER and line.startswith((RO_TOOL + ": ", VIEW_TOOL + ": ")):
         return line
     if code not in (1, 126, 127) or program in tools or program not in line:
         return None

@@ -6,7 +6,9 @@ sandbox:
   require: true        # refuse (exit 2) where the network and other processes cannot be hidden
   network: false       # true: the network stays reachable (a harness's model endpoint)
   env: [MODEL_URL]     # variables that pass the scrubbed environment besides the usual ones
-  read_only: true      # everything but the program's folder read-only (or refused)
+  view: private        # private (default): its own view of the files; host: the machine's
+  expose: [/opt/go]    # read-only paths added to the private view (a toolchain)
+  read_only: true      # view: host only: everything but the program's folder read-only
   image: python:3.11-slim   # docker and podman
   memory_mb: 1024
   processes: 64
@@ -28,15 +30,15 @@ from typing import Any
 
 from smevals.proc.contain import BACKENDS, find
 from smevals.proc.container import DEFAULT_IMAGE
-from smevals.proc.sandbox import FILE_CAP, MIB, PROCESSES, Policy, describe, sandbox_env
+from smevals.proc.sandbox import FILE_CAP, MIB, PROCESSES, VIEWS, Policy, describe, sandbox_env
 
 __all__ = ["SCHEMA", "Setting"]
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "x-expect": "a mapping of backend, require, network, env, read_only, image, memory_mb, "
-                "processes, file_mb",
+    "x-expect": "a mapping of backend, require, network, env, view, expose, read_only, image, "
+                "memory_mb, processes, file_mb",
     "description": "Where untrusted code runs (the agent's tools, harnesses, match_output, "
                    "command): see docs/agents.md#the-sandbox. run and grade exit 2 before "
                    "starting when this machine cannot give it.",
@@ -53,9 +55,19 @@ SCHEMA: dict[str, Any] = {
                                            "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                 "x-expect": "a list of variable names",
                 "description": "Names of variables that pass the scrubbed environment."},
+        "view": {"enum": list(VIEWS), "x-expect": "private or host",
+                 "description": "private (default): the code sees its workspace (at "
+                                "/workspace), a private home and /tmp, the system's runtime "
+                                "folders and what `expose` adds, nothing else, or is refused; "
+                                "host: the machine's files too (recorded as `host view`)."},
+        "expose": {"type": "array", "items": {"type": "string", "pattern": "^/"},
+                   "x-expect": "a list of absolute paths",
+                   "description": "Paths the private view shows read-only at their own path "
+                                  "(a toolchain); each must exist where the code runs."},
         "read_only": {"type": "boolean", "x-expect": "true or false",
-                      "description": "true: everything but the program's folder is read-only "
-                                     "(a mount namespace, or a container), or refused."},
+                      "description": "With view: host, true: everything but the program's "
+                                     "folder is read-only (a mount namespace), or refused. "
+                                     "The private view always is."},
         "image": {"type": "string", "minLength": 1, "pattern": "^[^\\s-]\\S*$",
                   "x-expect": "an image name",
                   "description": f"The docker/podman image (default {DEFAULT_IMAGE})."},
@@ -81,6 +93,8 @@ class Setting:
     network: bool = False
     env: tuple[str, ...] = ()
     image: str = DEFAULT_IMAGE
+    view: str = "private"
+    expose: tuple[str, ...] = ()
     read_only: bool | None = None       # None: the caller's default (see `policy`)
     memory_mb: int | None = None        # None: the caller's default
     processes: int = PROCESSES
@@ -109,18 +123,20 @@ class Setting:
                memory_mb: int = 1024, environ: Mapping[str, str] | None = None,
                read_only: bool = False) -> Policy:
         """The Policy of code run with this setting in `home` (its private folder).
-        `read_only`: where the setting does not say, make everything but the program's
-        folder and its home read-only wherever this machine can (the agent's `bash` and
-        `command` ask for it; elsewhere the root stays writable as it was)."""
+        `read_only` (with `view: host` only: the private view always is read-only outside
+        the program's folders): where the setting does not say, make everything but the
+        program's folder and its home read-only wherever this machine can (the agent's
+        `bash` and `command` ask for it; elsewhere the root stays writable as it was)."""
         env = sandbox_env(os.environ if environ is None else environ, home, self.env)
         if self.read_only is not None:
             read_only = self.read_only
         elif read_only:
-            read_only = find(self.backend, self.network, True) is not None
+            read_only = self.view == "host" and find(self.backend, self.network, True) \
+                is not None
         return Policy(timeout, env, memory_mb=self.memory_mb or memory_mb, cap=cap,
                       network=self.network, processes=self.processes, file_mb=self.file_mb,
                       backend=self.backend, require=self.require, image=self.image,
-                      read_only=read_only)
+                      read_only=read_only, view=self.view, expose=self.expose)
 
     def describe(self) -> str:
         """What contains code run with this setting here (`sandbox.describe`);
@@ -129,8 +145,8 @@ class Setting:
 
 
 _KINDS: dict[str, type] = {"backend": str, "require": bool, "network": bool, "env": tuple,
-                           "read_only": bool, "image": str, "memory_mb": int, "processes": int,
-                           "file_mb": int}
+                           "view": str, "expose": tuple, "read_only": bool, "image": str,
+                           "memory_mb": int, "processes": int, "file_mb": int}
 
 
 def _value(key: object, value: object) -> Any:
@@ -138,13 +154,14 @@ def _value(key: object, value: object) -> Any:
     kind = _KINDS.get(key) if isinstance(key, str) else None
     if kind is None:
         raise ValueError(f"sandbox: unknown key {key!r} (allowed: {', '.join(_KINDS)})")
-    if kind is tuple and isinstance(value, list) and all(isinstance(v, str) for v in value):
+    if kind is tuple and isinstance(value, list) and all(isinstance(v, str) for v in value) \
+            and (key != "expose" or all(v.startswith("/") for v in value)):
         return tuple(value)
     if kind is int and isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
     if kind is bool and isinstance(value, bool):
         return value
     if kind is str and isinstance(value, str) and value and (
-            key != "backend" or value in BACKENDS):
+            key != "backend" or value in BACKENDS) and (key != "view" or value in VIEWS):
         return value
     raise ValueError(f"sandbox.{key}: invalid value {value!r}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import selectors
 import time
+from collections.abc import Callable
 from typing import IO
 
 _CHUNK = 1 << 16
@@ -16,10 +17,17 @@ _CHUNK = 1 << 16
 
 class Reader:
     """Both streams of a child, and (where the OS has pidfds) a handle that becomes ready
-    when the child exits, so waiting for output and for the exit is one select."""
+    when the child exits, so waiting for output and for the exit is one select.
 
-    def __init__(self, streams: dict[str, IO[bytes]], cap: int, pid: int) -> None:
+    `watch`, when given, sees each chunk read from stdout as it arrives and says whether
+    it shows activity (True); `active` is when stdout last showed some (any byte, without
+    a `watch`), for an idle deadline."""
+
+    def __init__(self, streams: dict[str, IO[bytes]], cap: int, pid: int,
+                 watch: Callable[[bytes], bool] | None = None) -> None:
         self.cap = cap
+        self.watch = watch
+        self.active = time.monotonic()
         self.kept = {name: bytearray() for name in streams}
         self.total = dict.fromkeys(streams, 0)
         self._nap = 0.001
@@ -74,10 +82,20 @@ class Reader:
             self._sel.unregister(key.fileobj)
             return
         name = key.data
+        if name == "stdout" and (self.watch is None or _shows_activity(self.watch, chunk)):
+            self.active = time.monotonic()
         room = self.cap - len(self.kept[name])
         if room > 0:
             self.kept[name] += chunk[:room]
         self.total[name] += len(chunk)
+
+
+def _shows_activity(watch: Callable[[bytes], bool], chunk: bytes) -> bool:
+    """What `watch` says of `chunk`; one that fails counts the chunk as activity."""
+    try:
+        return bool(watch(chunk))
+    except Exception:
+        return True
 
 
 def _pidfd(pid: int) -> int | None:

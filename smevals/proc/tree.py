@@ -12,7 +12,9 @@ children that are not a child it started) that carry one of its marks:
 
 and their descendants. While no other child runs, every re-parented process outside smevals'
 own session started after the child counts too (all of them came from children).
-Re-parented processes that end become smevals' zombies, reaped here.
+Re-parented processes that end become smevals' zombies, reaped here. A process in the
+middle of an exec shows an empty environment for a moment; an empty one is read again until
+it shows the new program's (`_tagged`), or a missed tag would let it live.
 Without the subreaper (or the children files) every process in /proc is read instead, with
 the same marks. A process that clears its environment, leaves the session and whose parent
 died is missed there, and with the subreaper while other children run. Without /proc
@@ -236,14 +238,55 @@ def _start_time(pid: int) -> int | None:
     return int(fields[19]) if len(fields) > 19 else None
 
 
+_PF_KTHREAD = 0x00200000
+
+
+def _kernel_thread(pid: int) -> bool:
+    """A kernel thread (no environment, never a child's): the flags of /proc/PID/stat."""
+    data = _read(f"{_PROC}/{pid}/stat", 4096)
+    fields = data[data.rfind(b")") + 2:].split() if data else []
+    return len(fields) > 6 and bool(int(fields[6]) & _PF_KTHREAD)
+
+
 def _state(pid: int) -> str:
     row = _stat(pid)
     return "" if row is None else row[3]
 
 
 def _tagged(pid: int, tag: str) -> bool:
+    """Whether the environment of `pid` holds `tag`. In the middle of an exec a process shows
+    an empty environment for a moment (the new program's is not set up yet; a detached
+    `setsid sh -c 'exec sleep 45'` execs three times as it starts), so an empty one is read
+    again until it is not (docs/reliability.md, "The signal window")."""
     data = _read(f"{_PROC}/{pid}/environ")
+    if data == b"":
+        data = _settled_environ(pid)
     return data is not None and tag.encode() in data
+
+
+_EXEC_WAIT = 2.0                  # seconds an empty environment is read again
+_BLANK: set[tuple[int, int]] = set()   # (pid, start time): read again that long, still empty
+
+
+def _settled_environ(pid: int) -> bytes | None:
+    """The environment of `pid` once it shows one: read again every 2 ms for up to
+    _EXEC_WAIT seconds while it is empty and the process lives. A process that cleared its
+    environment (`env -i`) stays empty: it is waited for once."""
+    key = (pid, _start_time(pid) or 0)
+    if key in _BLANK or _kernel_thread(pid):
+        return b""
+    end = time.monotonic() + _EXEC_WAIT
+    data: bytes | None = b""
+    while data == b"" and time.monotonic() < end:
+        if _state(pid) in ("Z", "X", ""):
+            return None
+        time.sleep(0.002)
+        data = _read(f"{_PROC}/{pid}/environ")
+    if data == b"":
+        if len(_BLANK) > 4096:
+            _BLANK.clear()
+        _BLANK.add(key)
+    return data
 
 
 def _table() -> dict[int, Stat] | None:

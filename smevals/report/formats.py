@@ -80,11 +80,15 @@ def summary_json(report: EvalReport) -> dict[str, Any]:
 
 
 def _judged(c: Collected) -> dict[str, Any]:
-    """`errored` (Runs whose Grade is an error) and `judge` (judge usage summed): present
+    """`errored` (Runs whose Grade is an error), `tampering` (Runs whose Grade marks
+    tampering: their count and the count by kind) and `judge` (judge usage summed): present
     only when there are any."""
     out: dict[str, Any] = {}
     if c.count(ERRORED):
         out["errored"] = c.count(ERRORED)
+    tampered = c.tampering()
+    if tampered:
+        out["tampering"] = {"runs": tampered.pop("runs"), "kinds": tampered}
     usage = c.judge_usage()
     if usage:
         out["judge"] = usage
@@ -114,6 +118,8 @@ def group_json(group: Group, rank: int, task_pass: str = DEFAULT,
                    "task_passed": task_passes(t.rows, task_pass), **_stats(t)}
                   for t in by_task(group)],
         "checks": [c.as_dict() for c in checks],
+        **({"runners": [{"runner": name, "runs": n} for name, n in group.runners]}
+           if group.runners else {}),      # harness runners and the agent: their versions
     }
 
 
@@ -131,7 +137,8 @@ def repeats_json(rep: Repeats) -> dict[str, Any]:
 
 def row_json(row: Row, store: str) -> dict[str, Any]:
     run, grade = row.run.record, row.grade.record
-    return {
+    marks = row.tampering
+    return ({"tampering": marks} if marks else {}) | {
         "task": row.task, "config": row.config, "model": row.model,
         "outcome": grade.get("outcome"), "score": row.score, "tags": row.tags,
         "metrics": row.metrics, "run_dir": f"{store}/{row.run.rel}",

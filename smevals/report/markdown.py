@@ -93,6 +93,9 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
     lines.append(f"- Generated: {settings.generated}")
     if filters:
         lines.append(f"- Filters: {filters}")
+    tampered = c.tampering()
+    if tampered:
+        lines.append(tampering_line(tampered))
     if c.count(FAILED):
         lines.append(f"- Excluded: {c.count(FAILED)} run(s) (runner failed)")
     if c.count(ERRORED):
@@ -116,6 +119,14 @@ def header(report: EvalReport, settings: Settings, filters: str) -> list[str]:
         lines.append(judge_line(judged))
     lines += [f"- Note: {note}" for note in report.notes]
     return lines
+
+
+def tampering_line(tampered: dict[str, int]) -> str:
+    """`- ⚠ 2 Runs with tampering (conftest: 1, hidden-copy: 1): ...`."""
+    runs = tampered["runs"]
+    kinds = ", ".join(f"{kind}: {n}" for kind, n in sorted(tampered.items()) if kind != "runs")
+    return (f"- ⚠ {runs} Run{'s' if runs != 1 else ''} with tampering ({kinds}): their change "
+            "touched test machinery or protected paths; each Grade names them")
 
 
 def judge_line(usage: dict[str, float]) -> str:
@@ -214,10 +225,20 @@ def block_lines(group: Group, with_tasks: bool, checks: list[CheckRow] | None = 
     if tags:
         lines.append(f"- tags: {tags}")
     lines += [f"- check {c.check}: {c.line}" for c in checks or []]
+    if group.runners:
+        lines.append(runners_line(group.runners))
     if with_tasks:
         lines.append("- scores by task:")
         lines += [f"  - {t.task}: {_task_text(t)}" for t in by_task(group)]
     return lines
+
+
+def runners_line(runners: list[tuple[str, int]]) -> str:
+    """`- runner: smevals:codex 0.171.0`, or with several versions each with its Runs."""
+    if len(runners) == 1:
+        return f"- runner: {runners[0][0]}"
+    return "- runners: " + ", ".join(f"{name} ({n} run{'s' if n != 1 else ''})"
+                                     for name, n in runners)
 
 
 def _task_text(task: Group) -> str:

@@ -66,6 +66,21 @@ class Row:
     def version(self) -> str:
         return str(self.grade.record.get("grader", {}).get("version", ""))
 
+    @property
+    def tampering(self) -> list[dict[str, str]]:
+        """The Grade's tampering marks ({path, kind}); [] when none."""
+        return tampering_of(self.grade.record)
+
+
+def tampering_of(record: Any) -> list[dict[str, str]]:
+    """The tampering marks of a Grade record ({path, kind}, well-formed ones only)."""
+    marks = record.get("tampering") if isinstance(record, dict) else None
+    if not isinstance(marks, list):
+        return []
+    return [{"path": str(m["path"]), "kind": str(m["kind"])} for m in marks
+            if isinstance(m, dict) and isinstance(m.get("path"), str)
+            and isinstance(m.get("kind"), str)]
+
 
 @dataclass(frozen=True, slots=True)
 class Excluded:
@@ -90,6 +105,18 @@ class Collected:
 
     def count(self, reason: str) -> int:
         return sum(1 for e in self.excluded if e.reason == reason)
+
+    def tampering(self) -> dict[str, int]:
+        """Runs (counted ones) whose Grade marks tampering: {"runs": N, KIND: runs, ...};
+        {} when none."""
+        out: dict[str, int] = {}
+        for row in self.rows:
+            kinds = {m["kind"] for m in row.tampering}
+            if kinds:
+                out["runs"] = out.get("runs", 0) + 1
+                for kind in kinds:
+                    out[kind] = out.get(kind, 0) + 1
+        return out
 
     @property
     def passed(self) -> int:
@@ -122,6 +149,17 @@ def cell_of(run: Obj[RunBrief]) -> tuple[str, str, str]:
     return (str(task.get("name") if isinstance(task, dict) else task),
             str(config.get("name") if isinstance(config, dict) else config),
             str(rec.get("model")))
+
+
+def runner_of(run: Obj[RunBrief]) -> str | None:
+    """`smevals:codex 0.171.0`: the runner and version a Run records in its provenance (a
+    harness runner or `smevals:agent`), or None."""
+    provenance = run.record.get("provenance")
+    runner = provenance.get("runner") if isinstance(provenance, dict) else None
+    if not isinstance(runner, dict):
+        return None
+    name, version = runner.get("name"), runner.get("version")
+    return f"{name} {version}" if isinstance(name, str) and isinstance(version, str) else None
 
 
 Want = tuple[tuple[str, str | None], ...]    # (inputs key, expected value) pairs

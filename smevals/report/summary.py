@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from smevals import stats
-from smevals.report.rows import Row
+from smevals.report.rows import Row, runner_of
 
 
 @dataclass
@@ -69,6 +69,17 @@ class Group:
     def score_text(self) -> str:
         """The mean score with its n when not every Run is scored: `1.00 ±0.00 (n=7 of 15)`."""
         return self.display + (self.score_n if self.scores else "")
+
+    @cached_property
+    def runners(self) -> list[tuple[str, int]]:
+        """(`smevals:codex 0.171.0`, Runs) of each runner version its Runs record (harness
+        runners and `smevals:agent`), by name."""
+        found: dict[str, int] = {}
+        for row in self.rows:
+            runner = runner_of(row.run)
+            if runner is not None:
+                found[runner] = found.get(runner, 0) + 1
+        return sorted(found.items())
 
     @property
     def pass_rate(self) -> float:

@@ -19,7 +19,7 @@ from smevals.spec.model import Config, Eval
 from smevals.store.canonical import loads
 from smevals.store.folders import named
 from smevals.store.read import Store
-from smevals.store.records import Failure, RunFields, Truncation
+from smevals.store.records import Failure, Ignored, RunFields, Truncation
 from smevals.store.regular import (
     REGULAR,
     USAGE_LIMIT_SETTING,
@@ -90,11 +90,15 @@ def attempt_sealed(session: Session, job: Job, keep: bool = False) -> Attempt | 
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
+        rules, gone = _pruned(job, session, staging.dir)    # noise first: it is not kept
+        over = _bounded(staging.dir, stamps)
         with phase("run outputs"):
-            record = _record(session, job, staging.dir, finished, started)
+            record = _record(session, job, staging.dir, finished, started, over)
+        if gone is not None:
+            record["ignored"] = gone
         if start is not None:
             with phase("run workspace"):
-                _settle(record, start, stamps, staging.dir)
+                _settle(record, start, stamps, staging.dir, rules)
         copy = private_folder() if keep and record["status"] == "ok" else None
         try:
             sealed = staging.seal(record, [job.task.name, session.config.name, job.model],
@@ -145,14 +149,32 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     return start, stamps, None
 
 
-def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path) -> None:
+def _pruned(job: Job, session: Session,
+            workspace: Path) -> tuple[tuple[str, ...], Ignored | None]:
+    """Remove the generated noise `workspace_ignore` names (run/ignore.py), by name, before
+    the Run's limits are applied to what is kept: its rules, and what went (for the record's
+    `ignored`)."""
+    from smevals.run.ignore import prune, rules_of
+
+    rules = rules_of(job.task.doc, session.config.doc)
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            gone = prune(fd, rules)
+    finally:
+        os.close(fd)
+    return rules, gone
+
+
+def _settle(record: RunFields, start: Starting, stamps: Stamps, workspace: Path,
+            rules: tuple[str, ...] = ()) -> None:
     """Keep only the agent's work and `workspace.diff`; say in the record what changed."""
     from smevals.run.workspace import settle
 
     fd = open_dir(workspace)
     try:
         with named(workspace):
-            done = settle(start, fd, stamps)
+            done = settle(start, fd, stamps, rules)
     finally:
         os.close(fd)
     record["workspace"] = done.record()
@@ -226,7 +248,7 @@ def _builtin(session: Session, job: Job, workspace: Path) -> Finished:
     written = {name: len(data) for name, data in (("stdout", stdout), ("stderr", stderr))
                if len(data) > cap}
     return Finished(stdout[:cap], stderr[:cap], out.exit_code, failure, detail,
-                    time.monotonic() - start, written)
+                    time.monotonic() - start, written, dict(out.provenance or {}))
 
 
 def reclaim(workspace: Path) -> str | None:
@@ -253,15 +275,28 @@ def _reclaimed(fin: Finished, workspace: Path) -> Finished:
     if lost is None:
         return fin
     return Finished(fin.stdout, fin.stderr, fin.exit_code, "artifact", lost, fin.seconds,
-                    fin.written)
+                    fin.written, fin.provenance)
 
 
 def _event(session: Session) -> threading.Event:
     return session.groups.cancelled
 
 
+def _bounded(workspace: Path, stamps: Stamps) -> Failure | None:
+    """Remove what the runner left past the limits of a Run, before any of it is read
+    (run/bounds.py); why the Run then fails."""
+    from smevals.run.bounds import bound
+
+    fd = open_dir(workspace)
+    try:
+        with named(workspace):
+            return bound(fd, stamps)
+    finally:
+        os.close(fd)
+
+
 def _record(session: Session, job: Job, workspace: Path, fin: Finished,
-            started: datetime) -> RunFields:
+            started: datetime, over: Failure | None = None) -> RunFields:
     out_text, out_bad = normalise(_whole_chars(fin.stdout, "stdout" in fin.written))
     err_text, err_bad = normalise(_whole_chars(fin.stderr, "stderr" in fin.written))
     failure: Failure | None = {"kind": fin.failure, "detail": fin.detail} if fin.failure else None
@@ -270,7 +305,8 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
         with named(workspace):
             left = _write_texts(fd, out_text, err_text)
             usage, usage_error = _usage(fd)
-            refused = [f for f in (left, _refuse_undecodable(fd), _refuse_reserved(fd)) if f]
+            refused = [f for f in (left, over, _refuse_undecodable(fd), _refuse_reserved(fd))
+                       if f]
         failure = refused[0] if refused else failure
     finally:
         os.close(fd)
@@ -282,7 +318,7 @@ def _record(session: Session, job: Job, workspace: Path, fin: Finished,
         "duration_seconds": round(fin.seconds, 3), "exit_code": fin.exit_code,
         "status": "failed" if failure else "ok", "failure": failure,
         "text": {"output_bytes_replaced": out_bad, "stderr_bytes_replaced": err_bad},
-        "usage": usage, "provenance": session.provenance,
+        "usage": usage, "provenance": {**session.provenance, **fin.provenance},
     }
     if usage_error:
         record["usage_error"] = usage_error

@@ -22,8 +22,39 @@ TEMPLATE_KEYS = ("prompt_template", "system")
 
 
 def templates(config: Config) -> dict[str, str]:
-    """The Config's templates that are set, by key."""
+    """The Config's text templates that are set, by key (a list of chat messages given as
+    `prompt_template` is `message_templates`)."""
     return {key: config.doc[key] for key in TEMPLATE_KEYS if isinstance(config.doc.get(key), str)}
+
+
+def message_templates(config: Config) -> list[dict[str, Any]] | None:
+    """`prompt_template` given as a list of chat messages, else None."""
+    value = config.doc.get("prompt_template")
+    return value if isinstance(value, list) else None
+
+
+def _texts(config: Config) -> list[tuple[str, str]]:
+    """(key, template) of every template text of the Config: `system`, and `prompt_template`'s
+    text or each of its messages' text (a string content, or a content part's `text`)."""
+    out = list(templates(config).items())
+    for message in message_templates(config) or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        parts = [content] if isinstance(content, str) else [
+            p.get("text") for p in content if isinstance(p, dict)] if isinstance(
+            content, list) else []
+        out += [("prompt_template", text) for text in parts if isinstance(text, str)]
+    return out
+
+
+def _render_message(message: dict[str, Any], task: Task) -> dict[str, Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": render(content, task)}
+    if isinstance(content, list):
+        return {**message, "content": [
+            {**p, "text": render(p["text"], task)} if isinstance(p, dict) and isinstance(
+                p.get("text"), str) else p for p in content]}
+    return dict(message)
 
 
 def render(template: str, task: Task) -> str:
@@ -41,6 +72,10 @@ def render(template: str, task: Task) -> str:
 
 def given_task(task: Task, config: Config) -> Task:
     """The Task as the runner sees it: its `prompt` is the Config's resolved template."""
+    chat = message_templates(config)
+    if chat is not None:
+        doc = {k: v for k, v in task.doc.items() if k != "prompt"}
+        return replace(task, doc={**doc, "messages": [_render_message(m, task) for m in chat]})
     template = templates(config).get("prompt_template")
     if template is None:
         return task
@@ -68,7 +103,7 @@ def template_problems(config: Config, tasks: list[Task] | tuple[Task, ...]) -> l
     lacks, as one problem where it is written (naming the Tasks that lack it)."""
     shown = display_path(config.path)
     out = []
-    for key, template in templates(config).items():
+    for key, template in _texts(config):
         start = config.vlocs.get((key,), config.locs.get((key,), (1, 1)))
         first: dict[str, str] = {}
         for name, text in placeholders(template):

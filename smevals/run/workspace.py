@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from smevals.run.wsdiff import DIFF_NAME, diff_text
@@ -36,7 +37,8 @@ class Settled:
                 "deleted": self.deleted}
 
 
-def settle(start: Starting, fd: int, stamps: Stamps | None = None) -> Settled:
+def settle(start: Starting, fd: int, stamps: Stamps | None = None,
+           ignore: tuple[str, ...] = ()) -> Settled:
     """Compare the Run's workspace `fd` with the starting files: remove the unchanged ones,
     write `workspace.diff` (a file of that name the runner left is replaced) and say what
     changed. Never follows a link or opens anything but a regular file. A starting file
@@ -51,6 +53,11 @@ def settle(start: Starting, fd: int, stamps: Stamps | None = None) -> Settled:
     _walk(fd, "", trusted, start.sha256, final)
     done = Settled(start.digest)
     starting = start.by_rel()
+    if ignore:                      # noise removed before (run/ignore.py): not a deletion
+        from smevals.run.ignore import matcher
+
+        skipped = matcher(ignore)
+        starting = {rel: s for rel, s in starting.items() if not _ignored(rel, skipped)}
     unchanged = []
     for rel in sorted(starting):
         entry = final.get(rel)
@@ -69,6 +76,12 @@ def settle(start: Starting, fd: int, stamps: Stamps | None = None) -> Settled:
     if data:
         write_new(fd, DIFF_NAME, data)
     return done
+
+
+def _ignored(rel: str, skipped: Callable[[str, bool], bool]) -> bool:
+    """Whether the path, or a folder it lies in, is left out by the rules."""
+    parts = rel.split("/")
+    return any(skipped("/".join(parts[:i + 1]), i < len(parts) - 1) for i in range(len(parts)))
 
 
 def _walk(fd: int, prefix: str, stamps: Stamps, sums: dict[str, str],

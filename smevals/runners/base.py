@@ -41,6 +41,7 @@ class BuiltinOutcome:
     exit_code: int = 0
     usage: dict[str, Any] | None = None
     failure: str | None = None
+    provenance: dict[str, Any] | None = None     # added to the Run's (the runner's version)
 
 
 class RunFailed(Exception):

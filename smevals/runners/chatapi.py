@@ -246,7 +246,9 @@ def content_text(content: Any) -> str:
 
 
 def token_usage(raw: Any) -> dict[str, Any]:
-    """A response's `usage` in smevals' names (input, output and total tokens)."""
+    """A response's `usage` in smevals' names (docs/runners.md#usage): input tokens (the
+    cached ones included, as chat completions count them), output tokens (the reasoning
+    ones included), total, and the cached and reasoning ones where the server says."""
     usage: dict[str, Any] = {}
     if not isinstance(raw, dict):
         return usage
@@ -254,6 +256,12 @@ def token_usage(raw: Any) -> dict[str, Any]:
                          ("total_tokens", "total_tokens")):
         if is_int(raw.get(theirs)) and raw[theirs] >= 0:
             usage[ours] = raw[theirs]
+    for details, theirs, ours in (("prompt_tokens_details", "cached_tokens", "cached_input_tokens"),
+                                  ("completion_tokens_details", "reasoning_tokens",
+                                   "reasoning_tokens")):
+        inner = raw.get(details)
+        if isinstance(inner, dict) and is_int(inner.get(theirs)) and inner[theirs] >= 0:
+            usage[ours] = inner[theirs]
     if "total_tokens" not in usage and {"input_tokens", "output_tokens"} <= usage.keys():
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
     return usage

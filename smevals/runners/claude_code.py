@@ -11,10 +11,23 @@ Messages object under `message`: content blocks `text`, `thinking`, `tool_use` w
 `stream_event` (partial messages, only with `--include-partial-messages`) and a last
 `result`: `subtype` (`success`, `error_max_turns`, `error_during_execution`,
 `error_max_budget_usd`, ...), `is_error`, `result` (the final answer), `errors`,
-`num_turns`, `duration_ms`, `total_cost_usd` and `usage` (`input_tokens`, `output_tokens`,
-`cache_read_input_tokens`, `cache_creation_input_tokens`). Claude Code keeps its settings,
-credentials and sessions in `CLAUDE_CONFIG_DIR`, which points into the Run's private home;
-`ANTHROPIC_API_KEY` (listed in `env:`) authenticates it.
+`num_turns`, `duration_ms`, `total_cost_usd`, `usage` (`input_tokens`, without the cached
+ones, `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`) and
+`modelUsage` (the same per model, side requests included, with `costUSD` and, in 2.1.332,
+`costBasis`: `list`, `managed` or `unknown`, an unknown model priced by a guess). Seen in
+Claude Code 2.1.332 against a local server: a request that fails (401, 500, no server)
+ends in an assistant message of model `<synthetic>` with `is_api_error_message` and a
+`result` of subtype `success` with `is_error: true`, `api_error_status` and
+`api_error_type` or `api_error`; `system` events of subtype `api_retry` (`attempt`,
+`max_retries`, `error_status`, `error`) while it retries, and `status`. Claude Code keeps
+its settings, credentials and sessions in `CLAUDE_CONFIG_DIR`, which points into the Run's
+private home; `ANTHROPIC_API_KEY` (listed in `env:`) authenticates it.
+
+A Config's `base_url` becomes `ANTHROPIC_BASE_URL` (without its `/v1`), the key of
+`api_key_env` `ANTHROPIC_API_KEY`, and the model every model alias (`ANTHROPIC_MODEL`,
+`ANTHROPIC_DEFAULT_{HAIKU,SONNET,OPUS}_MODEL`, `ANTHROPIC_SMALL_FAST_MODEL`, the
+sub-agents'), since the server serves the one model; `max_retries` becomes
+`CLAUDE_CODE_MAX_RETRIES`.
 """
 
 from __future__ import annotations
@@ -34,6 +47,7 @@ from smevals.runners.events import (
     count,
     listing,
     mapping,
+    set_total,
     text,
 )
 
@@ -49,15 +63,35 @@ SCHEMA = common.schema({
 })
 
 
+_ALIASES = ("ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL",
+            "ANTHROPIC_DEFAULT_OPUS_MODEL", "ANTHROPIC_SMALL_FAST_MODEL",
+            "CLAUDE_CODE_SUBAGENT_MODEL")
+
+
 def _home(home: Path) -> dict[str, str]:
     return {"CLAUDE_CONFIG_DIR": common.folder(home / ".claude")}
 
 
-def _options(ctx: BuiltinContext) -> list[str]:
-    config = ctx.config
-    argv = ["-p", "--output-format", "stream-json", "--verbose",
-            "--permission-mode", str(config.get("permission_mode") or DEFAULT_PERMISSION_MODE)]
-    model = common.model_of(ctx)
+def _prepare(launch: common.Launch) -> list[str]:
+    config, env = launch.config, launch.env
+    mode = str(config.get("permission_mode") or DEFAULT_PERMISSION_MODE)
+    launch.own_sandbox = f"none (permission mode {mode})"
+    env["DISABLE_AUTOUPDATER"] = "1"
+    retries = common.max_retries(launch)
+    if retries is not None:
+        env["CLAUDE_CODE_MAX_RETRIES"] = str(retries)
+    argv = ["-p", "--output-format", "stream-json", "--verbose", "--permission-mode", mode]
+    model = common.model_of(launch.ctx)
+    server = launch.server
+    if server is not None:
+        model = common.model_of_server(launch)
+        env.update({"ANTHROPIC_BASE_URL": server.root,
+                    "ANTHROPIC_API_KEY": server.key_or_placeholder,
+                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+        env.update(dict.fromkeys(_ALIASES, model))
+        if server.key_env and not server.key:
+            launch.notes.append(f"api_key_env: {server.key_env} is not set, so a placeholder "
+                                "key is sent")
     if model:
         argv += ["--model", model]
     if config.get("max_turns") is not None:
@@ -77,6 +111,10 @@ def _prompt(ctx: BuiltinContext, prompt: str) -> list[str]:
     return ["--", prompt]
 
 
+def _retrying(event: Event) -> bool:
+    return event.get("type") == "system" and event.get("subtype") == "api_retry"
+
+
 class ClaudeReader:
     """Claude Code's events into the transcript; usage and verdict from `result`."""
 
@@ -87,11 +125,12 @@ class ClaudeReader:
     def read(self, event: Event, into: Collector) -> bool:
         kind = event.get("type")
         if kind == "system":
-            if event.get("subtype") == "init" and isinstance(event.get("model"), str):
-                into.usage["model"] = event["model"]
-            return False            # kept: it says which tools and model the session had
+            return _system(event, into)
         if kind == "assistant" and isinstance(event.get("message"), dict):
-            self._assistant(event["message"], into)
+            if _synthetic(event):
+                into.error(blocks_text(event["message"].get("content")) or "API error")
+            else:
+                self._assistant(event["message"], into)
             return True
         if kind == "user" and isinstance(event.get("message"), dict):
             _user(event["message"], into)
@@ -122,6 +161,28 @@ class ClaudeReader:
             into.final = self.last_text
 
 
+def _system(event: Event, into: Collector) -> bool:
+    subtype = event.get("subtype")
+    if subtype == "init":
+        if isinstance(event.get("model"), str):
+            into.usage["model"] = event["model"]
+        return False            # kept: it says which tools and model the session had
+    if subtype == "api_retry":
+        status = event.get("error_status")
+        said = " ".join(str(p) for p in (status, event.get("error")) if p not in (None, ""))
+        into.note(event, f"retrying after an API error ({said or 'unknown'}): attempt "
+                         f"{event.get('attempt')} of {event.get('max_retries')}")
+        return True
+    return subtype == "status"      # what it is busy with (compacting ...): not kept
+
+
+def _synthetic(event: Event) -> bool:
+    """An assistant message Claude Code made up to say a request failed."""
+    message = event.get("message")
+    return event.get("is_api_error_message") is True or (
+        isinstance(message, dict) and message.get("model") == "<synthetic>")
+
+
 def _user(message: dict[str, Any], into: Collector) -> None:
     content = message.get("content")
     if isinstance(content, str):
@@ -138,25 +199,25 @@ def _user(message: dict[str, Any], into: Collector) -> None:
             into.event(block)
 
 
-_RESULT_FIELDS = (("total_cost_usd", "cost_usd", amount), ("num_turns", "turns", count),
-                  ("duration_ms", "duration_ms", count))
+_RESULT_FIELDS = (("num_turns", "turns", count), ("duration_ms", "duration_ms", count))
 
 
 def _result(event: Event, into: Collector, last_text: str) -> None:
     into.ended = True
     usage = into.usage
-    raw = mapping(event.get("usage"))
-    add_tokens(usage, input_tokens=count(raw.get("input_tokens")),
-               output_tokens=count(raw.get("output_tokens")),
-               cached_input_tokens=count(raw.get("cache_read_input_tokens")),
-               cache_creation_input_tokens=count(raw.get("cache_creation_input_tokens")))
-    if {"input_tokens", "output_tokens"} <= usage.keys():
-        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    _tokens(event, usage)
     for theirs, ours, read in _RESULT_FIELDS:
         if (value := read(event.get(theirs))) is not None:
             usage[ours] = value
+    cost = amount(event.get("total_cost_usd"))
+    if cost is not None and not _guessed(event.get("modelUsage")):
+        usage["cost_usd"] = cost
     subtype = text(event.get("subtype"))
-    if event.get("is_error") is True or subtype != "success":
+    api = _api_error(event)
+    if api is not None:
+        into.fail(api)
+        into.final = ""             # Claude Code's words for the error, not the model's
+    elif event.get("is_error") is True or subtype != "success":
         errors = listing(event.get("errors"))
         words = [e for e in errors if isinstance(e, str)] or [text(event.get("result"))]
         into.fail(f"{subtype or 'error'}: {'; '.join(w for w in words if w) or 'no reason given'}")
@@ -166,8 +227,53 @@ def _result(event: Event, into: Collector, last_text: str) -> None:
             else last_text
 
 
-HARNESS = common.Harness(NAME, "claude", "@anthropic-ai/claude-code", _home, _options, _prompt,
-                         ClaudeReader, SCHEMA)
+def _api_error(event: Event) -> str | None:
+    """A request that failed, in words: `API error 401 (authentication_error): ...`."""
+    status, kind = event.get("api_error_status"), event.get("api_error_type")
+    kind = kind if isinstance(kind, str) and kind else event.get("api_error")
+    status = status if isinstance(status, int) and not isinstance(status, bool) else None
+    kind = kind if isinstance(kind, str) and kind else None
+    if event.get("is_error") is not True or (
+            status is None and kind is None and event.get("terminal_reason") != "api_error"):
+        return None
+    words = " ".join(["API error", *([str(status)] if status is not None else []),
+                      *([f"({kind})"] if kind else [])])
+    return f"{words}: {text(event.get('result')) or 'no reason given'}"
+
+
+def _tokens(event: Event, usage: dict[str, Any]) -> None:
+    """Tokens as smevals counts them (docs/runners.md#usage): `modelUsage` when given, as it
+    counts every model's requests (a side request's too), else `usage`; the input
+    holds the tokens read from and written to the cache (Claude Code's `input_tokens` does
+    not), the output the thinking ones."""
+    models = [m for m in mapping(event.get("modelUsage")).values() if isinstance(m, dict)]
+    names = (("inputTokens", "outputTokens", "cacheReadInputTokens",
+              "cacheCreationInputTokens", "thinkingTokens") if models else
+             ("input_tokens", "output_tokens", "cache_read_input_tokens",
+              "cache_creation_input_tokens", ""))
+    raw = mapping(event.get("usage"))
+    for part in models or [raw]:
+        fresh, out, read, written, thinking = (count(part.get(n)) if n else None
+                                               for n in names)
+        if not models:
+            thinking = count(mapping(raw.get("output_tokens_details")).get("thinking_tokens"))
+        input_tokens = None if fresh is None else fresh + (read or 0) + (written or 0)
+        add_tokens(usage, input_tokens=input_tokens, output_tokens=out,
+                   cached_input_tokens=read, cache_creation_input_tokens=written,
+                   reasoning_tokens=thinking)
+    set_total(usage)
+
+
+def _guessed(models: Any) -> bool:
+    """Whether Claude Code priced a model by a guess (`costBasis: unknown`): then its cost
+    is not known."""
+    return any(isinstance(m, dict) and m.get("costBasis") == "unknown"
+               for m in mapping(models).values())
+
+
+HARNESS = common.Harness(NAME, "claude", "@anthropic-ai/claude-code", _home, _prepare, _prompt,
+                         lambda _config: ClaudeReader(), SCHEMA, retrying=_retrying,
+                         noise=("[claude-code:unrecognized_model]",))
 
 
 def config_problems(config: Mapping[str, Any]) -> Problems:

@@ -10,7 +10,7 @@ still cannot be read is kept verbatim with an `error` entry: never a crash.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -38,12 +38,16 @@ class Collector:
     ended: bool = False                 # the stream's last event was seen
     usage: dict[str, Any] = field(default_factory=dict)
     turn: int | None = None
+    t: float | None = None              # when the line being read arrived (seconds)
     names: dict[str, str] = field(default_factory=dict)     # call id -> tool name
     calls: int = 0
+    notes: list[str] = field(default_factory=list)  # what the harness said in passing
 
     def _add(self, entry: Entry) -> None:
         if self.turn is not None:
             entry["turn"] = self.turn
+        if self.t is not None:
+            entry["t"] = self.t
         self.entries.append(entry)
 
     def message(self, role: str, text: str) -> None:
@@ -69,9 +73,19 @@ class Collector:
     def event(self, raw: Any) -> None:
         self._add({"type": "event", "raw": raw})
 
+    def note(self, raw: Any, words: str) -> None:
+        """An event that says something in passing (a warning, a retry): kept verbatim in
+        the transcript, and its words in stderr.txt."""
+        self.event(raw)
+        if words and words not in self.notes:
+            self.notes.append(words)
+
     def fail(self, reason: str) -> None:
-        """The harness reported a failed turn: the first reason is the Run's."""
-        self.error(reason)
+        """The harness reported a failed turn: the first reason is the Run's (said once in
+        the transcript when the harness's error event just said it)."""
+        last = self.entries[-1] if self.entries else None
+        if not (last and last["type"] == "error" and last.get("message") == reason):
+            self.error(reason)
         if self.failure is None:
             self.failure = reason
 
@@ -88,10 +102,13 @@ class Reader(Protocol):
         ...
 
 
-def read_stream(data: bytes, reader: Reader) -> Collector:
-    """Every line of `data` through `reader`; never raises for what the stream holds."""
+def read_stream(data: bytes, reader: Reader,
+                times: Callable[[int], float | None] | None = None) -> Collector:
+    """Every line of `data` through `reader`; never raises for what the stream holds.
+    `times(number)` says when line `number` arrived: each entry read from it gets that `t`."""
     into = Collector()
     for number, line, whole in _lines(data):
+        into.t = times(number) if times is not None else None
         event = _event(number, line, whole, into)
         if event is None:
             continue
@@ -103,6 +120,7 @@ def read_stream(data: bytes, reader: Reader) -> Collector:
             known = False
         if not known:
             into.event(event)
+    into.t = None
     reader.finish(into)
     return into
 
@@ -203,6 +221,13 @@ def add_tokens(usage: dict[str, Any], **found: int | None) -> None:
     for key, value in found.items():
         if value is not None:
             usage[key] = usage.get(key, 0) + value
+
+
+def set_total(usage: dict[str, Any]) -> None:
+    """`total_tokens`: what the server was asked to bill, the input (cached tokens
+    included) plus the output (reasoning included): docs/runners.md#usage."""
+    if {"input_tokens", "output_tokens"} <= usage.keys():
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
 
 
 def usage_calls(entries: list[Entry]) -> list[dict[str, Any]]:

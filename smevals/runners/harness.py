@@ -1,34 +1,39 @@
 """What the harness runners (`smevals:codex`, `smevals:claude-code`, `smevals:pi`) share:
-their config keys, finding the harness, its private home, its environment, running it in
-the Run's workspace, and turning its event stream into the Run (runners/events.py).
+their config keys, finding the harness, its private home and its environment, and running
+it in the Run's workspace; turning its event stream into the Run is
+runners/harness_outcome.py (the stream's reading: runners/events.py).
 
 A harness runs as a child process (smevals.proc): its own session, stdin closed, the Run's
 deadline, every process it started killed at its end, Ctrl-C ending it at once. It sees
 only an allow-listed environment (smevals.proc.sandbox.sandbox_env) plus the variables the
-config names in `env:`, and a home of its own for the Run (HOME and the harness's own
-variable, e.g. CODEX_HOME), made empty in the temporary folder and removed afterwards: no
-session, setting or credential of the user's is read or written.
+config names in `env:`, and a home of its own for the Run (HOME, TMPDIR and the harness's
+own variable, e.g. CODEX_HOME), made empty in the temporary folder and removed afterwards:
+no session, setting or credential of the user's is read or written. Each harness's
+`prepare` turns the Config (its model server: runners/server.py, its retries, smevals'
+sandbox) into the options, variables and files it reads.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smevals.runners import server
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
-from smevals.runners.events import Collector, Reader, read_stream, usage_calls
+from smevals.runners.events import Event, Reader
 from smevals.runners.options import ENV_NAME, config_problems_for, options_schema
+from smevals.runners.server import Server, server_of
+from smevals.runners.versions import ASK_TIMEOUT, version_of
+from smevals.runners.watch import LineWatch
 from smevals.schemas import Schema
-from smevals.store import transcript
 
 if TYPE_CHECKING:
     from smevals.proc.sandbox import Outcome, Policy
@@ -39,6 +44,7 @@ STDERR_CAP = 1024 * 1024        # bytes of the harness's stderr kept
 SHOWN_STDERR = 5                # last lines of its stderr quoted in a failure's reason
 DEFAULT_MODEL = "default"       # `model: default`: the harness's own default model
 DEFAULT_TIMEOUT = 3600.0        # seconds a harness may run when the Run has no `timeout`
+DEFAULT_IDLE = 300.0            # seconds without an event before the harness is stopped
 MEMORY_MB = 32768               # its address space (RLIMIT_AS) unless `sandbox.memory_mb`
 PROCESSES = 256                 # processes and threads it may add unless `sandbox.processes`
 
@@ -50,8 +56,46 @@ COMMON: dict[str, Any] = {
     "executable": {**ARG, "pattern": r"\S"},
     "args": {"type": "array", "items": ARG},
     "env": {"type": "array", "items": ENV_NAME},
+    **server.KEYS,
+    "idle_timeout": {"type": "number", "exclusiveMinimum": 0},
+    "max_retries": {"type": "integer", "minimum": 0, "maximum": 100},
 }
 TOOLS: dict[str, Any] = {"type": "array", "items": {**ARG, "pattern": r"\S"}}
+
+
+@dataclass
+class Launch:
+    """One Run of a harness as its `prepare` sees it, and what `prepare` adds to it."""
+
+    ctx: BuiltinContext
+    home: Path                          # its private home (its own variables point into it)
+    env: dict[str, str]                 # its environment: `prepare` may add to it
+    server: Server | None               # the model server the Config names, if any
+    contained: bool                     # smevals' sandbox hides its processes (not `none`)
+    own_sandbox: str = ""               # the harness's own sandbox, for the record
+    notes: list[str] = field(default_factory=list)     # said in stderr.txt
+
+    def pass_key(self) -> None:
+        """The server's key, under its own variable's name (for a harness that reads the
+        name from its settings)."""
+        server = self.server
+        if server is None or server.key_env is None:
+            return
+        if server.key:
+            self.env[server.key_env] = server.key
+        else:
+            self.notes.append(f"api_key_env: {server.key_env} is not set, so no key is sent")
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        return self.ctx.config
+
+    def given(self, key: str) -> Any:
+        return self.ctx.config.get(key)
+
+
+def _never(_event: Event) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -62,11 +106,15 @@ class Harness:
     program: str                                 # the executable's usual name
     package: str                                 # what to install (npm)
     home: Callable[[Path], dict[str, str]]       # its own variables for a private home
-    options: Callable[[BuiltinContext], list[str]]     # its arguments before the config's
+    prepare: Callable[[Launch], list[str]]       # its arguments before the config's (and
+                                                 # its variables and files, into the Launch)
     prompt: Callable[[BuiltinContext, str], list[str]]  # how the prompt ends the command line
-    reader: Callable[[], Reader]
+    reader: Callable[[Mapping[str, Any]], Reader]    # a reader for a Run of this Config
     schema: Schema
     echoes_prompt: bool = False                  # its stream starts with the user's message
+    retrying: Callable[[Event], bool] = _never   # an event that only says it retries
+    noise: tuple[str, ...] = ()                  # stderr lines it prints every time (left out)
+    problems: Callable[[Mapping[str, Any]], Problems] | None = None     # beyond the schema
 
     @property
     def prefix(self) -> str:
@@ -74,12 +122,17 @@ class Harness:
 
 
 def schema(properties: dict[str, Any]) -> Schema:
-    """A harness's config keys: the common ones (executable, args, env) and its own."""
+    """A harness's config keys: the common ones (executable, args, env, base_url, ...) and
+    its own."""
     return options_schema({**COMMON, **properties})
 
 
 def config_problems(harness: Harness, config: Mapping[str, Any]) -> Problems:
-    return config_problems_for(harness.name, config, harness.schema)
+    """The schema's problems and those it cannot say, in the order of the config's keys."""
+    found = config_problems_for(harness.name, config, harness.schema)
+    more = server.problems(config) + (harness.problems(config) if harness.problems else [])
+    order = {key: i for i, key in enumerate(config)}
+    return sorted(found + more, key=lambda p: order.get(p[0].split(".")[0], len(order)))
 
 
 # --- finding the harness ---
@@ -137,6 +190,21 @@ def model_of(ctx: BuiltinContext) -> str | None:
     return None if not ctx.model or ctx.model == DEFAULT_MODEL else ctx.model
 
 
+def model_of_server(launch: Launch) -> str:
+    """The model a harness asks the Config's own server for (`model: default` names none)."""
+    model = model_of(launch.ctx)
+    if model is None:
+        raise RunFailed(f"base_url {launch.server.base_url if launch.server else ''}: name the "
+                        "model the server should run (`model:` or -m), not `default`",
+                        failure="launch")
+    return model
+
+
+def max_retries(launch: Launch) -> int | None:
+    value = launch.given("max_retries")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 @contextmanager
 def private_home() -> Iterator[Path]:
     """An empty folder only this Run uses as the harness's home, removed at the end."""
@@ -166,6 +234,9 @@ def environment(ctx: BuiltinContext, harness: Harness, home: Path,
     env = sandbox_env(ctx.environ, home, passed)
     for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
         env[key] = str(home / key.removeprefix("XDG_").removesuffix("_HOME").lower())
+    temporary = folder(home / "tmp")     # not the home itself: Codex will not put its
+    for key in ("TMPDIR", "TMP", "TEMP"):  # helpers in a home under the temporary folder
+        env[key] = temporary
     missing = []
     for name in ctx.config.get("env") or []:
         if name in ctx.environ:
@@ -181,6 +252,14 @@ def folder(path: Path) -> str:
     return str(path)
 
 
+def write_file(path: Path, text: str) -> None:
+    """One of the harness's settings files in its private home (readable by it only)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
 # --- running it ---
 
 
@@ -192,47 +271,23 @@ def run(harness: Harness, ctx: BuiltinContext) -> BuiltinOutcome:
     program, why = find_executable(harness, ctx.config, ctx.config_dir, ctx.environ)
     if program is None:
         raise RunFailed(why.removeprefix(harness.prefix + ": "), failure="launch")
-    argv = [program, *harness.options(ctx), *(ctx.config.get("args") or []),
-            *harness.prompt(ctx, prompt)]
     setting = _setting(ctx)
-    start = time.monotonic()
+    watch = LineWatch(harness.retrying)
     with private_home() as home:
         env, missing = environment(ctx, harness, home, setting.env)
-        child = _launch(argv, ctx, policy(ctx, setting, env))
+        rules = policy(ctx, setting, env, watch)
+        launch = Launch(ctx, home, env, server_of(ctx.config, ctx.environ), _contained(rules))
+        argv = [program, *harness.prepare(launch), *(ctx.config.get("args") or []),
+                *harness.prompt(ctx, prompt)]
+        version = version_of(program, lambda asked: _ask(asked, ctx, rules))
+        start = watch.start = time.monotonic()
+        child = _launch(argv, ctx, rules)
     seconds = time.monotonic() - start
-    read = read_stream(child.stdout, harness.reader())
-    left = keep_transcript(ctx.workspace, _sent(ctx, harness, prompt) + read.entries)
-    notes = [f"{harness.prefix}: env: {name} is not set, so not passed" for name in missing]
-    if left is not None:
-        notes.append(f"{harness.prefix}: the harness left {left} as {transcript.NAME}: "
-                     f"removed, never followed, and replaced by smevals' transcript")
-    return _outcome(harness, ctx, child, read, notes, seconds)
+    launch.notes[:0] = [f"env: {name} is not set, so not passed" for name in missing]
+    from smevals.runners.harness_outcome import outcome
 
-
-def keep_transcript(workspace: Path, entries: list[transcript.Entry]) -> str | None:
-    """Write the transcript as a new file in the workspace, never through what the harness
-    left under its name (removed first); what that was, or None."""
-    from smevals.store.workspace import open_dir, remove, write_new
-
-    fd = open_dir(workspace)
-    try:
-        left = remove(fd, transcript.NAME)
-        write_new(fd, transcript.NAME, transcript.dump(entries))
-    finally:
-        os.close(fd)
-    return left
-
-
-def _sent(ctx: BuiltinContext, harness: Harness, prompt: str) -> list[transcript.Entry]:
-    """What smevals gave the harness, first in the transcript: the Config's `system`, and
-    the prompt (unless the harness's own stream starts with it)."""
-    sent: list[transcript.Entry] = []
-    system = ctx.config.get("system")
-    if isinstance(system, str) and system.strip():
-        sent.append({"type": "message", "role": "system", "text": system})
-    if not harness.echoes_prompt:
-        sent.append({"type": "message", "role": "user", "text": prompt})
-    return sent
+    return outcome(harness, launch, child, watch, prompt, seconds,
+                   {"runner": {"name": harness.prefix, "version": version}})
 
 
 # --- in the sandbox ---
@@ -250,18 +305,22 @@ def _setting(ctx: BuiltinContext) -> Setting:
         raise RunFailed(f"sandbox: backend {setting.backend!r} is not supported by the harness "
                         "runners (the harness and its home are on this machine): use auto, "
                         "bwrap, unshare or none", failure="launch")
-    if setting.read_only:
-        raise RunFailed("sandbox: read_only is not supported by the harness runners (a "
-                        "harness writes its private home, outside the workspace)",
-                        failure="launch")
+    if setting.read_only and setting.view == "host":
+        raise RunFailed("sandbox: read_only is not supported by the harness runners with "
+                        "view: host (a harness writes its private home, outside the "
+                        "workspace)", failure="launch")
     return setting
 
 
-def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy:
+def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str],
+           watch: LineWatch | None = None) -> Policy:
     """How the harness runs: the setting's containment and limits, with the network on
     unless a `sandbox:` says `network: false` (a harness must reach its model), more address
     space and processes than other code (a Node.js harness reserves gigabytes it never
-    uses, and runs threads, shells and tests), and a deadline even without `timeout`."""
+    uses, and runs threads, shells and tests), a deadline even without `timeout`, and the
+    idle deadline (`idle_timeout`) watched on its events. In its own view of the filesystem
+    (unless `view: host`), the harness's executable is shown by its real path (the npm
+    `node_modules` tree it lies in too) and `node` with it."""
     from smevals.proc.sandbox import Policy
 
     layers = [layer for layer in (ctx.config.get("sandbox"), ctx.task.get("sandbox"))
@@ -271,7 +330,26 @@ def policy(ctx: BuiltinContext, setting: Setting, env: dict[str, str]) -> Policy
     processes = setting.processes if "processes" in given else PROCESSES
     return Policy(ctx.timeout or DEFAULT_TIMEOUT, env, memory_mb=setting.memory_mb or MEMORY_MB,
                   cap=stream_cap(ctx), network=network, processes=processes,
-                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require)
+                  file_mb=setting.file_mb, backend=setting.backend, require=setting.require,
+                  view=setting.view, expose=setting.expose, programs=("node",),
+                  idle=idle_timeout(ctx.config), watch=watch)
+
+
+def idle_timeout(config: Mapping[str, Any]) -> float:
+    value = config.get("idle_timeout")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        and value > 0 else DEFAULT_IDLE
+
+
+def _contained(rules: Policy) -> bool:
+    """Whether smevals' sandbox will hide the harness's processes (a containment other
+    than `none`): then a harness's own sandbox, which cannot nest in it, is off."""
+    from smevals.proc.sandbox import SandboxRefused, describe
+
+    try:
+        return not describe(rules).startswith("none")
+    except SandboxRefused as refused:
+        raise RunFailed(refused.reason, failure="launch") from None
 
 
 def stream_cap(ctx: BuiltinContext) -> int:
@@ -281,6 +359,7 @@ def stream_cap(ctx: BuiltinContext) -> int:
 
 
 def _launch(argv: list[str], ctx: BuiltinContext, rules: Policy) -> Outcome:
+    """Start a harness program (the one place that does): host paths throughout."""
     from smevals.proc.sandbox import SandboxRefused, run_sandboxed
 
     try:
@@ -289,56 +368,11 @@ def _launch(argv: list[str], ctx: BuiltinContext, rules: Policy) -> Outcome:
         raise RunFailed(refused.reason, failure="launch") from None
 
 
-def _outcome(harness: Harness, ctx: BuiltinContext, child: Outcome, read: Collector,
-             notes: list[str], seconds: float) -> BuiltinOutcome:
-    usage = dict(read.usage)
-    usage.setdefault("duration_ms", round(seconds * 1000))
-    usage["tool_calls"] = usage_calls(read.entries)
-    usage["sandbox"] = child.sandbox
-    err = child.stderr[:STDERR_CAP].decode("utf-8", "replace")
-    stderr = err + ("" if not err or err.endswith("\n") else "\n")
-    stderr += "".join(f"{note}\n" for note in notes)
-    kind, reason, code = verdict(child, read, ctx)
-    if kind is None:
-        return BuiltinOutcome(stdout=read.final, stderr=stderr, usage=usage)
-    if kind == "exit" and child.exit_code and not read.failure:
-        reason += _stderr_tail(err)
-    return BuiltinOutcome(stdout=read.final, stderr=f"{stderr}{harness.prefix}: {reason}\n",
-                          exit_code=code, usage=usage, failure=kind)
-
-
-def verdict(child: Outcome, read: Collector, ctx: BuiltinContext) -> tuple[str | None, str, int]:
-    """(failure kind or None, reason, exit code) of the Run, first cause first."""
-    code = child.exit_code
-    if ctx.cancel.is_set():
-        return "exit", "cancelled", 130
-    if child.error is not None:
-        return "launch", child.error, 1
-    if child.timed_out:
-        return "timeout", f"timed out after {ctx.timeout or DEFAULT_TIMEOUT:g} s", 1
-    if child.over_cap:
-        return "exit", (f"the harness wrote more than {stream_cap(ctx)} bytes on "
-                        f"{' and '.join(child.over_cap)}: it was stopped"), 1
-    if read.failure is not None:
-        return "exit", f"the harness reported a failure: {read.failure}", code or 1
-    if code is not None and code < 0:
-        return "signal", f"the harness was killed by {_signal(-code)}", 1
-    if code:
-        return "exit", f"the harness exited with {code}", code
-    if not read.ended:
-        return "exit", ("the event stream is truncated: it ended before the harness's last "
-                        "event"), 1
-    return None, "", 0
-
-
-def _signal(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def _stderr_tail(err: str) -> str:
-    lines = [line for line in err.strip().splitlines() if line.strip()][-SHOWN_STDERR:]
-    return f" (its stderr ends: {' | '.join(lines)})" if lines else ""
-
+def _ask(argv: list[str], ctx: BuiltinContext,
+         rules: Policy) -> tuple[int | None, bytes, bytes, str | None]:
+    """`argv` (the harness's `--version`) run as the harness runs, briefly."""
+    asked = replace(rules, timeout=min(ASK_TIMEOUT, rules.timeout), idle=None, watch=None,
+                    cap=64 * 1024)
+    out = _launch(argv, ctx, asked)
+    why = out.error or ("timed out" if out.timed_out else None)
+    return out.exit_code, out.stdout, out.stderr, why

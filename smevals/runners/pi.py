@@ -16,6 +16,16 @@ even when the request failed: the last assistant message's `stopReason` (`error`
 `PI_CODING_AGENT_DIR` (default ~/.pi/agent), which points into the Run's private home; a
 provider's key (e.g. `ANTHROPIC_API_KEY`, listed in `env:`) authenticates it. Its argument
 parser has no `--`: a prompt starting with `-` or `@` is passed with a space before it.
+Seen in Pi 0.73.1: when a request fails and Pi retries it, `agent_end` is followed by
+`auto_retry_start` (`attempt`, `maxAttempts`, `errorMessage`), a new `agent_start` ...
+`agent_end`, and `auto_retry_end` (`success`, `finalError`). A message's usage counts
+`input` without the tokens read from or written to the cache (`cacheRead`, `cacheWrite`).
+
+A Config's `base_url` becomes the provider `smevals` of a `models.json` in that folder,
+with the Config's model as its one model (`--model smevals/MODEL`), `api` as its wire
+protocol (`openai-chat`, the default, is Pi's `openai-completions`) and `api_key_env` as
+the variable its `apiKey` names; `max_retries` goes into its `settings.json`. Pi runs
+offline otherwise (`PI_OFFLINE=1`: no update check).
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from smevals.runners import harness as common
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems
@@ -35,13 +47,18 @@ from smevals.runners.events import (
     count,
     listing,
     mapping,
+    set_total,
     text,
 )
+from smevals.runners.server import API, NO_KEY
 
 NAME = "pi"
 SCHEMA = common.schema({"allowed_tools": {**common.TOOLS, "items": {
     "type": "string", "pattern": "^[a-z_]+$",
-    "x-problem": {"pattern": "is not a Pi tool name: {value!r}"}}}})
+    "x-problem": {"pattern": "is not a Pi tool name: {value!r}"}}}, "api": API})
+PROVIDER = "smevals"                    # the provider a `base_url` becomes
+PI_APIS = {"openai-chat": "openai-completions", "openai-responses": "openai-responses",
+           "anthropic-messages": "anthropic-messages"}
 _QUIET = ("session", "agent_start", "message_start", "message_update",
           "tool_execution_start", "tool_execution_update", "tool_execution_end")
 
@@ -50,9 +67,21 @@ def _home(home: Path) -> dict[str, str]:
     return {"PI_CODING_AGENT_DIR": common.folder(home / ".pi" / "agent")}
 
 
-def _options(ctx: BuiltinContext) -> list[str]:
+def _prepare(launch: common.Launch) -> list[str]:
+    ctx, folder = launch.ctx, launch.home / ".pi" / "agent"
+    launch.env["PI_OFFLINE"] = "1"
+    launch.own_sandbox = "none (Pi has none)"
     argv = ["--mode", "json", "-p", "--no-session"]
     model = common.model_of(ctx)
+    if launch.server is not None:
+        model = f"{PROVIDER}/{common.model_of_server(launch)}"
+        common.write_file(folder / "models.json", _models(launch))
+        launch.pass_key()
+    retries = common.max_retries(launch)
+    if retries is not None:      # its own retries, not its SDK's under them as well
+        settings = {"retry": {"enabled": retries > 0, "maxRetries": retries,
+                              "provider": {"maxRetries": 0}}}
+        common.write_file(folder / "settings.json", orjson.dumps(settings).decode())
     if model:
         argv += ["--model", model]
     tools = ctx.config.get("allowed_tools")
@@ -63,6 +92,22 @@ def _options(ctx: BuiltinContext) -> list[str]:
     return argv
 
 
+def _models(launch: common.Launch) -> str:
+    """Pi's `models.json`: the Config's server as the provider `smevals`, its model as the
+    one model (no price: Pi counts no cost for it)."""
+    server = launch.server
+    assert server is not None
+    api = PI_APIS[server.api]
+    provider = {"baseUrl": server.root if api == "anthropic-messages" else server.base_url,
+                "api": api, "apiKey": server.key_env or NO_KEY,
+                "models": [{"id": common.model_of_server(launch)}]}
+    return orjson.dumps({"providers": {PROVIDER: provider}}).decode()
+
+
+def _retrying(event: Event) -> bool:
+    return event.get("type") in ("auto_retry_start", "auto_retry_end")
+
+
 def _prompt(ctx: BuiltinContext, prompt: str) -> list[str]:
     return [f" {prompt}" if prompt.startswith(("-", "@")) else prompt]
 
@@ -70,14 +115,22 @@ def _prompt(ctx: BuiltinContext, prompt: str) -> list[str]:
 class PiReader:
     """Pi's events into the transcript; usage summed over its assistant messages."""
 
-    def __init__(self) -> None:
+    def __init__(self, own_server: bool = False) -> None:
         self.turns = 0
         self.stop: tuple[str, str] = ("", "")     # the last assistant message's stop
+        self.priced = not own_server              # Pi knows the model's prices
 
     def read(self, event: Event, into: Collector) -> bool:
         kind = event.get("type")
         if kind in _QUIET:
             return True     # partial or repeated: message_end carries the whole message
+        if kind == "auto_retry_start":
+            into.note(event, f"retrying (attempt {event.get('attempt')} of "
+                             f"{event.get('maxAttempts')}): {text(event.get('errorMessage'))}")
+            return True
+        if kind == "auto_retry_end":
+            into.event(event)
+            return True
         if kind == "turn_start":
             into.turn = self.turns
             return True
@@ -113,7 +166,7 @@ class PiReader:
             if isinstance(block, dict) and block.get("type") == "toolCall":
                 into.call(text(block.get("id")), text(block.get("name")), block.get("arguments"))
         into.final = words
-        _usage(message, into.usage)
+        _usage(message, into.usage, self.priced)
         self.stop = (text(message.get("stopReason")), text(message.get("errorMessage")))
         if self.stop[0] in ("error", "aborted"):
             into.error(self.stop[1] or f"request {self.stop[0]}")
@@ -125,22 +178,25 @@ class PiReader:
             into.failure = message or f"request {reason}"
 
 
-def _usage(message: dict[str, Any], usage: dict[str, Any]) -> None:
+def _usage(message: dict[str, Any], usage: dict[str, Any], priced: bool = True) -> None:
+    """Tokens as smevals counts them (docs/runners.md#usage): Pi's `input` leaves out the
+    tokens read from and written to the cache, smevals' input holds them."""
     raw = mapping(message.get("usage"))
-    add_tokens(usage, input_tokens=count(raw.get("input")), output_tokens=count(raw.get("output")),
-               cached_input_tokens=count(raw.get("cacheRead")),
-               cache_creation_input_tokens=count(raw.get("cacheWrite")))
-    if {"input_tokens", "output_tokens"} <= usage.keys():
-        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    fresh, read, written = (count(raw.get(key)) for key in ("input", "cacheRead", "cacheWrite"))
+    add_tokens(usage, input_tokens=None if fresh is None else fresh + (read or 0) + (written or 0),
+               output_tokens=count(raw.get("output")), cached_input_tokens=read,
+               cache_creation_input_tokens=written)
+    set_total(usage)
     cost = raw.get("cost")
-    if isinstance(cost, dict) and (total := amount(cost.get("total"))) is not None:
+    if priced and isinstance(cost, dict) and (total := amount(cost.get("total"))) is not None:
         usage["cost_usd"] = round(usage.get("cost_usd", 0.0) + total, 10)
     if isinstance(message.get("model"), str):
         usage["model"] = message["model"]
 
 
-HARNESS = common.Harness(NAME, "pi", "@mariozechner/pi-coding-agent", _home, _options, _prompt,
-                         PiReader, SCHEMA, echoes_prompt=True)
+HARNESS = common.Harness(NAME, "pi", "@mariozechner/pi-coding-agent", _home, _prepare, _prompt,
+                         lambda config: PiReader(config.get("base_url") is not None), SCHEMA,
+                         echoes_prompt=True, retrying=_retrying)
 
 
 def config_problems(config: Mapping[str, Any]) -> Problems:

@@ -41,6 +41,7 @@ class SideSpec:
     filters: Filters = Filters()
     include_stale: bool = False
     full_records: bool = False        # records in full, not in the brief view (the site)
+    full_runs: bool = False           # Runs in full, Grades brief (smevals.analysis: usage)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Side:
     report: EvalReport
     store: Store | None       # None: the Eval, or its store, is absent on this side
     ev: Eval | None
+    choice: Choice | None = None    # which Grade counts for a Run on this side
 
 
 class NoStore(SmevalsError):
@@ -69,11 +71,12 @@ def load_sides(paths: tuple[str, ...], spec: SideSpec) -> list[Side]:
     folders = find_evals(list(paths))
     with tempfile.TemporaryDirectory(prefix="smevals-rev-") as tmp:
         sides = [load_side(folder, spec, Path(tmp)) for folder in folders]
-    _check_found(sides, spec)
+    check_found(sides, spec)
     return sides
 
 
-def _check_found(sides: list[Side], spec: SideSpec) -> None:
+def check_found(sides: list[Side], spec: SideSpec) -> None:
+    """Exit 2 when no side has a Run (matching the filters): nothing to report."""
     if any(side.report.collected.runs for side in sides):
         return
     where = ", ".join(side.report.store for side in sides)
@@ -119,7 +122,9 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
     choice, kind, shown = _choice(ev, spec, current)
     try:
         brief = not spec.full_records
-        runs, grades = store.runs(brief=brief), store.grades(brief=brief)
+        store.note_orphans(brief)
+        runs = store.runs(brief=brief and not spec.full_runs)
+        grades = store.grades(brief=brief)
     except SourceError as exc:
         raise SmevalsError(f"cannot read {store.source.label}: {exc}") from None
     staleness = stale.Staleness(ev)
@@ -137,14 +142,14 @@ def report_side(opened: Opened, spec: SideSpec) -> Side:
                                          for e in collected.excluded if e.reason == STALE]))
     report.notes.extend(_notes(store, report, grades))
     report.damaged = [{"path": rel, "problem": str(why)} for rel, why in store.broken]
-    return Side(report, store, ev)
+    return Side(report, store, ev, choice)
 
 
 def _eval(folder: Path, store_opt: str | None, revision: Revision | None, tmp: Path) -> Eval:
     if revision is None:
         return load_eval(folder)
     return eval_at(folder, revision, store_root(folder, "", None) if not store_opt else None,
-                   tmp, programs_of)
+                   tmp, files_of)
 
 
 def programs_of(ev: Eval) -> list[tuple[Path, str]]:
@@ -160,6 +165,32 @@ def programs_of(ev: Eval) -> list[tuple[Path, str]]:
     wanted += [(g.path.parent, check.checker) for g in ev.graders.values()
                for check in g.checks if not checkers.is_builtin(check.checker)]
     return wanted
+
+
+def data_files_of(ev: Eval) -> list[tuple[Path, str]]:
+    """The data files the Eval's graders name by path (an SQL Check's `database`, a judge's
+    `template_file`), each with the folder it is relative to (the grader's). Part of the
+    grader version (grade/version.py), so at a revision they are read as committed there."""
+    from smevals import checkers
+
+    out = []
+    for grader in ev.graders.values():
+        for check in grader.checks:
+            name = checkers.canonical_name(check.checker)
+            for option in (checkers.GRADER_FILES.get(name), "template_file"):
+                value = check.options.get(option) if option else None
+                if isinstance(value, str) and value.strip():
+                    out.append((grader.path.parent, value))
+    return out
+
+
+def files_of(ev: Eval) -> list[tuple[Path, str]]:
+    """Every file an Eval names by path that a revision must hold as committed: its programs
+    (`programs_of`) and its graders' data files, a bare data file name taken as a path
+    beside its grader (never looked up on PATH)."""
+    data = [(base, name if "/" in name or "\\" in name else f"./{name}")
+            for base, name in data_files_of(ev)]
+    return programs_of(ev) + data
 
 
 def store_at(root: Path, revision: Revision | None) -> Store:

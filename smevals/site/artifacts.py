@@ -204,5 +204,13 @@ def open_any(store: Store, obj: Obj[Any], path: str) -> IO[bytes] | None:
     return None if data is None else io.BytesIO(data)
 
 
+def over_limit(limit: int) -> str:
+    """Why a file of a Run is not in the site."""
+    from smevals.run.bounds import SIZE_SETTING
+
+    return (f"not copied into the site: it takes the Run's files past the "
+            f"{limit / (1 << 20):g} MB a Run may keep ({SIZE_SETTING} raises it)")
+
+
 def decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")

@@ -6,6 +6,7 @@
 <out>/data/<eval>/index.js                     leaderboard, grid, tag facets
 <out>/data/<eval>/tags/<tag>.js                the same for the Runs tagged <tag>
 <out>/data/<eval>/explore.js                   one line per Run, for filters and search
+<out>/data/<eval>/search.js                    the search's index of every whole output
 <out>/data/<eval>/tasks/<task>.js              one Task: the Runs of every model
 <out>/data/<eval>/runs/<run id>.js             one Run: output, artifacts, Checks, Grades
 <out>/data/<eval>/diff.js                      with --diff A B
@@ -35,6 +36,7 @@ from smevals.site.data import Loaded, eval_index, eval_summary, site_index, tag_
 from smevals.site.explore import explore_page
 from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.pages import run_page, task_page
+from smevals.site.search import Index
 from smevals.store.read import Obj
 
 ASSETS = ("index.html", "app.js", "app.css", "explore.js", "timeline.js", "history.js",
@@ -49,30 +51,54 @@ def asset(name: str) -> bytes:
 
 class StaticLinker:
     """Copies each linked file into the site, once per content: `files/<eval>/<sha256 in
-    two parts>/<safe name>` (see artifacts.static_name)."""
+    two parts>/<safe name>` (see artifacts.static_name). What it copies of one Run (its
+    files and its Grades') stays within the size a Run may keep (SMEVALS_MAX_RUN_MB,
+    run/bounds.py): a file past it is not copied, and its entry says why."""
 
     def __init__(self, loaded: Loaded, staging: Path):
+        from smevals.run.bounds import limits
+
         self.loaded = loaded
         self.staging = staging
         self.incoming = staging / ".incoming"
+        self.limit = limits().size
+        self.spent: dict[str, int] = {}             # bytes copied, by Run
+        self.linked: dict[tuple[str, str, str], dict[str, str]] = {}
 
-    def _copy(self, obj: Obj[Any], path: str) -> str | None:
-        """Copy the file to `incoming`; its sha256, or None when it cannot be read."""
+    def _copy(self, obj: Obj[Any], path: str, most: int) -> tuple[str | None, int]:
+        """Copy the file to `incoming`, at most `most` bytes: (its sha256, its size); (None,
+        0) when it cannot be read, (None, -1) when it holds more than `most` bytes (nothing
+        is left of it)."""
         source = artifacts.open_any(self.loaded.store, obj, path)
         if source is None:
-            return None
+            return None, 0
         self.staging.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
+        digest, size = hashlib.sha256(), 0
         with source, open(self.incoming, "wb") as out:
-            while chunk := source.read(CHUNK):
+            while chunk := source.read(min(CHUNK, most - size + 1)):
+                size += len(chunk)
+                if size > most:
+                    break
                 digest.update(chunk)
                 out.write(chunk)
-        return digest.hexdigest()
+        if size > most:
+            self.incoming.unlink()
+            return None, -1
+        return digest.hexdigest(), size
 
     def link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
-        digest = self._copy(obj, path)
+        key = (obj.rel, path, kind)
+        if key not in self.linked:
+            self.linked[key] = self._link(obj, path, kind)
+        return self.linked[key]
+
+    def _link(self, obj: Obj[Any], path: str, kind: str) -> dict[str, str]:
+        run = _run_of(obj)
+        spent = self.spent.get(run, 0)
+        digest, size = self._copy(obj, path, self.limit - spent)
         if digest is None:
-            return {}
+            return {} if size == 0 else {"not_shown": artifacts.over_limit(self.limit)}
+        self.spent[run] = spent + size
         href = self._place(digest, artifacts.static_name(path, kind))
         out = {"href": href, "download": artifacts.basename(path)}
         if kind == "image":
@@ -96,6 +122,12 @@ class StaticLinker:
             target.parent.mkdir(parents=True, exist_ok=True)
             self.incoming.rename(target)
         return f"files/{self.loaded.slug}/{rel}"
+
+
+def _run_of(obj: Obj[Any]) -> str:
+    """The Run a file belongs to: the object's own folder, or its Grade's Run."""
+    run = obj.record.get("run") if obj.kind == "grade" else None
+    return str(run.get("rel")) if isinstance(run, dict) else obj.rel
 
 
 def check_target(out: Path) -> None:
@@ -143,7 +175,9 @@ def write_data(loaded: Loaded, folder: Path, linker: StaticLinker) -> int:
     slug = loaded.slug
     index = eval_index(loaded)
     _write(folder, f"{slug}/index", "index.js", index)
-    _write(folder, f"{slug}/explore", "explore.js", explore_page(loaded, index["grid"]))
+    words = Index()
+    _write(folder, f"{slug}/explore", "explore.js", explore_page(loaded, index["grid"], words))
+    _write(folder, f"{slug}/search", "search.js", words.doc(slug))
     for tag in tags_of(loaded):
         doc = tag_view(loaded, tag)
         _write(folder, f"{slug}/tags/{doc['slug']}", f"tags/{doc['slug']}.js", doc)

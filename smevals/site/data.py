@@ -112,11 +112,10 @@ class Loaded:
 
 
 def mean_interval(group: Group) -> list[float] | None:
-    """The mean score's normal 95% interval (mean +- 1.96 stderr), clipped to [0, 1]."""
-    if group.mean is None or group.stderr is None:
-        return None
-    half = stats.Z95 * group.stderr
-    return [max(0.0, group.mean - half), min(1.0, group.mean + half)]
+    """The mean score's normal 95% interval (mean +- 1.96 stderr), clipped to [0, 1]; none
+    over fewer than two scores (`stats.mean_interval`)."""
+    interval = stats.mean_interval(group.scores)
+    return list(interval) if interval else None
 
 
 def pooled_json(rows: list[Row]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from smevals.history.load import HistoryOptions, load_history
 from smevals.report import taskpass
 from smevals.report.document import generated_at
 from smevals.sides.read import SideSpec
+from smevals.sides.reuse import Reuse
 from smevals.site.data import FORMAT
 from smevals.store import gitcat
 from smevals.store.base import SourceError
@@ -119,10 +120,11 @@ def diff_page(slug: str, doc: Mapping[str, Any], entry: Mapping[str, Any]) -> di
             "alpha": doc.get("alpha"), "ci_level": doc.get("ci_level"), "diff": entry}
 
 
-def commit_diff(slug: str, folder: Path, spec: HistorySpec,
-                commit: Mapping[str, Any]) -> dict[str, Any] | None:
+def commit_diff(slug: str, folder: Path, spec: HistorySpec, commit: Mapping[str, Any],
+                reuse: Reuse | None = None) -> dict[str, Any] | None:
     """The diff page of `commit` against its first parent; None for a root commit, or a
-    parent this (shallow) clone does not have."""
+    parent this (shallow) clone does not have. `reuse` keeps what one diff read for the
+    next (sides/reuse.py: a commit's side is the next commit's parent side)."""
     parents = commit.get("parents") or []
     sha = str(commit.get("sha", ""))
     if not parents or not is_sha(sha) or not is_sha(str(parents[0])):
@@ -131,7 +133,7 @@ def commit_diff(slug: str, folder: Path, spec: HistorySpec,
     opts = pairs.DiffOptions((*revs, str(folder)), SideSpec(spec.grader, None, spec.store),
                              fmt="json", task_pass=spec.task_pass)
     try:
-        result = pairs.diff(opts, [str(folder)], revs)
+        result = pairs.diff(opts, [str(folder)], revs, reuse)
     except SmevalsError:
         return None
     doc = orjson.loads(result.text)
@@ -166,12 +168,14 @@ def is_sha(text: str) -> bool:
 
 def commit_diffs(slug: str, folder: Path, spec: HistorySpec,
                  doc: HistoryDoc) -> dict[str, dict[str, Any]]:
-    """Every listed commit's diff page, by commit."""
+    """Every listed commit's diff page, by commit (newest first, so that each reads its
+    parent's side once and the next diff finds it kept)."""
     out = {}
-    for commit in doc.get("commits", []):
-        page = commit_diff(slug, folder, spec, commit)
-        if page is not None:
-            out[str(commit["sha"])] = page
+    with Reuse() as reuse:
+        for commit in doc.get("commits", []):
+            page = commit_diff(slug, folder, spec, commit, reuse)
+            if page is not None:
+                out[str(commit["sha"])] = page
     return out
 
 
@@ -192,6 +196,7 @@ class LiveHistory:
         self.read_at: str | None = None
         self.error: str | None = None
         self.diffs: OrderedDict[str, dict[str, Any] | None] = OrderedDict()
+        self.reuse: Reuse | None = None     # made at the first diff, kept while serve runs
 
     def head_now(self) -> str | None:
         return None if self.repo is None else head_of(self.repo, SHARED_SECONDS)
@@ -232,7 +237,8 @@ class LiveHistory:
             return None
         with self.lock:
             if sha not in self.diffs:
-                self.diffs[sha] = commit_diff(slug, self.folder, self.spec, commit)
+                self.reuse = self.reuse or Reuse()
+                self.diffs[sha] = commit_diff(slug, self.folder, self.spec, commit, self.reuse)
                 while len(self.diffs) > DIFF_CACHE:
                     self.diffs.popitem(last=False)
             return self.diffs[sha]

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from smevals.grade.score import score_note
-from smevals.report.rows import cell_of
+from smevals.report.rows import cell_of, runner_of, tampering_of
 from smevals.site import artifacts
 from smevals.site.data import FORMAT, Loaded
 from smevals.site.gallery import Linker, picture_json, read_head
@@ -22,6 +22,7 @@ PREVIEW_LIMIT = 16 * 1024       # a text artifact shown inline up to this size
 EXCERPT_LIMIT = 1500            # characters of output.txt per Run on a Task page
 EXCERPT_RUNS = 20               # Runs per model shown with their output on a Task page
 FIELD_LIMIT = 32 * 1024         # a Check's details, notes (JSON characters)
+TAMPERING_SHOWN = 100           # tampering marks of a Grade listed on its Run page
 SHOWN_APART = ("output.txt", "stderr.txt")
 RECORD_KEYS = ("started", "ended", "duration_seconds", "exit_code", "failure", "usage",
                "usage_error", "provenance", "inputs", "text", "truncated")
@@ -124,6 +125,7 @@ def run_page(loaded: Loaded, run: Obj[RunRecord], linker: Linker) -> dict[str, A
         "model": model, "sample": rec.get("sample"), "status": loaded.status(run),
         "prompt": capped(task_doc.get("prompt")), "messages": capped(task_doc.get("messages")),
         "task_doc": capped(task_doc), "config_doc": capped(rec.get("config")),
+        "runner": runner_of(run),       # a harness's or the agent's name and version
         "record": {key: capped(rec.get(key)) for key in RECORD_KEYS},
         "output": read_text(loaded, run, "output.txt", OUTPUT_LIMIT),
         "stderr": read_text(loaded, run, "stderr.txt", STDERR_LIMIT),
@@ -174,6 +176,7 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
         "counts": grade.id == counted, "graded": rec.get("graded"),
         "outcome": rec.get("outcome"), "score": rec.get("score"), "method": rec.get("method"),
         "score_note": score_note(rec),
+        **_tampering(rec),
         "tags": capped(rec.get("tags")), "metrics": capped(rec.get("metrics")),
         "duration_seconds": rec.get("duration_seconds"),
         "grading_hash": rec.get("grading_hash"),
@@ -181,6 +184,15 @@ def grade_json(loaded: Loaded, grade: Obj[GradeRecord], linker: Linker,
                    if isinstance(c, dict)],
         "files": files_of(loaded, grade, linker),
     }
+
+
+def _tampering(rec: GradeRecord) -> dict[str, Any]:
+    """The Grade's tampering marks as the Run page lists them, and how many are not listed."""
+    marks = tampering_of(rec)
+    cut = rec.get("tampering_cut")
+    left = cut if isinstance(cut, int) and not isinstance(cut, bool) else 0
+    return {"tampering": marks[:TAMPERING_SHOWN],
+            "tampering_cut": max(len(marks) - TAMPERING_SHOWN, 0) + left}
 
 
 def check_json(check: CheckRecord) -> dict[str, Any]:
@@ -202,6 +214,9 @@ def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> 
     info: dict[str, Any] = {"path": path, "size": entry.get("size")}
     if not artifacts.safe_inner(path):
         return {**info, "kind": "unsafe"}
+    size = entry.get("size")
+    if isinstance(size, int) and size > _run_limit():     # never read, never copied
+        return {**info, "kind": "binary", "not_shown": artifacts.over_limit(_run_limit())}
     head = None if "symlink" in entry or entry.get("special") else \
         read_head(loaded, obj, path, 4 * PREVIEW_LIMIT)
     kind = artifacts.kind_of(entry, head)
@@ -215,3 +230,9 @@ def file_json(loaded: Loaded, obj: AnyObj, entry: FileEntry, linker: Linker) -> 
     if kind == "text" and not (obj.kind == "run" and path in SHOWN_APART):
         info["preview"] = text_of(head, PREVIEW_LIMIT)
     return info
+
+
+def _run_limit() -> int:
+    from smevals.run.bounds import limits
+
+    return limits().size

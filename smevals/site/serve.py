@@ -6,6 +6,7 @@ Routes (everything else is 404):
 /  /index.html  /app.js  /app.css                 the app
 /data/index.js  /data/stamp.js                    the Evals; their fingerprints (polled)
 /data/<eval>/explore.js                           one line per Run (the Eval page's filters)
+/data/<eval>/search.js                            the search's index of every output
 /data/<eval>/index.js  tags/<tag>.js  tasks/<task>.js  runs/<run id>.js
 /data/<eval>/history.js  diffs/<sha>.js          the History page; a commit vs its parent
 /files/<eval>/runs/<run id>/<recorded path>       a file of a Run
@@ -40,6 +41,7 @@ from smevals.site.gallery import has_pictures, pictures_page
 from smevals.site.history import LiveHistory
 from smevals.site.live import Live
 from smevals.site.pages import run_page, task_page
+from smevals.site.search import Index
 from smevals.store.layout import slug as slug_of
 from smevals.store.read import AnyObj, Obj
 from smevals.store.records import FileEntry
@@ -157,6 +159,10 @@ def eval_data(loaded: Loaded, folder: list[str], name: str,
         return loaded.diff
     if not folder and name == "explore":
         return explore_page(loaded, eval_index(loaded)["grid"])
+    if not folder and name == "search":
+        index = Index()
+        explore_page(loaded, eval_index(loaded)["grid"], index)
+        return index.doc(loaded.slug)
     if not folder and name == "pictures":
         return pictures_page(loaded, ServeLinker(loaded.slug)) if has_pictures(loaded) else None
     if not folder:

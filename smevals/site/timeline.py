@@ -5,7 +5,11 @@ Three sources, each turned into the entries of `transcript.jsonl` (store/transcr
 - the Run's own `transcript.jsonl` (an agent's messages, tool calls and results);
 - else the tool calls a runner recorded in its usage (`usage.tool_calls`: calls only);
 - the judge calls of the Grade that counts (`judge-N-<check>.json`, judges/engine.py):
-  per call the request's messages, the judge's answer, its verdict or error.
+  per call the request's messages, the judge's answer, its verdict or error, and the
+  images it was sent: the request names each by its sha256, and the file of the Grade (a
+  rendered PNG) or of the Run with that hash is shown beside the user's message as a
+  thumbnail (`images`: name, sha256 and the file's links; `missing` when no file of either
+  object has that hash).
 
 Everything here is untrusted: files are read up to a cap, an entry keeps only the keys
 of its type with the types the shape gives them, every text is cut at `TEXT_LIMIT`
@@ -33,6 +37,7 @@ DIFF_LIMIT = 256 * 1024                 # characters of workspace.diff shown
 TEXT_LIMIT = 32 * 1024                  # characters of one text of an entry
 TOTAL_LIMIT = 2 * 1024 * 1024           # characters of one timeline's texts
 MAX_ENTRIES = 2000
+MAX_IMAGES = 16                         # images shown beside one judge message
 DIFF_NAME = "workspace.diff"
 TEXT_KEYS = {"message": ("role", "text"), "tool_call": ("id", "name"),
              "tool_result": ("id", "name", "output"), "error": ("message",), "event": ()}
@@ -62,10 +67,27 @@ def clean(entry: Mapping[str, Any]) -> dict[str, Any]:
             out["exit_code"] = code
     if kind == "event":
         out["raw"] = capped(entry.get("raw"), TEXT_LIMIT)
+    if kind == "message" and isinstance(entry.get("images"), list):
+        out["images"] = [_image(i) for i in entry["images"][:MAX_IMAGES] if isinstance(i, dict)]
     for key in ("turn", "t"):
         value = entry.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[key] = value
+    return out
+
+
+def _image(image: dict[str, Any]) -> dict[str, Any]:
+    """An image a judge was sent: its name and hash (text), and the links of the file that
+    has that hash (made here, never taken from the record)."""
+    out: dict[str, Any] = {key: _text(image[key])[:200] for key in ("name", "sha256", "media_type")
+                           if isinstance(image.get(key), str)}
+    for key in ("src", "href", "download", "path"):
+        if isinstance(image.get(key), str):
+            out[key] = image[key]
+    for key in ("width", "height"):
+        if isinstance(image.get(key), int) and not isinstance(image.get(key), bool):
+            out[key] = image[key]
+    out["missing"] = "src" not in out
     return out
 
 
@@ -144,8 +166,30 @@ def _usage_call(item: Any) -> dict[str, Any]:
     return out
 
 
+Pictures = dict[str, dict[str, Any]]       # sha256 -> the page's entry of a file with it
+
+
+def pictures_by_hash(objs: list[tuple[Obj[Any], list[dict[str, Any]]]]) -> Pictures:
+    """The shown pictures among the files of `objs` (each with the page's entries of its
+    files), by the sha256 their records give; the first object's file wins."""
+    out: Pictures = {}
+    for obj, files in objs:
+        by_path = {f.get("path"): f for f in files if f.get("src")}
+        entries = obj.record.get("files")
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict) or entry.get("path") not in by_path:
+                continue
+            digest = entry.get("sha256")
+            if isinstance(digest, str) and digest not in out:
+                shown = by_path[entry["path"]]
+                out[digest] = {key: shown[key] for key in ("src", "href", "download", "path",
+                                                           "width", "height") if key in shown}
+    return out
+
+
 def judge_timelines(loaded: Loaded, grade: Obj[GradeRecord] | None,
-                    files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+                    files: list[dict[str, Any]], pictures: Pictures | None = None
+                    ) -> list[dict[str, Any]]:
     """One timeline per judge file of the Grade that counts."""
     if grade is None:
         return []
@@ -164,7 +208,7 @@ def judge_timelines(loaded: Loaded, grade: Obj[GradeRecord] | None,
             doc = orjson.loads(data) if len(data) <= JUDGE_BYTES else None
         except orjson.JSONDecodeError:
             doc = None
-        steps = judge_entries(doc) if isinstance(doc, dict) else iter(
+        steps = judge_entries(doc, pictures or {}) if isinstance(doc, dict) else iter(
             [{"type": "error", "message": f"{name} is not a judge record (or is over the cap)"}])
         check = doc.get("check") if isinstance(doc, dict) else None
         title = f"Judge: {check}" if isinstance(check, str) and check else f"Judge: {name}"
@@ -172,18 +216,27 @@ def judge_timelines(loaded: Loaded, grade: Obj[GradeRecord] | None,
     return out
 
 
-def judge_entries(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Each call of a judge record: its request's messages, the answer, the verdict."""
+def judge_entries(doc: dict[str, Any], pictures: Pictures | None = None
+                  ) -> Iterator[dict[str, Any]]:
+    """Each call of a judge record: its request's messages (the images it was sent beside
+    the last user message), the answer, the verdict."""
     calls = doc.get("calls")
     for turn, call in enumerate(calls if isinstance(calls, list) else []):
         if not isinstance(call, dict):
             continue
         request = call.get("request")
         messages = request.get("messages") if isinstance(request, dict) else None
-        for message in messages if isinstance(messages, list) else []:
-            if isinstance(message, dict):
-                yield {"type": "message", "role": message.get("role"), "turn": turn,
-                       "text": message.get("content")}
+        said = [{"type": "message", "role": m.get("role"), "turn": turn,
+                 "text": m.get("content")}
+                for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)]
+        images = _sent(call, pictures or {})
+        if images:
+            users = [e for e in said if e["role"] == "user"]
+            if users:
+                users[-1]["images"] = images
+            else:
+                said.append({"type": "message", "role": "user", "turn": turn, "images": images})
+        yield from said
         if call.get("content") is not None:
             yield {"type": "message", "role": "assistant", "text": call["content"], "turn": turn}
         if call.get("verdict") is not None:
@@ -193,13 +246,29 @@ def judge_entries(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield {"type": "error", "message": call["error"], "turn": turn}
 
 
+def _sent(call: dict[str, Any], pictures: Pictures) -> list[dict[str, Any]]:
+    """The images of one judge call (the evidence names them; the request by hash alone),
+    each with the links of the file that has its hash."""
+    named = call.get("images")
+    if not isinstance(named, list):
+        request = call.get("request")
+        named = request.get("images") if isinstance(request, dict) else None
+    out = []
+    for image in named if isinstance(named, list) else []:
+        if isinstance(image, dict) and isinstance(image.get("sha256"), str):
+            out.append({**{k: image[k] for k in ("name", "sha256", "media_type") if k in image},
+                        **pictures.get(image["sha256"], {})})
+    return out
+
+
 def run_timelines(loaded: Loaded, run: Obj[RunRecord], files: list[dict[str, Any]],
                   grade: Obj[GradeRecord] | None,
                   grade_files: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The Run page's timelines: the Run's transcript (else its recorded tool calls), then
     the judge calls of the Grade that counts."""
     own = run_transcript(loaded, run, files) or usage_calls(run)
-    return ([own] if own else []) + judge_timelines(loaded, grade, grade_files)
+    pictures = pictures_by_hash(([(grade, grade_files)] if grade else []) + [(run, files)])
+    return ([own] if own else []) + judge_timelines(loaded, grade, grade_files, pictures)
 
 
 def workspace_diff(loaded: Loaded, run: Obj[RunRecord]) -> dict[str, Any] | None:

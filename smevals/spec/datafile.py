@@ -4,7 +4,8 @@ A JSONL line is a JSON object: its keys are the Task's keys (JSON types kept) an
 `grading` object holds the grading keys. A CSV or TSV file has a header row; every cell is a
 string, and a column named `grading.KEY` is the grading key KEY. A row's name is its `name`
 key, else its `id` (a JSON integer id is written in decimal), else `<file stem>-<row
-number>`, rows counted from 1 (a CSV header and blank lines are not rows).
+number>`, rows counted from 1 (a CSV header and blank lines are not rows); an empty (or
+null) `name` or `id` counts as none.
 
 Every problem is a `Problem` at file:line:col, and a bad row never stops the others from
 being read. Sizes are checked before anything is parsed: MAX_FILE for the file, MAX_LINE for
@@ -253,7 +254,8 @@ class _Reader:
 
     def _row(self, line: int, doc: dict[str, Any], grading: dict[str, Any],
              col: Any) -> None:
-        key = "name" if "name" in doc else "id" if "id" in doc else ""
+        # an empty `name` (or `id`) cell is no name: the row falls back as if it had none
+        key = next((k for k in ("name", "id") if doc.get(k) not in (None, "")), "")
         value = doc[key] if key else f"{self.stem}-{self.number}"
         if isinstance(value, int) and not isinstance(value, bool) and key == "id":
             value = str(value)

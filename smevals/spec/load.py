@@ -90,6 +90,8 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
     graders = [g for g in (_grader(p, problems, defs) for p in _files(path, "graders", problems))
                if g]
     defs.save()
+    chosen = _run_configs(head, data, {c.name for c in configs} | {
+        os.path.splitext(p.name)[0] for p in _files(path, "configs", [])}, problems)
     ev = Eval(
         name=str(data.get("name") or path.absolute().name),
         path=path,
@@ -97,8 +99,24 @@ def read_eval(path: Path, cached: bool = True) -> tuple[Eval, list[Problem]]:
         tasks=tuple(tasks),
         configs={c.name: c for c in configs},
         graders={g.name: g for g in graders},
+        run_configs=chosen,
     )
     return ev, problems
+
+
+def _run_configs(head: YamlDoc | None, data: dict[str, Any], have: set[str],
+                 problems: list[Problem]) -> tuple[str, ...]:
+    """eval.yaml's `configs` (the Configs `run` uses without -c), each a Config of the Eval;
+    `("default",)` when it is not given."""
+    names = data.get("configs")
+    if not isinstance(names, list) or head is None:
+        return ("default",)
+    for i, name in enumerate(names):
+        if name not in have:
+            problems.append(head.problem(("configs", i), f"no config named '{name}' in "
+                                         f"configs/ (have: {', '.join(sorted(have)) or 'none'})",
+                                         at_value=True))
+    return tuple(str(n) for n in names)
 
 
 def _files(root: Path, sub: str, problems: list[Problem], data: bool = False) -> list[Path]:

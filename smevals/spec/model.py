@@ -69,6 +69,7 @@ class Eval:
     tasks: tuple[Task, ...]
     configs: dict[str, Config] = field(default_factory=dict)
     graders: dict[str, Grader] = field(default_factory=dict)
+    run_configs: tuple[str, ...] = ("default",)   # eval.yaml `configs`: what run uses without -c
 
     def task(self, name: str) -> Task | None:
         return self.task_index.get(name)

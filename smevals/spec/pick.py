@@ -27,7 +27,10 @@ def load_evals(paths: list[str] | tuple[str, ...]) -> list[Eval]:
 def pick_config(ev: Eval, name: str) -> Config:
     if name not in ev.configs:
         have = ", ".join(sorted(ev.configs)) or "(none)"
-        raise SmevalsError(f"{ev.name}: no config named '{name}' - available configs: {have}")
+        hint = ("; give -c NAME (repeatable), or list the Configs to run without -c under "
+                "`configs:` in eval.yaml") if name == "default" and ev.configs else ""
+        raise SmevalsError(f"{ev.name}: no config named '{name}' - available configs: "
+                           f"{have}{hint}")
     return ev.configs[name]
 
 

@@ -4,9 +4,14 @@ setting that asks for it, naming what the machine has (smevals.proc.setting).
 
 A Config's `sandbox:` is checked for every Run of it, and a Task's for the Runs of a
 Config that has one or whose runner is a built-in agent runner (those run code in the
-sandbox). For grading, the `sandbox:` of a Check whose checker runs code (`match_output`,
-`command`), with each graded Task's on top. `validate` checks only their shape (the
-schemas): what the machine gives is a question for the machine that runs them.
+sandbox). Such a runner is checked even without any setting: its code runs in its own
+view of the filesystem by default, and a machine that cannot build one refuses it at the
+Config's `runner:` (unless `view: host` says to run with the machine's files in sight);
+an `smevals:agent` Config whose `tools:` leave out `bash` runs no code. For grading, the
+`sandbox:` of every Check whose checker runs code (`match_output`, `command`), with each
+graded Task's on top. Each `expose:` path must exist here and must not hold the Eval's
+folder: a Problem at that item. `validate` checks only their shape (the schemas): what
+the machine gives is a question for the machine that runs them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from smevals.errors import Problem
 from smevals.spec.load import display_path
@@ -30,14 +35,25 @@ __all__ = ["AGENT_RUNNERS", "SANDBOXED_CHECKERS", "grade_sandbox_problems",
 AGENT_RUNNERS = frozenset({"smevals:agent", "smevals:codex", "smevals:claude-code", "smevals:pi"})
 SANDBOXED_CHECKERS = frozenset({"match_output", "command"})
 
+# Where a layer is written: its file, the positions of its document, the field path of
+# its `sandbox` key there, and the position to name when it has none.
+Where = tuple[Path, dict[Any, tuple[int, int]], tuple[str | int, ...], tuple[int, int]]
+
 
 def run_sandbox_problems(config: Config, tasks: Iterable[Task]) -> list[Problem]:
     """The settings of `config` and `tasks` this machine cannot give, for `run`."""
     base = config.doc.get("sandbox")
-    if base is None and config.runner not in AGENT_RUNNERS:
+    runs_code = config.runner in AGENT_RUNNERS and _offers_bash(config)
+    if base is None and not runs_code:
         return []
-    own = (config.path, config.locs.get(("sandbox",), (1, 1)), "sandbox")
-    return _problems(base, own, tasks)
+    pos = config.locs.get(("sandbox",), config.locs.get(("runner",), (1, 1)))
+    own: Where = (config.path, config.locs, ("sandbox",), pos)
+    return _problems(base, own, tasks, config.path.parent.parent)
+
+
+def _offers_bash(config: Config) -> bool:
+    tools = config.doc.get("tools")
+    return config.runner != "smevals:agent" or not isinstance(tools, list) or "bash" in tools
 
 
 def grade_sandbox_problems(grader: Grader, tasks: Iterable[Task]) -> list[Problem]:
@@ -50,29 +66,54 @@ def grade_sandbox_problems(grader: Grader, tasks: Iterable[Task]) -> list[Proble
             continue
         where = ("checks", check.index)
         pos = grader.locs.get(where + ("sandbox",), grader.locs.get(where, (1, 1)))
-        own = (grader.path, pos, f"checks[{check.index}].sandbox")
-        out += _problems(check.options.get("sandbox"), own, listed)
+        own: Where = (grader.path, grader.locs, (*where, "sandbox"), pos)
+        out += _problems(check.options.get("sandbox"), own, listed, grader.path.parent.parent)
     return out
 
 
-def _problems(base: object, own: tuple[Path, tuple[int, int], str],
-              tasks: Iterable[Task]) -> list[Problem]:
+def _problems(base: object, own: Where, tasks: Iterable[Task], eval_dir: Path) -> list[Problem]:
     found: dict[tuple[str, tuple[int, int], str], str] = {}
-    if base is not None:
-        _note(found, own, base, None)
+    _exposed(found, own, base, eval_dir)
+    _note(found, own, base, None)
     for task in tasks:
         layer = task.doc.get("sandbox")
         if layer is not None:
-            _note(found, (task.path, task.pos("sandbox"), "sandbox"), base, layer)
+            at: Where = (task.path, task.locs, ("sandbox",), task.pos("sandbox"))
+            _exposed(found, at, layer, eval_dir)
+            _note(found, at, base, layer)
     return [Problem(path, line, col, reason, field)
             for (path, (line, col), field), reason in found.items()]
 
 
-def _note(found: dict[tuple[str, tuple[int, int], str], str],
-          at: tuple[Path, tuple[int, int], str], base: object, layer: object) -> None:
+def _field(where: tuple[str | int, ...]) -> str:
+    from smevals.spec.yamlio import dotted
+
+    return dotted(where)
+
+
+def _note(found: dict[tuple[str, tuple[int, int], str], str], at: Where, base: object,
+          layer: object) -> None:
     reason = _refusal(base, layer)
     if reason is not None:
-        found.setdefault((display_path(at[0]), at[1], at[2]), reason)
+        found.setdefault((display_path(at[0]), at[3], _field(at[2])), reason)
+
+
+def _exposed(found: dict[tuple[str, tuple[int, int], str], str], at: Where, layer: object,
+             eval_dir: Path) -> None:
+    """A Problem at each `expose:` item of `layer` that cannot be given here."""
+    from smevals.proc.view import expose_problem
+
+    paths = layer.get("expose") if isinstance(layer, dict) else None
+    if not isinstance(paths, list):
+        return
+    for index, path in enumerate(paths):
+        if not isinstance(path, str):
+            continue
+        why = expose_problem(path, holds=str(eval_dir))
+        if why is not None:
+            where = (*at[2], "expose", index)
+            pos = at[1].get(where, at[3])
+            found.setdefault((display_path(at[0]), pos, _field(where)), why)
 
 
 def _refusal(base: object, layer: object) -> str | None:

@@ -5,10 +5,12 @@ config; decoding 100,000 of them from the index cache takes seconds. The brief v
 the same shape (so code reading it cannot tell, as long as it reads only these fields):
 
 - Run: model, status, sample, started, duration_seconds, failure, truncated; `task` and
-  `config` reduced to their `name`; `inputs` to hash, task, config and runner.
-- Grade: grading_hash, graded, outcome, score, tags, metrics, judge; `run` reduced to rel and
-  task; `grader` to name and version; `checks` to every Check's name, checker, ok,
-  skipped, error and score, and the notes of the failed ones (per-Check figures and the
+  `config` reduced to their `name`; `inputs` to hash, task, config, runner and workspace
+  (every part `run --dry-run` compares to tell why a Run is stale); `provenance` to
+  `runner` (the harness's or the agent loop's version, which `diff` and `log` compare).
+- Grade: grading_hash, graded, outcome, score, tags, metrics, judge, tampering; `run` reduced
+  to rel and task; `grader` to name and version; `checks` to every Check's name, checker,
+  ok, skipped, error and score, and the notes of the failed ones (per-Check figures and the
   reason of a failure need no more).
 
 A field that is not a mapping where one is expected is kept as it is, so malformed records
@@ -20,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-VERSION = 5        # bump when the fields change: cached brief records are then read again
+VERSION = 7        # bump when the fields change: cached brief records are then read again
 RUN_KEYS = ("model", "status", "sample", "started", "duration_seconds", "failure", "truncated")
-RUN_PARTS = (("task", ("name",)), ("config", ("name",)), ("inputs", ("hash", "task", "config",
-                                                                        "runner")))
-GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics", "judge")
+RUN_PARTS = (("task", ("name",)), ("config", ("name",)),
+             ("inputs", ("hash", "task", "config", "runner", "workspace")),
+             ("provenance", ("runner",)))
+GRADE_KEYS = ("grading_hash", "graded", "outcome", "score", "tags", "metrics", "judge",
+              "tampering")
 GRADE_PARTS = (("run", ("rel", "task")), ("grader", ("name", "version")))
 CHECK_KEYS = ("name", "checker", "ok", "skipped", "error", "score")
 FAILED_KEYS = (*CHECK_KEYS, "notes")

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 _HEADER = (b"smevals-index", CACHE_VERSION, sys.version_info[:2])
 
 

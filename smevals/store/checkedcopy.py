@@ -68,8 +68,8 @@ def _record(folder: int, name: str) -> bytes | str | None:
 
 def _copy_tree(folder: int, dest: Path, prefix: str, skip: str = "") -> list[Entry]:
     """Copy every entry of the open folder but `skip` into `dest`: regular files by their
-    bytes, links as links, sub-folders likewise; anything else is listed (as `special`),
-    not copied."""
+    bytes, links as links, sub-folders likewise; anything else is listed (as `special`, as
+    `verify` lists it), never opened (a socket cannot be) nor copied."""
     out: list[Entry] = []
     for name in sorted(os.listdir(folder)):
         if name == skip:
@@ -86,6 +86,8 @@ def _copy_tree(folder: int, dest: Path, prefix: str, skip: str = "") -> list[Ent
             target = os.readlink(name, dir_fd=folder)
             os.symlink(target, dest / name)
             out.append(Entry(inner, 0, None, target))
+        elif not stat.S_ISREG(info.st_mode):
+            out.append(Entry(inner, 0, None, None))     # a FIFO, socket or device: never opened
         else:
             out.append(_copy_file(folder, name, dest / name, inner))
     return out

@@ -77,7 +77,8 @@ def _records(source: GitSource, root: Path, kind: str, brief: bool, rels: list[s
     known = _known(root, kind, brief)
     keys = [_key(blob, rel) for blob, rel in zip(blobs, rels, strict=True)]
     found: list[Any] = [known.get(key) for key in keys]
-    todo = [i for i, blob in enumerate(blobs) if blob and found[i] is None]
+    todo = [i for i, blob in enumerate(blobs)
+            if blob and blob != gitsource.LINKED and found[i] is None]
     wanted = [(blobs[i], rels[i]) for i in todo]
     for i, parsed in zip(todo, _read(wanted, source.repo, kind, brief), strict=True):
         found[i] = parsed
@@ -86,6 +87,10 @@ def _records(source: GitSource, root: Path, kind: str, brief: bool, rels: list[s
     records: list[Any] = []
     listed: list[damage.Listed] = []
     for blob, parsed, have in zip(blobs, found, files, strict=True):
+        if blob == gitsource.LINKED:
+            records.append(gitsource.LINKED_WHY)
+            listed.append(())
+            continue
         record, listing = parsed if blob else (index.parse_record(kind, None), ())
         why = gitsource.files_problem(listing, have) if record.__class__ is dict else None
         records.append(record if why is None else why)

@@ -15,6 +15,7 @@ from smevals.store.base import Entry, Scanned
 from smevals.store.gitcat import (
     Digest,
     Started,
+    cat_files,
     cat_many,
     git,
     ls_tree_result,
@@ -25,6 +26,9 @@ from smevals.store.gitcat import (
 from smevals.store.layout import DEPTH, KINDS, RECORD_NAMES
 
 _LINK_MODE = "120000"
+LINKED = "link"            # the "record blob" of a symlink where an object folder belongs
+LINKED_WHY = ("a symlink where a folder of the store belongs: never followed (an object is "
+              "a real folder)")
 SCAN_CHUNK = 4000           # objects whose blobs verify fetches at a time
 
 
@@ -123,6 +127,33 @@ class GitSource:
 
     def objects(self, kind: str) -> list[str]:
         return sorted(self.tree().objects[kind])
+
+    def judge_entries(self) -> list[tuple[str, bool, bytes | str | None]]:
+        """Every file under the judge cache folder (`judges/`) at the revision: (path from
+        the store's root, whether it is a regular file, its bytes). A file above the record
+        limit comes as a str saying its size (never read), a link or submodule as None."""
+        from smevals.store.regular import record_limit
+
+        top = f"{self.prefix}/judges" if self.prefix else "judges"
+        out = ls_trees(self.repo, self.commit, [top])
+        cut = len(self.prefix) + 1 if self.prefix else 0
+        found: list[tuple[str, bool]] = []
+        blobs: list[str] = []
+        for item in out.decode("utf-8", "surrogateescape").split("\0"):
+            meta, tab, path = item.partition("\t")
+            if not tab:
+                continue
+            regular = meta[7:11] == "blob" and meta[:6] in ("100644", "100755")
+            found.append((path[cut:], regular))
+            if regular:
+                blobs.append(meta[12:].split(" ")[0])
+        stream = cat_files(self.repo, blobs, record_limit())
+        try:
+            contents = iter([next(stream) for _ in blobs])
+        finally:
+            stream.close()
+        return [(rel, regular, _as_bytes(next(contents)) if regular else None)
+                for rel, regular in found]
 
     def strays(self, kind: str) -> list[str]:
         return sorted(self.tree().strays[kind])
@@ -245,6 +276,9 @@ def _parse_listing(items: list[str], kind: str) -> Listed:
             continue
         path = item[tab + 1:]
         parts = path.split("/", depth)
+        if len(parts) == depth and item[:6] == _LINK_MODE and "/." not in "/" + path:
+            objects[path] = LINKED                  # a symlink where an object belongs
+            continue
         if len(parts) <= depth:
             continue                                # a stray file above the objects
         rel = path[:len(path) - len(parts[-1]) - 1]
@@ -279,6 +313,10 @@ def files_problem(listed: tuple[Any, ...], found: Found) -> str | None:
     extra = sorted(set(found) - names)
     return f"{extra[0]}: extra file: in the folder but not listed in the record" if extra \
         else None
+
+
+def _as_bytes(data: bytes | Digest | str | None) -> bytes | str | None:
+    return None if isinstance(data, Digest) else data
 
 
 def _blob_of(files: list[tuple[str, str, str]], path: str) -> str | None:

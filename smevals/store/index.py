@@ -63,14 +63,33 @@ def read_kind(root: Path, kind: str, brief: bool = False) -> cache.Index:
     with gc_paused():
         racy_ns = time.time_ns() - RACY_NS
         old = cache.load(root, name)
-        rels, stamps, dirs = listing(root, kind, old.dirs if old else None, racy_ns)
+        rels, stamps, dirs, links = listing(root, kind, old.dirs if old else None, racy_ns)
         if old is not None and old.stamps == stamps and old.rels == rels:
             if dirs != old.dirs:
                 cache.save(root, name, old._replace(dirs=dirs))
-            return checked(str(root), old)
+            return _with_links(root, checked(str(root), old), links)
         fresh = _refresh(root, kind, rels, stamps, old, brief)._replace(dirs=dirs)
         cache.save(root, name, _distrust_racy(fresh, racy_ns))
-        return checked(str(root), fresh)
+        return _with_links(root, checked(str(root), fresh), links)
+
+
+def _with_links(root: Path, found: cache.Index, links: list[str]) -> cache.Index:
+    """`found` with each symlink met where a store folder belongs given as damage (a str
+    saying where it points), so that readers name it: it is never followed."""
+    if not links:
+        return found
+    rows = list(zip(found.rels, found.stamps, found.records, found.blobs, found.files,
+                    strict=True))
+    for rel in links:
+        try:
+            target = os.readlink(f"{root}/{rel}")
+        except OSError:
+            target = "?"
+        rows.append((rel, None, f"a symlink to {target!r} where a folder of the store "
+                     "belongs: never followed (an object is a real folder)", "", ()))
+    rows.sort(key=lambda row: row[0])
+    rels, stamps, records, blobs, files = (list(column) for column in zip(*rows, strict=True))
+    return found._replace(rels=rels, stamps=stamps, records=records, blobs=blobs, files=files)
 
 
 def checked(root: str, found: cache.Index) -> cache.Index:
@@ -107,17 +126,20 @@ def label(kind: str, brief: bool) -> str:
 
 
 def listing(root: Path, kind: str, dirs: Dirs | None = None,
-            racy_ns: int = 0) -> tuple[list[str], list[Stamp], Dirs]:
+            racy_ns: int = 0) -> tuple[list[str], list[Stamp], Dirs, list[str]]:
     """Every object folder of `kind` (sorted, relative to `root`; hidden names and
-    non-folders are not objects), its record's stamp, and the folders' names as listed.
-    With `dirs` (those names from a read before), a folder whose stamp is unchanged is
-    not listed again; folders changed since `racy_ns` are left out of the names kept."""
+    non-folders are not objects), its record's stamp, the folders' names as listed, and
+    the symlinks met where a folder belongs (never followed). With `dirs` (those names from
+    a read before), a folder whose stamp is unchanged is not listed again; folders changed
+    since `racy_ns` are left out of the names kept."""
     walk = _Walk(str(root), RECORD_NAMES[kind], dirs or {}, racy_ns)
     walk.folder(f"{kind}s", DEPTH[kind])
-    return walk.rels, walk.stamps, walk.dirs
+    return walk.rels, walk.stamps, walk.dirs, walk.links
 
 
-Dirs = dict[str, tuple[tuple[int, int, int], list[str]]]     # rel: (ino, mtime, ctime), names
+# rel: (ino, mtime, ctime), names: its sub-folders, and its symlinks as LINK + name
+Dirs = dict[str, tuple[tuple[int, int, int], list[str]]]
+LINK = "\0"                 # never in a file name
 
 
 class _Walk:
@@ -126,10 +148,14 @@ class _Walk:
         self.rels: list[str] = []
         self.stamps: list[Stamp] = []
         self.dirs: Dirs = {}
+        self.links: list[str] = []
 
     def folder(self, rel: str, depth: int) -> None:
         path = f"{self.root}/{rel}"
         names = self.names(path, rel)
+        if names and names[0][0] == LINK:           # sorted first: NUL sorts first
+            self.links += [f"{rel}/{name[1:]}" for name in names if name[0] == LINK]
+            names = [name for name in names if name[0] != LINK]
         if depth > 0:
             for name in names:
                 self.folder(f"{rel}/{name}", depth - 1)
@@ -158,8 +184,9 @@ class _Walk:
         else:
             try:
                 with os.scandir(path) as it:
-                    names = sorted(e.name for e in it
-                                   if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+                    names = sorted(e.name if e.is_dir(follow_symlinks=False) else LINK + e.name
+                                   for e in it if e.name[0] != "." and (
+                                       e.is_dir(follow_symlinks=False) or e.is_symlink()))
             except OSError:
                 return []
         if st.st_mtime_ns < self.racy_ns and st.st_ctime_ns < self.racy_ns:

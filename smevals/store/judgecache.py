@@ -234,27 +234,59 @@ def entry_problems(rel: str, path: Path | None) -> list[str]:
 
 def check_entry(path: Path) -> tuple[bytes | None, dict[str, Any] | None, list[str]]:
     """(bytes, record, problems) of one entry; no problem when it is sound (or just gone)."""
-    match = _NAME.match(path.name)
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
         return None, None, []
     except OSError as exc:
         return None, None, [f"unreadable judge cache entry: {exc}"]
-    if match is None or path.parent.name != path.name[:2] or not stat.S_ISREG(mode):
-        return None, None, [OLD if _OLD_NAME.match(path.name) and stat.S_ISREG(mode)
-                            else STRAY]
+    misplaced = _misplaced(path.parent.name, path.name, stat.S_ISREG(mode))
+    if misplaced:
+        return None, None, misplaced
     try:
         data = read_record(str(path))[1]
-        record = loads(data)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         return None, None, [f"unreadable judge cache entry: {exc}"]
+    record, problems = check_bytes(path.name, data)
+    return data, record, problems
+
+
+def committed_problems(rel: str, regular: bool, data: bytes | str | None) -> list[str]:
+    """Why one file under `judges/` at a git revision (`rel` from the store's root) is not a
+    sound cache entry, as `entry_problems` says it of a file in the working tree: `data` is
+    its bytes, a str saying why they were not read (above the record limit), or None."""
+    parts = rel.split("/")
+    if len(parts) != 3:
+        return [STRAY]
+    misplaced = _misplaced(parts[1], parts[2], regular)
+    if misplaced:
+        return misplaced
+    if not isinstance(data, bytes):
+        return [f"unreadable judge cache entry: {data or 'not in the revision'}"]
+    return check_bytes(parts[2], data)[1]
+
+
+def _misplaced(bucket: str, name: str, regular: bool) -> list[str]:
+    """Why a file is no entry by its place, name and type (an empty list when it may be)."""
+    if _NAME.match(name) is None or bucket != name[:2] or not regular:
+        return [OLD if _OLD_NAME.match(name) and regular else STRAY]
+    return []
+
+
+def check_bytes(name: str, data: bytes) -> tuple[dict[str, Any] | None, list[str]]:
+    """(record, problems) of an entry named `name` holding `data`."""
+    match = _NAME.match(name)
+    assert match is not None
+    try:
+        record = loads(data)
+    except ValueError as exc:
+        return None, [f"unreadable judge cache entry: {exc}"]
     if not isinstance(record, dict) or record.get("kind") != "judge" \
             or not isinstance(record.get("request"), dict) \
             or not isinstance(record.get("response"), dict):
-        return data, None, ["not a judge cache record (needs kind 'judge', a request and a "
-                            "response)"]
-    return data, record, _hash_problems(data, record, match.group(1), match.group(2))
+        return None, ["not a judge cache record (needs kind 'judge', a request and a "
+                      "response)"]
+    return record, _hash_problems(data, record, match.group(1), match.group(2))
 
 
 def _hash_problems(data: bytes, record: dict[str, Any], key: str, digest: str) -> list[str]:

@@ -145,6 +145,16 @@ class Store:
             self.broken.append((rel, why))
         damage.note(self.source.label, rel, why)
 
+    def note_orphans(self, brief: bool = False) -> None:
+        """Leave out, and name, each Grade whose Run is missing from the store (neither read
+        nor damaged), in the words of `verify`."""
+        runs = {run.rel for run in self.runs(brief)} | {rel for rel, _why in self.broken}
+        for grade in list(self.grades(brief)):
+            run = grade.record.get("run")
+            rel = str(run.get("rel")) if isinstance(run, dict) else ""
+            if rel not in runs:
+                self.note_damaged(grade.rel, f"the Run it grades is missing: {rel}")
+
     @overload
     def fresh(self, kind: Literal["run"], parent: str,
               known: AbstractSet[str] = frozenset()) -> list[Obj[RunRecord]]: ...

@@ -23,8 +23,8 @@ if TYPE_CHECKING:                   # typing.ReadOnly is Python 3.13+; only mypy
 
 __all__ = ["CheckBrief", "CheckRecord", "Failure", "FileEntry", "GradeBrief", "GradeFields",
            "GradeRecord", "GraderRef", "GraderRefBrief", "Inputs", "JudgeUsage", "Label",
-           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "Truncation",
-           "WorkspaceChanges"]
+           "RunBrief", "RunFields", "RunRecord", "RunRef", "RunRefBrief", "TamperMark",
+           "Truncation", "WorkspaceChanges"]
 
 Status = Literal["ok", "failed"]
 Outcome = Literal["pass", "fail", "error"]
@@ -62,6 +62,15 @@ class WorkspaceChanges(TypedDict):
     deleted: list[str]
 
 
+class Ignored(TypedDict):
+    """Generated noise left out of a Run (run/ignore.py): the rules, and the files (and
+    their bytes) they removed before the Run was sealed."""
+
+    rules: list[str]
+    files: int
+    bytes: int
+
+
 class Failure(TypedDict):
     kind: str                   # exit, timeout, signal, launch or artifact
     detail: str
@@ -94,6 +103,7 @@ class RunFields(TypedDict):
     usage: NotRequired[dict[str, Any] | None]
     usage_error: NotRequired[str]
     workspace: NotRequired[WorkspaceChanges]   # a Task with starting files: what changed
+    ignored: NotRequired[Ignored]       # generated noise removed before sealing
     provenance: NotRequired[dict[str, Any]]
 
 
@@ -118,6 +128,7 @@ class RunBrief(TypedDict):
     task: ReadOnly[dict[str, Any]]
     config: ReadOnly[dict[str, Any]]
     inputs: ReadOnly[Inputs]
+    provenance: ReadOnly[NotRequired[dict[str, Any]]]     # only its `runner`
 
 
 class CheckRecord(TypedDict):
@@ -192,6 +203,13 @@ class Label(TypedDict, total=False):
     note: str
 
 
+class TamperMark(TypedDict):
+    """One tampering mark of a Grade (grade/tampering.py): the path and the kind."""
+
+    path: str
+    kind: str
+
+
 class GradeFields(TypedDict):
     """grade.json as its writer gives it to `Staging.commit`."""
 
@@ -210,6 +228,8 @@ class GradeFields(TypedDict):
     smevals: NotRequired[str]
     label: NotRequired[Label]
     judge: NotRequired[JudgeUsage]
+    tampering: NotRequired[list[TamperMark]]
+    tampering_cut: NotRequired[int]
 
 
 class GradeRecord(GradeFields):
@@ -231,6 +251,7 @@ class GradeBrief(TypedDict):
     tags: ReadOnly[list[str]]
     metrics: ReadOnly[dict[str, Any]]
     judge: ReadOnly[NotRequired[JudgeUsage]]
+    tampering: ReadOnly[NotRequired[list[TamperMark]]]
     run: ReadOnly[RunRefBrief]
     grader: ReadOnly[GraderRefBrief]
     checks: ReadOnly[Sequence[CheckBrief]]

@@ -57,10 +57,10 @@ def verify_store(root: Path, rev: str | None = None) -> tuple[int, list[Damage]]
                 links.append((scanned.rel, _run_rel(record)))
     problems += [Damage(rel, f"the Run it grades is missing: {run}")
                  for rel, run in links if run not in runs]
-    if not rev:
-        judged, damage = judge_cache_problems(root)
-        count += judged
-        problems += damage
+    judged, damage = committed_judge_problems(source) if isinstance(source, GitSource) \
+        else judge_cache_problems(root)
+    count += judged
+    problems += damage
     return count, problems
 
 
@@ -79,6 +79,23 @@ def judge_cache_problems(root: Path) -> tuple[int, list[Damage]]:
     for rel, path in judgecache.entries(root):
         count += path is not None
         out += [Damage(rel, message) for message in judgecache.entry_problems(rel, path)]
+    return count, out
+
+
+def committed_judge_problems(source: GitSource) -> tuple[int, list[Damage]]:
+    """The judge cache as committed at the revision, checked as `judge_cache_problems`
+    checks it in the working tree."""
+    from smevals.store import judgecache
+
+    count, out, seen = 0, [], set()
+    for rel, regular, data in source.judge_entries():
+        entry = "/".join(rel.split("/")[:3])    # a folder in a bucket: named once, as a folder
+        if entry in seen:
+            continue
+        seen.add(entry)
+        count += entry.count("/") == 2          # what is in a bucket, as in the working tree
+        problems = judgecache.committed_problems(rel, regular and entry == rel, data)
+        out += [Damage(entry, message) for message in problems]
     return count, out
 
 

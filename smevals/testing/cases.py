@@ -40,6 +40,7 @@ class Case:
     tags: tuple[str, ...] = ()
     absent_tags: tuple[str, ...] = ()
     description: str = ""
+    tampering: tuple[str, ...] | None = None     # the kinds the Grade must mark, exactly
 
 
 def fixtures_dir(grader: Grader) -> Path:
@@ -106,7 +107,8 @@ def _build(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]) -> Case 
                 str(data.get("model") or DEFAULT_MODEL), data["expect"],
                 data.get("failing_check"), data.get("notes"), score,
                 tuple(data.get("tags") or ()), tuple(data.get("absent_tags") or ()),
-                str(data.get("description") or ""))
+                str(data.get("description") or ""),
+                None if data.get("tampering") is None else tuple(data["tampering"]))
 
 
 def _task(ev: Eval, path: Path, doc: YamlDoc, problems: list[Problem]

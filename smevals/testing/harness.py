@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -16,6 +16,7 @@ from smevals.grade.apply import (
     GradeJob,
     grade_record,  # the Grade `smevals grade` writes
     run_checks,
+    tampering_of,
 )
 from smevals.grade.score import failure_reason
 from smevals.proc.launch import ProcessGroups
@@ -38,10 +39,12 @@ class Outcome:
     why: str                     # one line: the failing Check (named, else first) and notes
     mismatches: list[str]
     seconds: float
+    tampering: list[str] = field(default_factory=list)   # the kinds the Grade marked
+    missing: list[str] = field(default_factory=list)    # optional dependencies not installed
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return not self.mismatches and not self.missing
 
 
 def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[str, str],
@@ -56,16 +59,33 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
         workspace = root / "grade"
         workspace.mkdir()
         results = run_checks(job, workspace, {**case.task, **case.grading})
-        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0)
+        grade = grade_record(job, results, case.grading, datetime.now(UTC), 0.0,
+                             tampering_of(job, root / RUN_FOLDER, case.grading))
     checks = grade["checks"]
     first = next((c for c in checks if not c.get("skipped") and not c.get("ok")), None)
     named = _named_check(checks, case.failing_check)[0] if case.failing_check else None
     why = failure_reason(grader, [named] if named else checks, grade["score"]) \
         if grade["outcome"] != "pass" else ""
+    kinds = sorted({str(m.get("kind")) for m in grade.get("tampering") or []})
     got = Outcome(case, str(grade["outcome"]), grade["score"], list(grade["tags"]), why,
-                  [], time.monotonic() - clock)
-    got.mismatches.extend(mismatches(case, got, checks, first))
+                  [], time.monotonic() - clock, kinds, missing_dependencies(checks))
+    if not got.missing:             # the grader could not do its work: nothing to compare
+        got.mismatches.extend(mismatches(case, got, checks, first))
     return got
+
+
+def missing_dependencies(checks: list[CheckRecord]) -> list[str]:
+    """One line per optional dependency a Check needed and did not find: what it needs and
+    the line that installs it (`render_svg needs resvg, which is not installed: pip
+    install 'resvg>=0.2'`)."""
+    out: list[str] = []
+    for check in checks:
+        details = check.get("details") or {}
+        if isinstance(details, dict) and details.get("missing_extra") and check.get("notes"):
+            line = str(check["notes"]).splitlines()[0]
+            if line not in out:
+                out.append(line)
+    return out
 
 
 def _lay_out(run_dir: Path, case: Case) -> None:
@@ -124,6 +144,9 @@ def mismatches(case: Case, got: Outcome, checks: list[CheckRecord],
     out.extend(f"tag '{t}' missing" for t in map(normalize_tag, case.tags) if t not in got.tags)
     out.extend(f"tag '{t}' present" for t in map(normalize_tag, case.absent_tags)
                if t in got.tags)
+    if case.tampering is not None and sorted(set(case.tampering)) != got.tampering:
+        out.append(f"expected tampering [{', '.join(sorted(set(case.tampering)))}], got "
+                   f"[{', '.join(got.tampering)}]")
     return out
 
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from smevals.proc.contain import containment, find
+from smevals.proc.sandbox import Policy, describe
 from tests.helpers import grade_records, make_eval, write
 
-# `command` keeps everything but its copy and its home read-only wherever it can
-_RO = find("auto", False, True)
-SANDBOX = _RO.name if _RO is not None else containment().name
+# `command` runs in its own view of the filesystem (smevals.proc.view)
+SANDBOX = describe(Policy(1.0, {}))
 
 AGENT = """
 #!/bin/sh
@@ -95,22 +94,22 @@ checks:
     files: [more/test_calc_ut.py]
   - checker: command
     name: junit
-    command: mkdir -p out && cp report.xml out/r.xml
-    junit: out/r.xml
+    command: cp report.xml {junit}
+    junit: true
     files: [report.xml]
   - checker: command
     name: bad-junit
-    command: mkdir out; printf '<testsuites><testcase' > out/r.xml
-    junit: out/r.xml
+    command: printf '<testsuites><testcase' > "$SMEVALS_JUNIT"
+    junit: true
   - checker: command
     name: dtd-junit
-    command: cp dtd.xml r.xml; exit 1
-    junit: r.xml
+    command: [sh, -c, 'cp dtd.xml "$1"; exit 1', sh, "{junit}"]
+    junit: true
     files: [dtd.xml]
   - checker: command
     name: no-junit
     command: "true"
-    junit: r.xml
+    junit: true
   - checker: command
     name: hangs
     command: sleep 60
@@ -158,9 +157,9 @@ def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> 
     assert checks["pytest"] == {
         "checker": "command", "name": "pytest", "ok": False, "score": 2 / 3,
         "notes": "command exited with code 1: 1 of 3 tests failed "
-                 "(tests/test_calc.py::test_sub)",
-        "details": {"exit_code": 1, "sandbox": SANDBOX, "failing": ["tests/test_calc.py::test_sub"],
-                    "tests": {"from": "pytest", "passed": 2, "total": 3}},
+                 "(tests.test_calc.test_sub)",
+        "details": {"exit_code": 1, "sandbox": SANDBOX, "failing": ["tests.test_calc.test_sub"],
+                    "tests": {"from": "junit", "passed": 2, "total": 3}},
         "seconds": checks["pytest"]["seconds"]}
     (folder,) = {p.parent for p in (ev / "results" / "grades").rglob("grade.json")}
     assert "1 failed, 2 passed" in (folder / "command.pytest.stdout.txt").read_text()
@@ -169,7 +168,7 @@ def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> 
 def test_unittest_summary(graded) -> None:
     check = graded[1]["unittest"]
     assert check["score"] == 1 / 3
-    assert check["details"]["tests"] == {"from": "unittest", "passed": 1, "total": 3}
+    assert check["details"]["tests"] == {"from": "junit", "passed": 1, "total": 3, "skipped": 1}
     assert check["details"]["failing"] == ["test_calc_ut.T.test_err", "test_calc_ut.T.test_sub"]
     assert check["notes"] == ("command exited with code 1: 2 of 3 tests failed "
                               "(test_calc_ut.T.test_err, test_calc_ut.T.test_sub)")
@@ -177,16 +176,21 @@ def test_unittest_summary(graded) -> None:
 
 def test_junit_reports(graded) -> None:
     checks = graded[1]
-    assert checks["junit"]["ok"] is True           # the command exited 0
+    assert checks["junit"]["ok"] is False          # exit 0, but its own figures fail it
+    assert checks["junit"]["notes"] == ("2 of 4 tests failed (calc.test_b, calc.test_c), "
+                                        "though the command exited 0")
     assert checks["junit"]["score"] == 0.5
     assert checks["junit"]["details"]["failing"] == ["calc.test_b", "calc.test_c"]
-    assert checks["junit"]["details"]["tests"] == {"from": "junit", "passed": 2, "total": 4}
+    assert checks["junit"]["details"]["tests"] == {"from": "junit", "passed": 2, "total": 4,
+                                                   "skipped": 1}
     assert checks["bad-junit"]["ok"] is False
     assert checks["bad-junit"]["notes"].startswith(
-        "junit: out/r.xml is not well-formed XML (unclosed token: line 1")
-    assert checks["dtd-junit"]["notes"] == ("junit: r.xml has a DTD or an entity declaration, "
-                                            "which smevals refuses")
-    assert checks["no-junit"]["notes"] == "junit: the command wrote no report at r.xml"
+        "the test report is not well-formed XML (unclosed token: line 1")
+    assert checks["dtd-junit"]["notes"] == ("command exited with code 1; the test report has a "
+                                            "DTD or an entity declaration, which smevals "
+                                            "refuses")
+    assert checks["no-junit"]["notes"] == ("no test report was written: the test run ended "
+                                           "before it finished")
     assert checks["no-junit"]["score"] == 0.0
 
 
@@ -213,8 +217,12 @@ def test_python_is_smevals_python_and_each_check_has_its_own_copy(graded) -> Non
     ("checker: command\n    files: x", "2:5: checks[0].command: missing required option"),
     ("checker: command\n    command: 'true'\n    files: ../x",
      "4:5: checks[0].files: may not contain '..' ('../x')"),
-    ("checker: command\n    command: 'true'\n    junit: /tmp/r.xml",
-     "4:5: checks[0].junit: must be a relative path, not '/tmp/r.xml'"),
+    ("checker: command\n    command: 'true'\n    junit: out/r.xml",
+     "4:5: checks[0].junit: a report in the tree is no longer read (a file the agent left "
+     "could stand in for it): write `junit: true` and have the command write the report to "
+     "{junit} (e.g. --junitxml={junit}), a private path outside the tree"),
+    ("checker: command\n    command: 'true'\n    expect_tests: 0",
+     "4:5: checks[0].expect_tests: expected an integer >= 1, got 0"),
     ("checker: command\n    command: []",
      "3:5: checks[0].command: expected a command line (run by sh -c) or a non-empty list of "
      "arguments, got []"),

@@ -65,6 +65,12 @@ VALID: dict[str, dict[str, Any]] = {
     "llm_answer_match": {"expected": "x", "judge": NO_JUDGE},
     "llm_pairwise": {"reference": "ref", "judge": NO_JUDGE},
     "custom_webhook": {"url": "http://10.0.0.1/hook"},
+    "equals": {"value": {"a": [1, "b"]}},
+    "inspect_match": {"target": ["1", "x"], "numeric": True},
+    "inspect_exact": {"target": "the cat"},
+    "inspect_choice": {"target": "B", "choices": 4},
+    "javascript": {"code": "output.length > 1"},
+    "python": {"code": "len(output) > 1"},
 }
 
 json_values = st.recursive(
@@ -116,6 +122,9 @@ def _run(name: str, options: Any, inp: CheckInput) -> CheckResult:
         options = {**options, "command": SAFE_COMMAND}  # never execute fuzzed text
     if name == "command" and isinstance(options, dict):
         options = {**options, "command": "true"}
+    if name in ("javascript", "python") and isinstance(options, dict):
+        options = {k: v for k, v in options.items() if k not in ("script", "sandbox")}
+        options["code"] = "output.length > 1" if name == "javascript" else "len(output) > 1"
     result = run_check_(name, options, inp)
     assert isinstance(result, CheckResult)
     json.dumps(result.as_dict(), allow_nan=False)
@@ -124,6 +133,8 @@ def _run(name: str, options: Any, inp: CheckInput) -> CheckResult:
 
 
 def _examples(name: str, n: int) -> int:
+    if name in ("javascript", "python"):     # each example starts a process: a few suffice
+        return 4
     return 10 if name == "match_output" else n
 
 

@@ -137,7 +137,7 @@ def test_bad_options_at_validate(cli, tmp_path: Path) -> None:
         "ev/graders/default.yaml:9:5: checks[2].max_distance: expected a non-negative whole "
         "number, got 2.5",
         "ev/graders/default.yaml:12:5: checks[3].threshold: unknown option for checker "
-        "'levenshtein' (known options: file, max_distance, strip, value)",
+        "'levenshtein' (known options: file, max_distance, strip, utf16, value)",
         "ev/graders/default.yaml:15:5: checks[4].strip: expected true or false, got "
         "\"yes please\"",
         "5 problems found",

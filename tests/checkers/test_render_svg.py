@@ -170,7 +170,8 @@ def test_without_resvg_the_check_fails_naming_the_extra(dirs: tuple[Path, Path],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "resvg", None)       # as if it were not installed
     assert render(dirs, {}) == {"ok": False, "notes": (
-        "render_svg needs resvg, which is not installed: pip install 'resvg>=0.2'")}
+        "render_svg needs resvg, which is not installed: pip install 'resvg>=0.2'"),
+        "details": {"missing_extra": "svg", "install": "pip install 'resvg>=0.2'"}}
 
 
 # --- nothing outside the SVG is ever loaded ---------------------------------------------

@@ -108,14 +108,16 @@ def test_no_process_of_smevals_can_be_read_through_proc(cli) -> None:
 def test_without_a_pid_namespace_the_program_is_not_run_while_secrets_are_about(
         tmp_path: Path) -> None:
     # no bwrap, unshare or setpriv on PATH: no namespace can be made; the environment is
-    # exactly this one (the machine's may hold other secrets)
+    # exactly this one (the machine's may hold other secrets). Without its own view of the
+    # files the program does not run at all unless the Check asks for the host's view.
     bare = tmp_path / "bin"
     bare.mkdir()
-    spec = json.dumps({"checker": "match_output", "expected_output": "ran"})
+    spec = json.dumps({"checker": "match_output", "expected_output": "ran",
+                       "sandbox": {"view": "host"}})
 
-    def check_with(env: dict[str, str]) -> tuple[int, dict[str, object]]:
+    def check_with(env: dict[str, str], given: str = spec) -> tuple[int, dict[str, object]]:
         proc = subprocess.run(
-            [SMEVALS, "check", spec, "--output", "print('ran')"], capture_output=True,
+            [SMEVALS, "check", given, "--output", "print('ran')"], capture_output=True,
             text=True, timeout=60,
             env={"PATH": str(bare), "SMEVALS_CACHE_DIR": str(tmp_path / "cache"), **env})
         return proc.returncode, json.loads(proc.stdout)
@@ -126,10 +128,17 @@ def test_without_a_pid_namespace_the_program_is_not_run_while_secrets_are_about(
                  "smevals' environment, which holds AWS_SECRET, GITHUB_TOKEN, OPENAI_API_KEY "
                  "(see docs/security.md); unset them, or set SMEVALS_ALLOW_UNCONTAINED=1 to "
                  "run it anyway"})
-    ran = (0, {"ok": True, "score": 1.0, "details": {"sandbox": "none"}})
+    ran = (0, {"ok": True, "score": 1.0, "details": {"sandbox": "none, host view"}})
     assert check_with({**SECRETS, "SMEVALS_ALLOW_UNCONTAINED": "1"}) == ran
     # with no secret in its environment, smevals runs the program (and says how, above)
     assert check_with({}) == ran
+    viewless = json.dumps({"checker": "match_output", "expected_output": "ran"})
+    assert check_with({}, viewless) == (2, {
+        "ok": False, "error": True, "details": {"sandbox": "none"},
+        "notes": "sandbox: backend 'auto' cannot build the program's own view of the "
+                 "filesystem here (bwrap: not installed; unshare: not installed), so it "
+                 "would see every file of the machine; this machine gives: none; `view: "
+                 "host` runs it with the machine's files in sight"})
 
 
 def test_the_program_cannot_reach_the_network(cli) -> None:
@@ -150,13 +159,13 @@ def test_the_program_cannot_reach_the_network(cli) -> None:
         assert check(cli, program, "blocked") == {"ok": True, "score": 1.0}
 
 
-def test_detached_descendants_are_killed_at_the_end(cli, tmp_path: Path) -> None:
+def test_detached_descendants_are_killed_at_the_end(cli) -> None:
     arg = f"45.{os.getpid()}{time.monotonic_ns() % 10**6}"
     program = f"""
     import os, subprocess, time
-    subprocess.Popen(["setsid", "sh", "-c", "echo $$ > {tmp_path}/sleeper.pid; exec sleep {arg}"],
+    subprocess.Popen(["setsid", "sh", "-c", "echo $$ > sleeper.pid; exec sleep {arg}"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    marker = "{tmp_path}/sleeper.pid"
+    marker = "sleeper.pid"
     while not (os.path.exists(marker) and os.path.getsize(marker)):
         time.sleep(0.01)            # the detached child runs before the program ends
     time.sleep(0.1)                 # and has become `sleep`

@@ -351,3 +351,159 @@ def test_without_a_grader_the_path_starts_at_the_current_folder(
     assert smevals.check({"checker": "sql_valid", "database": "gone.sql"}, "SELECT 1") == {
         "ok": False, "notes": "option 'database': no such file: gone.sql (relative to the "
                               "current folder)"}
+
+
+# ---- Spider's and BIRD's rules (tests/checkers/test_sql_agreement.py compares them) ------
+
+
+def test_columns_in_another_order_match_unless_strict(folder: Path) -> None:
+    ref = "SELECT name, city, score FROM people"
+    assert passes(folder, "SELECT score, name, city FROM people", reference=ref)
+    assert check(folder, "SELECT score, name, city FROM people", reference=ref,
+                 columns="strict")["notes"] == "the rows differ from the expected ones"
+    assert passes(folder, "SELECT city, name FROM people", expected_rows=[
+        ["ann", "Oslo"], ["bob", None], ["cy", "Oslo"], ["bob", "Rome"]])
+    assert not passes(folder, "SELECT city, name FROM people", match_columns=True,
+                      reference="SELECT city AS name, name AS city FROM people")
+
+
+def test_hundreds_of_columns_are_searched_without_recursion(folder: Path) -> None:
+    values = list(range(300))
+    gold = "SELECT " + ", ".join(map(str, values))
+    pred = "SELECT " + ", ".join(map(str, reversed(values)))
+    assert passes(folder, pred, reference=gold)
+
+
+def test_a_search_over_too_many_column_orders_stops_and_names_strict(folder: Path) -> None:
+    from itertools import permutations
+
+    columns = list(permutations([0.5, 1.5, 2.5, 3.5]))
+    gold, pred = (" UNION ALL ".join("SELECT " + ", ".join(str(c[r]) for c in part)
+                                     for r in range(4))
+                  for part in (columns[:10], columns[10:20]))
+    assert check(folder, pred, reference=gold) == {"ok": False, "notes": (
+        "too many orders of the 10 columns could match the expected ones (the search stops "
+        "after 1,000,000 values compared); give `columns: strict` to compare the columns in "
+        "the order the query gives them")}
+    assert check(folder, pred, reference=gold, columns="strict")["score"] == 0.0
+    assert check(folder, pred, reference=gold, float_tolerance=0)["score"] == 0.0
+
+
+def test_two_empty_results_match_whatever_their_columns(folder: Path) -> None:
+    assert passes(folder, "SELECT name FROM people WHERE 0",
+                  reference="SELECT name, city FROM people WHERE 0")
+    assert passes(folder, "SELECT name, city FROM people WHERE 0", expected_rows=[])
+    assert check(folder, "SELECT name FROM people WHERE 0", reference="SELECT name FROM "
+                 "people")["notes"] == "the query returns 0 row(s), expected 4"
+    assert check(folder, "SELECT name FROM people WHERE 0", match_columns=True,
+                 reference="SELECT city FROM people WHERE 0")["notes"] == \
+        "the column names differ (match_columns)"
+
+
+def test_bird_compares_sets_with_the_columns_in_order(folder: Path) -> None:
+    ref = "SELECT name FROM people ORDER BY id"
+    assert passes(folder, "SELECT DISTINCT name FROM people ORDER BY name DESC", reference=ref,
+                  mode="bird")
+    assert check(folder, "SELECT city, name FROM people", mode="bird",
+                 reference="SELECT name, city FROM people")["notes"] == \
+        "the rows differ from the expected ones (compared as sets)"
+    assert passes(folder, "SELECT city, name FROM people", mode="bird", columns="any_order",
+                  reference="SELECT name, city FROM people")
+    assert check(folder, "SELECT DISTINCT city FROM people", mode="bird",
+                 reference="SELECT name FROM people") == {
+        "ok": False, "score": 0.0, "notes": "the rows differ from the expected ones "
+                                            "(compared as sets)",
+        "details": {"rows": 3, "expected_rows": 4, "missing": [["ann"], ["bob"], ["cy"]],
+                    "unexpected": [[None], ["Oslo"], ["Rome"]]}}
+    assert check(folder, "SELECT name FROM people WHERE 0", mode="bird",
+                 reference=ref)["notes"] == "the query returns 0 row(s), expected 4"
+
+
+def test_the_modes_options_are_checked(folder: Path) -> None:
+    assert check(folder, "SELECT 1", reference="SELECT 1", mode="bird", ordered=True) == {
+        "ok": False, "notes": "option 'ordered': mode: bird compares the rows as sets, so "
+                              "their order cannot count (drop `ordered`, or use mode: spider)"}
+    assert check(folder, "SELECT 1", reference="SELECT 1", mode="test-suite")["notes"] == \
+        "option 'mode': expected one of 'spider', 'bird', got \"test-suite\""
+    assert check(folder, "SELECT 1", reference="SELECT 1", columns="loose")["notes"] == \
+        "option 'columns': expected one of 'any_order', 'strict', got \"loose\""
+
+
+# ---- memory (issue 34, item 5) -------------------------------------------------------------
+
+CTE = ("WITH RECURSIVE r(n, b) AS (SELECT 1, zeroblob(15000000) UNION ALL "
+       "SELECT n + 1, zeroblob(15000000) FROM r) ")
+LIBRARY_CHECK = """
+import json, os, sys
+import smevals
+os.chdir(sys.argv[1])
+result = smevals.check({"checker": sys.argv[2], "database": "db.sql", **json.loads(sys.argv[3])},
+                       sys.argv[4])
+print(json.dumps(result))
+"""
+
+
+def check_in_a_process(folder: Path, name: str, sql: str, megabytes: str,
+                       **opts: Any) -> dict[str, Any]:
+    """A Check in a process of its own: SQLite's heap limit holds for a whole process and
+    is only ever lowered in it, so a test of a low limit must not lower it for the others."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", LIBRARY_CHECK, str(folder), name,
+                           json.dumps(opts), sql], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SMEVALS_MAX_SQL_MB": megabytes})
+    assert proc.returncode == 0, proc.stderr
+    return dict(json.loads(proc.stdout))
+
+
+def test_the_rows_a_query_returns_are_bounded_in_memory(folder: Path) -> None:
+    result = check_in_a_process(folder, "sql_execution", CTE + "SELECT n, b FROM r", "64",
+                                reference="SELECT 1")
+    assert result == {"ok": False, "score": 0.0, "notes": (
+        "the query failed: the rows the query returns take more than 64 MB "
+        "(SMEVALS_MAX_SQL_MB raises it)"), "details": {"sql": CTE + "SELECT n, b FROM r"}}
+
+
+def test_what_sqlite_allocates_for_a_query_is_bounded(folder: Path) -> None:
+    wide = "SELECT " + ", ".join(["zeroblob(4000000)"] * 20)
+    notes = ("the query needs more than 24 MB of memory (SQLite's heap limit; "
+             "SMEVALS_MAX_SQL_MB raises it)")
+    assert check_in_a_process(folder, "sql_execution", wide, "24", reference="SELECT 1")[
+        "notes"] == f"the query failed: {notes}"
+    grouped = ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2000) "
+               "SELECT count(*) FROM (SELECT DISTINCT randomblob(50000) FROM r)")
+    assert check_in_a_process(folder, "sql_execution", grouped, "24", reference="SELECT 1")[
+        "notes"] == f"the query failed: {notes}"
+    assert check_in_a_process(folder, "sql_valid", wide, "24") == {"ok": True, "score": 1.0}
+    assert check_in_a_process(folder, "sql_execution", "SELECT count(*) FROM people", "24",
+                              reference="SELECT 4") == {"ok": True, "score": 1.0}
+
+
+def test_a_malformed_memory_setting_fails_the_check(folder: Path) -> None:
+    assert check_in_a_process(folder, "sql_valid", "SELECT 1", "lots") == {
+        "ok": False, "notes": "SMEVALS_MAX_SQL_MB: 'lots' is not a size in megabytes "
+                              "(a number above 0)"}
+
+
+def test_pragmas_read_as_tables_are_judged_as_the_pragmas(folder: Path) -> None:
+    assert check(folder, "SELECT * FROM pragma_database_list", reference="SELECT 1")[
+        "notes"] == ("the query failed: refused: PRAGMA database_list is not allowed (only "
+                     "schema-reading pragmas)")
+    assert check(folder, "SELECT file FROM pragma_database_list", name="sql_valid")[
+        "notes"] == ("invalid SQL: refused: PRAGMA database_list is not allowed (only "
+                     "schema-reading pragmas)")
+    assert passes(folder, "SELECT name FROM pragma_table_info('pets')",
+                  expected_rows=["owner", "kind"])
+
+
+def test_thousands_of_float_rows_in_another_column_order_pair_up(folder: Path) -> None:
+    """The rows left over pair within the tolerance by a walk in order: each against each,
+    3,000 rows took hours (pytest's timeout fails a regression)."""
+    rows = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) ")
+    assert passes(folder, rows + "SELECT i * 0.1 + 1e-12, 'r' || i, i FROM n",
+                  reference=rows + "SELECT i, 'r' || i, i * 0.1 FROM n", float_tolerance=1e-9)
+    assert check(folder, rows + "SELECT i * 0.1 + 1e-6, 'r' || i, i FROM n",
+                 reference=rows + "SELECT i, 'r' || i, i * 0.1 FROM n")["notes"] == \
+        "the rows differ from the expected ones"

@@ -44,6 +44,7 @@ CACHES = (
     ("smevals.scale.worker", "_EVALS"),
     ("smevals.spec.workspace", "_CACHE"),
     ("smevals.history.point", "_HASHED"),
+    ("smevals.runners.versions", "_ASKED"),
 )
 
 

@@ -145,3 +145,43 @@ def test_merged_shards_keep_both_answers_to_one_request(tmp_path: Path, cli,
     res = cli("regrade", str(ev), "--store", str(tmp_path / "into"))
     assert res.code == 0, res.both
     assert "Warning" not in res.err
+
+
+def test_verify_at_a_revision_checks_the_judge_cache_as_verify_does(tmp_path: Path, cli,
+                                                                    fake_openai) -> None:
+    """Issue 34 item 5: `verify --rev` read no judge cache, so a committed edited verdict
+    passed it."""
+    from tests.helpers.git import git
+
+    ev, entry = _graded_once(tmp_path, cli, fake_openai)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "graded")
+    sound = cli("verify", str(ev))
+    assert (sound.code, sound.out) == (0, "OK: 3 object(s) verified, no problems\n")
+    assert cli("verify", "--rev", "HEAD", str(ev), cwd=tmp_path).out == sound.out
+    rel = _turn_to_pass(entry)
+    bucket = entry.parent
+    (bucket / "stray.txt").write_text("x")
+    (bucket / "notes").mkdir()
+    (bucket / "notes" / "x.txt").write_text("x")
+    old = entry.name.split(".")[0] + ".json"
+    (bucket / old).write_bytes(entry.read_bytes())
+    (bucket.parent / "loose.json").write_text("{}")
+    os.symlink(entry.name, bucket / (entry.name[:-17] + "0" * 12 + ".json"))
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "tampered")
+    here, there = cli("verify", str(ev)), cli("verify", "--rev", "HEAD", str(ev), cwd=tmp_path)
+    assert (here.code, there.code) == (1, 1), there.both
+
+    def problems(out: str) -> list[str]:
+        return sorted(line[line.index("judges/"):] for line in out.splitlines()
+                      if "judges/" in line)
+
+    found = problems(there.out)
+    assert found == problems(here.out)
+    assert [line.split(":", 1)[0] for line in found] == sorted([
+        f"judges/{bucket.name}/notes", f"judges/{bucket.name}/{old}",
+        f"judges/{bucket.name}/{entry.name[:-17]}{'0' * 12}.json",
+        f"judges/{bucket.name}/stray.txt", "judges/loose.json", rel])
+    assert f"{rel}: the record hashes to " in there.out

@@ -47,10 +47,18 @@ def test_regrade_diff_lists_the_exact_flips_version_change_and_statistics(repo: 
     assert (paired["tasks"], paired["scored"], paired["regressions"], paired["fixes"],
             paired["p"]) == (4, 4, 1, 0, 1.0)
     assert paired["ci"][1] < 0 and paired["score_significant"]
-    assert not paired["pass_significant"] and large["verdict"] == "significant drop"
+    assert not paired["pass_significant"]
+    # the same Runs regraded: the drop is the grader's, never a drop of the model
+    assert large["verdict"] == "grader: significant drop; evidence: no significant change"
+    split = large["split"]
+    assert (split["carried_by"], split["grader"]["runs"], split["evidence"]["same_runs"]) == (
+        "grader", 4, True)
+    assert split["grader"]["mean_delta"] == pytest.approx(-0.275)
+    assert split["text"].startswith("score -0.28: all from the grader (-0.28 on the same 4 "
+                                    "Runs, Checks renamed: contains → answered)")
     small = groups[("default", "small")]
     assert (small["paired"]["regressions"], small["paired"]["fixes"]) == (0, 1)
-    assert small["verdict"] == "no significant change"
+    assert small["verdict"] == "grader: no significant change; evidence: no significant change"
     flip = ev["flips"][0]
     assert flip["a"][0]["run_id"] == flip["b"][0]["run_id"]
     assert flip["a"][0]["grade_id"] != flip["b"][0]["grade_id"]
@@ -66,7 +74,7 @@ def test_new_runs_tasks_and_models_are_listed(repo: Path, golden) -> None:
     assert (len(ev["added"]["runs"]), ev["added"]["tasks"], ev["added"]["models"]) == (
         3, ["epsilon"], ["huge"])
     assert ev["removed"] == {"runs": [], "tasks": [], "models": [], "configs": [],
-                             "runs_by_pair": []}
+                             "runs_by_pair": [], "damaged": []}
     assert ev["added"]["runs_by_pair"] == [{"config": "default", "model": "huge", "runs": 1},
                                            {"config": "default", "model": "large", "runs": 2}]
     statuses = {(g["config"], g["model"]): g["status"] for g in ev["groups"]}
@@ -104,13 +112,19 @@ def test_grader_versions_compare_the_same_runs(repo: Path) -> None:
     (ev,) = doc["evals"]
     assert [f["task"] for f in ev["flips"]] == ["beta", "gamma"]
     assert all(f["cause"] == "regraded" for f in ev["flips"])
+    # the two versions' Grades of the same Runs: the change is split as across revisions
+    large = next(g for g in ev["groups"] if g["model"] == "large")
+    assert large["verdict"] == "grader: significant drop; evidence: no significant change"
+    assert large["split"]["grader_change"] == f"grader version {v1[:6]} → {v2[:8]}"
+    assert (large["split"]["grader"]["runs"], large["split"]["evidence"]["runs_b"]) == (4, 6)
     at = diff_json(repo, "--grader-versions", v1, v2, "HEAD~1", "qa")
     assert at["a"]["rev"] == "HEAD~1" and at["evals"][0]["same_runs"]
 
 
 @pytest.mark.parametrize(("args", "code"), [
     (["--fail-on-regression"], 1), (["--fail-on-regression=flip"], 1),
-    (["--fail-on-regression=significant"], 1), (["--fail-on-regression=any", "-m", "small"], 0),
+    # large's drop is the grader's (the same Runs regraded), not a significant drop
+    (["--fail-on-regression=significant"], 0), (["--fail-on-regression=any", "-m", "small"], 0),
     ([], 0),
 ])
 def test_fail_on_regression(repo: Path, args: list[str], code: int) -> None:
@@ -121,14 +135,13 @@ def test_fail_on_regression(repo: Path, args: list[str], code: int) -> None:
 def test_fail_on_regression_reasons(repo: Path) -> None:
     res = smevals("diff", "HEAD~2", "HEAD~1", "qa", "--fail-on-regression", cwd=repo)
     assert res.err == ("Error: regression:\n"
-                       "  qa: beta / default / large went pass -> fail\n"
-                       "  qa: large (default) dropped significantly (alpha 0.05)\n")
+                       "  qa: beta / default / large went pass -> fail\n")
     flip_only = smevals("diff", "HEAD~2", "HEAD~1", "qa", "--fail-on-regression", "flip",
                         "-t", "alpha", "-t", "gamma", cwd=repo)
     assert flip_only.code == 0
     significant = smevals("diff", "HEAD~2", "HEAD~1", "qa", "--fail-on-regression",
                           "significant", "-t", "alpha", "-t", "gamma", cwd=repo)
-    assert significant.code == 1 and "large (default) dropped significantly" in significant.err
+    assert significant.code == 0, significant.err     # the grader's drop, not the model's
 
 
 @pytest.mark.parametrize("args", [("--fail-on-regression=bogus", "HEAD~2"),

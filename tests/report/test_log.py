@@ -74,8 +74,14 @@ def test_every_commit_has_the_figures_report_gives_and_the_right_marks(repo30) -
     assert [r["changes"] for r in runner] == [["runner changed"]] * 2
     old = commit_version(repo, commits["delta graded with the new key"]["sha"])
     new = commit_version(repo, commits[GRADER_CHANGED[0]]["sha"])
-    assert commits[GRADER_CHANGED[0]]["rows"][0]["changes"] == \
-        [f"grader version {old} -> {new} (graders/default.yaml changed)"]
+    row = commits[GRADER_CHANGED[0]]["rows"][0]
+    # the grader's change said as diff says it, then its split: the same Runs regraded
+    assert row["changes"] == [f"grader version {old} -> {new} (graders/default.yaml changed)",
+                              row["split"]["text"]]
+    assert row["split"]["grader_change"] == "Checks changed: contains"
+    assert row["split"]["evidence"]["same_runs"] is True
+    assert all(r["split"] is None for c in commits.values() for r in c["rows"]
+               if "grader" not in r["marks"])
 
 
 def commit_version(repo: Path, sha: str) -> str:

@@ -94,7 +94,10 @@ def test_a_failed_grade_shows_its_score_only_with_the_reason(tmp_path: Path) -> 
     assert beta["scores_complete"] is False
     assert (beta["delta"]["mean"], beta["paired"]["mean_delta"], beta["paired"]["ci"]) == (
         None, None, None)
-    assert beta["verdict"] == "no significant change"     # one flip: McNemar p=1
+    # the grader changed: one flip of the same Runs (McNemar p=1), no score to compare
+    assert beta["verdict"] == "grader: no significant change; evidence: no significant change"
+    assert beta["split"]["grader"]["mean_delta"] is None
+    assert beta["split"]["evidence"]["same_runs"] is True
     flip = next(f for f in doc["evals"][0]["flips"] if f["model"] == "beta")
     assert flip["b"][0]["score_note"] == NOTE_T1
 

@@ -107,8 +107,8 @@ def test_a_usage_file_link_the_agent_left_is_never_written_through(tmp_path) -> 
 
 
 def test_a_runner_that_removes_or_replaces_its_workspace_fails_its_run(tmp_path) -> None:
-    # bash can remove its workspace only where the root is left writable
-    ev = agent_eval(tmp_path, CONFIG + "sandbox:\n  read_only: false\n")
+    # bash can remove its workspace only with the machine's files, where they are writable
+    ev = agent_eval(tmp_path, CONFIG + "sandbox:\n  read_only: false\n  view: host\n")
     session = [{"tool_calls": [{"name": "bash", "arguments": {"command": 'rm -rf "$PWD"'}}]},
                {"content": "gone"}]
     path = ev / "configs" / "sessions" / "good" / "job.jsonl"

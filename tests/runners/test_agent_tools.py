@@ -123,16 +123,24 @@ def test_the_runs_timeout_ends_a_command_and_the_run(tmp_path, make_ctx) -> None
     assert results(workspace)[0][2] is True
 
 
-def test_bash_sees_no_secret_and_a_private_home(tmp_path, make_ctx) -> None:
-    record(tmp_path, [tools(call("bash", {"command": "env | sort | grep -v '^_='"})),
+def test_bash_sees_no_secret_and_a_private_home(tmp_path, make_ctx, monkeypatch) -> None:
+    import tempfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))      # where the private home is made
+    record(tmp_path, [tools(call("bash", {"command": "env | sort | grep -v '^_='; pwd; "
+                                                     "echo x > $HOME/made; ls $HOME"})),
                       answer("ok")])
     environ = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "MY_API_KEY": "s3cret"}
     outcome, workspace = agent(make_ctx, environ=environ)
     [(_name, output, _error)] = results(workspace)
     assert "s3cret" not in output and "MY_API_KEY" not in output
-    home = [line for line in output.splitlines() if line.startswith("HOME=")]
-    assert home and "smevals-agent-home-" in home[0]
-    assert not Path(home[0][5:]).exists()          # removed after the Run
+    lines = output.splitlines()
+    assert [line for line in lines if line.startswith(("HOME=", "TMPDIR="))] == [
+        "HOME=/home/sandbox", "TMPDIR=/home/sandbox"]        # at one path, on every machine
+    assert lines[-2:] == ["/workspace", "made"]
+    assert not [p for p in temp.iterdir() if p.name.startswith("smevals-agent-home-")]
 
 
 def test_only_the_tools_the_config_names(tmp_path, make_ctx) -> None:
@@ -226,21 +234,21 @@ def test_no_command_runs_uncontained_beside_a_secret(tmp_path, make_ctx, monkeyp
     monkeypatch.setenv("MY_API_KEY", "s3cret")
     monkeypatch.delenv("SMEVALS_ALLOW_UNCONTAINED", raising=False)
     record(tmp_path, [tools(call("bash", {"command": "echo hi"})), answer("ok")])
-    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none"}})
+    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none", "view": "host"}})
     assert (outcome.exit_code, outcome.failure) == (1, "launch")
     assert outcome.stderr.startswith("smevals:agent: sandbox refused: not run: no PID namespace "
                                      "can be made here")
     assert "MY_API_KEY" in outcome.stderr
     assert [e["type"] for e in entries(workspace)] == ["error"]
     monkeypatch.setenv("SMEVALS_ALLOW_UNCONTAINED", "1")
-    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none"}})
+    outcome, workspace = agent(make_ctx, {"sandbox": {"backend": "none", "view": "host"}})
     assert results(workspace) == [("bash", "hi\n", False)]
-    assert outcome.usage is not None and outcome.usage["sandbox"] == "none"
+    assert outcome.usage is not None and outcome.usage["sandbox"] == "none, host view"
 
 
 def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -> None:
     record(tmp_path, [tools(call("bash", {"command": 'rm -rf "$PWD"'})), answer("gone")])
-    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": False}})
+    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": False, "view": "host"}})
     assert (outcome.exit_code, outcome.failure) == (1, "exit")
     assert outcome.stderr == ("smevals:agent: cannot write transcript.jsonl into the "
                               "workspace: No such file or directory\n")
@@ -248,25 +256,34 @@ def test_an_agent_that_removes_its_workspace_fails_the_run(tmp_path, make_ctx) -
 
 
 def test_read_only_keeps_every_write_of_bash_in_the_workspace(tmp_path, make_ctx) -> None:
-    """By default (and with `read_only: true`) bash writes only in the workspace and its
-    home, wherever a mount namespace can be made; `rm -rf "$PWD"` cannot remove the
-    workspace itself."""
+    """By default (and with `read_only: true` or `false`) bash works in its own view of
+    the files: it writes only in the workspace, its home and its /tmp, and finds nothing of
+    the machine's; `rm -rf "$PWD"` cannot remove the workspace itself. With `view: host`
+    and `read_only: true`, the machine's files are there, read-only."""
     from smevals.proc.contain import find
+    from smevals.proc.sandbox import Policy, describe
 
-    if find("auto", False, True) is None:
-        pytest.skip("no mount namespace can be made here")
     outside = tmp_path / "outside.txt"
     command = (f"echo in > in.txt; echo out > {outside}; echo home > $HOME/h; cat in.txt $HOME/h;"
                f" rm -rf \"$PWD\"")
-    for setting in ({}, {"sandbox": {"read_only": True}}):
+    for setting in ({}, {"sandbox": {"read_only": True}}, {"sandbox": {"read_only": False}}):
         record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
         outcome, workspace = agent(make_ctx, setting)
         [(_name, output, _error)] = results(workspace)
         lines = output.splitlines()                # stdout, then stderr
-        assert lines[:3] == ["in", "home", f"bash: line 1: {outside}: Read-only file system"]
+        assert lines[:3] == ["in", "home", f"bash: line 1: {outside}: No such file or directory"]
         assert not outside.exists()
         assert outcome.exit_code == 0 and workspace.is_dir()
-        assert outcome.usage is not None and outcome.usage["sandbox"].endswith(", read-only")
+        assert outcome.usage is not None and outcome.usage["sandbox"] == describe(Policy(1, {}))
+    if find("auto", False, True) is None:
+        pytest.skip("no mount namespace can be made here")
+    record(tmp_path, [tools(call("bash", {"command": command})), answer("ok")])
+    outcome, workspace = agent(make_ctx, {"sandbox": {"read_only": True, "view": "host"}})
+    [(_name, output, _error)] = results(workspace)
+    assert output.splitlines()[:3] == [
+        "in", "home", f"bash: line 1: {outside}: Read-only file system"]
+    assert outcome.usage is not None and outcome.usage["sandbox"].endswith(
+        ", read-only, host view")
 
 
 def test_a_command_filling_the_disk_stops_at_the_file_size_limit(tmp_path, make_ctx) -> None:

@@ -4,6 +4,7 @@ harness (tests/helpers/harness.py) replays a recorded stream and records how it 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -20,16 +21,22 @@ PROGRAMS = {"codex": "codex", "claude-code": "claude", "pi": "pi"}
 
 
 def containment() -> str:
-    """What contains a harness here by default (`usage.sandbox`): it depends on the machine."""
+    """What contains a harness of `harness_eval` here (`usage.sandbox`): it depends on the
+    machine."""
     from smevals.proc.sandbox import Policy, describe
 
-    return describe(Policy(1.0, {}, network=True))
+    return describe(Policy(1.0, {}, network=True, view="host"))
 
 
 def harness_eval(tmp_path: Path, runner: str, stream: Path | bytes, config: str = "",
                  code: int = 0, stderr: str = "", model: str = "m1",
                  graders: dict[str, str] | None = None, **fake: Any) -> Path:
-    """An Eval whose config runs `smevals:RUNNER` on a fake harness replaying `stream`."""
+    """An Eval whose config runs `smevals:RUNNER` on a fake harness replaying `stream`. The
+    fake reads its stream and writes what it saw outside the workspace, so it runs with
+    the machine's files (`view: host`) unless `config` gives a `sandbox:` (the private view
+    of a harness: tests/security/test_view.py)."""
+    if "sandbox:" not in config:
+        config += "sandbox: {view: host}\n"
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: {model}\n"
                                        f"executable: ../bin/{PROGRAMS[runner]}\n{config}"},
@@ -40,7 +47,13 @@ def harness_eval(tmp_path: Path, runner: str, stream: Path | bytes, config: str 
 
 
 def entries(run_dir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
+    """The transcript's entries without their `t`, which each has: the seconds since the
+    harness started when the line it came from arrived (0 for what smevals sent)."""
+    got = [json.loads(line) for line in (run_dir / "transcript.jsonl").read_text().splitlines()]
+    times = [entry.pop("t") for entry in got]
+    assert all(isinstance(t, float) and t >= 0 for t in times), times
+    assert times == sorted(times)
+    return got
 
 
 def only_run(ev: Path) -> tuple[dict[str, Any], Path]:
@@ -72,25 +85,30 @@ def test_codex_good_session(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         "Fixed `slugify` to fold accents; all 4 tests pass."
     assert (folder / "agent-made.txt").read_text() == "made by the agent\n"
     assert not list(folder.rglob("session.jsonl"))
-    assert (folder / "stderr.txt").read_text() == \
+    assert (folder / "stderr.txt").read_text() == (
         "smevals:codex: env: NOT_SET_HERE is not set, so not passed\n"
+        "smevals:codex: the harness said: Model metadata for `gpt-5-codex` not found. "
+        "Defaulting to fallback metadata; this can degrade performance and cause issues.\n")
     usage = record["usage"]
     assert usage["duration_ms"] >= 0
     assert {k: v for k, v in usage.items() if k != "duration_ms"} == {
-        "sandbox": containment(), "input_tokens": 24763, "cached_input_tokens": 24448,
-        "output_tokens": 122,
-        "total_tokens": 24885, "turns": 1,
+        "sandbox": containment(), "harness_sandbox": "read-only (sandbox_mode)",
+        "input_tokens": 24763, "cached_input_tokens": 24448, "cache_creation_input_tokens": 0,
+        "output_tokens": 122, "reasoning_tokens": 64, "total_tokens": 24885, "turns": 1,
         "tool_calls": [
             {"name": "command_execution", "arguments": {"command": "bash -lc ls"}},
             {"name": "command_execution",
              "arguments": {"command": "bash -lc 'python -m pytest -q'"}},
             {"name": "file_change", "arguments": {"changes": [
-                {"path": "slugify.py", "kind": "update"},
-                {"path": "test_extra.py", "kind": "add"}]}},
+                {"path": "slugify.py", "kind": "update",
+                 "diff": "@@ -1 +1 @@\n-import re\n+import re, unicodedata\n"},
+                {"path": "test_extra.py", "kind": "add", "diff": "+def test_accents(): ...\n"}]}},
             {"name": "search", "arguments": {"q": "unicode slug"}}]}
+    assert record["provenance"]["runner"] == {"name": "smevals:codex", "version": "9.8.7"}
     got = entries(folder)
     assert got[0] == {"type": "message", "role": "user", "text": "Fix slugify"}
-    assert got[1:5] == [
+    assert got[1]["raw"]["item"]["type"] == "error"          # a warning: kept, said in stderr
+    assert got[2:6] == [
         {"type": "tool_call", "id": "item_1", "name": "command_execution",
          "arguments": {"command": "bash -lc ls"}, "turn": 0},
         {"type": "tool_result", "id": "item_1", "name": "command_execution",
@@ -99,8 +117,8 @@ def test_codex_good_session(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
          "arguments": {"command": "bash -lc 'python -m pytest -q'"}, "turn": 0},
         {"type": "tool_result", "id": "item_2", "name": "command_execution",
          "output": "1 failed, 3 passed\n", "is_error": True, "exit_code": 1, "turn": 0}]
-    unknown = [e["raw"]["type"] for e in got if e["type"] == "event"]
-    assert unknown == ["item.plan.delta", "item.completed", "thread.renamed"]
+    kept = [e["raw"]["type"] for e in got if e["type"] == "event"]
+    assert kept == ["item.completed", "item.plan.delta", "item.completed", "thread.renamed"]
     assert got[-1] == {"type": "message", "role": "assistant", "turn": 0,
                        "text": "Fixed `slugify` to fold accents; all 4 tests pass."}
 
@@ -121,19 +139,23 @@ def test_claude_code_good_session(cli, tmp_path: Path, monkeypatch: pytest.Monke
     assert started["env"]["CLAUDE_CONFIG_DIR"] == started["env"]["HOME"] + "/.claude"
     record, folder = only_run(ev)
     assert (folder / "output.txt").read_text() == "Fixed `slugify`; all 4 tests pass."
-    assert record["usage"] == {
-        "sandbox": containment(), "model": "claude-sonnet-4-5-20250929", "input_tokens": 18,
-        "output_tokens": 123,
+    assert record["usage"] == {     # modelUsage: the side request (haiku) counts too
+        "sandbox": containment(), "harness_sandbox": "none (permission mode acceptEdits)",
+        "model": "claude-sonnet-4-5-20250929", "input_tokens": 18 + 20480 + 5120 + 7,
+        "output_tokens": 126, "reasoning_tokens": 40,
         "cached_input_tokens": 20480, "cache_creation_input_tokens": 5120,
-        "total_tokens": 141, "cost_usd": 0.0421, "turns": 3, "duration_ms": 15234,
+        "total_tokens": 25751, "cost_usd": 0.0421, "turns": 3, "duration_ms": 15234,
         "tool_calls": [
             {"name": "Bash", "arguments": {"command": "python -m pytest -q",
                                            "description": "Run the tests"}},
             {"name": "Edit", "arguments": {"file_path": "slugify.py", "old_string": "re.sub",
                                            "new_string": "unicodedata.normalize"}}]}
+    assert (folder / "stderr.txt").read_text() == (
+        "smevals:claude-code: the harness said: retrying after an API error (529 overloaded): "
+        "attempt 1 of 10\n")
     got = entries(folder)
     assert [e["raw"].get("subtype", e["raw"]["type"]) for e in got if e["type"] == "event"] \
-        == ["init", "compact_boundary", "rate_limit_event"]
+        == ["init", "api_retry", "compact_boundary", "rate_limit_event"]
     assert [e for e in got if e["type"] != "event"] == [
         {"type": "message", "role": "system", "text": "Be brief."},
         {"type": "message", "role": "user", "text": "Fix slugify"},
@@ -160,14 +182,17 @@ def test_pi_good_session(cli, tmp_path: Path) -> None:
                                "--model", "anthropic/claude-sonnet-4-5", "--tools", "read,bash",
                                "Fix slugify"]
     assert started["env"]["PI_CODING_AGENT_DIR"] == started["env"]["HOME"] + "/.pi/agent"
+    assert started["env"]["PI_OFFLINE"] == "1"
     record, folder = only_run(ev)
+    assert (folder / "stderr.txt").read_text() == \
+        "smevals:pi: the harness said: retrying (attempt 1 of 3): overloaded_error\n"
     assert (folder / "output.txt").read_text() == "Fixed slugify; all 4 tests pass."
     usage = record["usage"]
     assert usage.pop("duration_ms") >= 0
-    assert usage == {
-        "sandbox": containment(), "input_tokens": 3900, "output_tokens": 82,
-        "cached_input_tokens": 2800,
-        "cache_creation_input_tokens": 100, "total_tokens": 3982, "cost_usd": 0.014145,
+    assert usage == {       # Pi's `input` leaves out the cache's tokens; smevals' holds them
+        "sandbox": containment(), "harness_sandbox": "none (Pi has none)",
+        "input_tokens": 3900 + 2800 + 100, "output_tokens": 82, "cached_input_tokens": 2800,
+        "cache_creation_input_tokens": 100, "total_tokens": 6882, "cost_usd": 0.014145,
         "model": "claude-sonnet-4-5", "turns": 3,
         "tool_calls": [{"name": "read", "arguments": {"path": "slugify.py"}},
                        {"name": "bash", "arguments": {"command": "python -m pytest -q"}}]}
@@ -288,12 +313,12 @@ def test_a_harness_killed_by_a_signal(cli, tmp_path: Path) -> None:
     """(Where it is the first process of its own PID namespace, a process cannot kill
     itself: this one runs with `backend: none`.)"""
     ev = harness_eval(tmp_path, "codex", fixture("codex-good.jsonl"),
-                      "sandbox: {backend: none}\n", signal=9)
+                      "sandbox: {backend: none, view: host}\n", signal=9)
     assert cli("run", str(ev)).code == 1
     record, folder = only_run(ev)
     assert record["failure"] == {"kind": "signal",
                                  "detail": "smevals:codex: the harness was killed by SIGKILL"}
-    assert record["usage"]["sandbox"] == "none"
+    assert record["usage"]["sandbox"] == "none, host view"
     assert (folder / "output.txt").read_text() == \
         "Fixed `slugify` to fold accents; all 4 tests pass."
 
@@ -310,9 +335,9 @@ def test_links_left_under_smevals_names_are_never_written_through(cli, tmp_path:
     record, folder = only_run(ev)
     assert record["usage"]["turns"] == 1
     assert entries(folder)[0] == {"type": "message", "role": "user", "text": "Fix slugify"}
-    assert (folder / "stderr.txt").read_text() == (
+    assert (folder / "stderr.txt").read_text().splitlines()[0] == (
         f"smevals:codex: the harness left a symlink to {str(outside)!r} as transcript.jsonl: "
-        "removed, never followed, and replaced by smevals' transcript\n")
+        "removed, never followed, and replaced by smevals' transcript")
 
 
 def test_a_harness_that_prints_too_much_is_stopped(cli, tmp_path: Path) -> None:
@@ -324,7 +349,7 @@ def test_a_harness_that_prints_too_much_is_stopped(cli, tmp_path: Path) -> None:
         "kind": "exit",
         "detail": "smevals:codex: the harness wrote more than 1000 bytes on stdout: it was "
                   "stopped"}
-    assert entries(folder)[1]["type"] == "tool_call"     # what was read before is kept
+    assert entries(folder)[2]["type"] == "tool_call"     # what was read before is kept
 
 
 def test_a_harness_that_exits_non_zero(cli, tmp_path: Path) -> None:
@@ -347,7 +372,12 @@ def test_a_harness_not_installed_is_exit_2_before_any_run(
         cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner: str, package: str) -> None:
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: Fix slugify\n"}, files={},
                    configs={"default": f"runner: smevals:{runner}\nmodel: m1\n"})
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    bare = tmp_path / "bare"            # what the sandbox needs, and no harness
+    bare.mkdir()
+    for tool in ("unshare", "setpriv", "bwrap"):
+        if found := shutil.which(tool):
+            (bare / tool).symlink_to(found)
+    monkeypatch.setenv("PATH", str(bare))
     result = cli("run", str(ev))
     assert result.code == 2
     program = PROGRAMS[runner]
@@ -384,7 +414,8 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     ev = make_eval(tmp_path / "ev", tasks={"fix": "prompt: -v is not an option\n"}, files={},
                    configs={"default": "runner: smevals:pi\nmodel: default\n"
                                        "allowed_tools: []\n"
-                                       "sandbox: {network: false, memory_mb: 2048}\n"})
+                                       "sandbox: {network: false, memory_mb: 2048, "
+                                       "view: host}\n"})
     fake_harness(tmp_path / "bin" / "pi", fixture("pi-good.jsonl"), tmp_path / "seen.json",
                  program="pi")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
@@ -394,14 +425,15 @@ def test_the_harness_is_found_on_path(cli, tmp_path: Path,
     assert seen(tmp_path / "seen.json")["address_space"] == 2048 * 1024 * 1024
     from smevals.proc.sandbox import Policy, describe
 
-    assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False))
+    assert runs(ev)[0]["usage"]["sandbox"] == describe(Policy(1.0, {}, network=False,
+                                                              view="host"))
 
 
 def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
     from smevals.proc.sandbox import Policy, SandboxRefused, describe
 
     try:
-        describe(Policy(1.0, {}, read_only=True))
+        describe(Policy(1.0, {}, read_only=True, view="host"))
     except SandboxRefused:
         pytest.skip("this machine cannot give read_only: `run` refuses it before any Run")
     ev = harness_eval(tmp_path, "pi", fixture("pi-good.jsonl"))
@@ -410,8 +442,8 @@ def test_read_only_is_refused_for_a_harness(cli, tmp_path: Path) -> None:
     record, _ = only_run(ev)
     assert record["failure"] == {
         "kind": "launch", "detail": "smevals:pi: sandbox: read_only is not supported by the "
-                                    "harness runners (a harness writes its private home, "
-                                    "outside the workspace)"}
+                                    "harness runners with view: host (a harness writes its "
+                                    "private home, outside the workspace)"}
     assert not (tmp_path / "seen.json").exists()
 
 
@@ -473,13 +505,15 @@ def test_the_config_keys_are_validated(cli, tmp_path: Path) -> None:
         f"{at}/configs/claude.yaml:3:1: max_turns: must be > 0, not 0",
         f"{at}/configs/claude.yaml:4:1: args.0: must be a string, not integer",
         f"{at}/configs/claude.yaml:5:1: allowed_tool: unknown key for smevals:claude-code; "
-        "did you mean 'allowed_tools'? known keys: allowed_tools, args, description, "
-        "disallowed_tools, env, executable, max_budget_usd, max_output_bytes, max_turns, model, "
-        "name, permission_mode, prompt_template, runner, sandbox, system, timeout",
+        "did you mean 'allowed_tools'? known keys: allowed_tools, api_key_env, args, base_url, "
+        "description, disallowed_tools, env, executable, idle_timeout, max_budget_usd, "
+        "max_output_bytes, max_retries, max_turns, model, name, permission_mode, "
+        "prompt_template, runner, sandbox, system, timeout",
         f"{at}/configs/codex.yaml:3:1: sandbox_mode: must be one of read-only, workspace-write, "
         "danger-full-access",
         f"{at}/configs/codex.yaml:4:1: env.0: is not an environment variable name: 'BAD-NAME'",
         f"{at}/configs/pi.yaml:3:1: allowed_tools.0: is not a Pi tool name: 'Read'",
         f"{at}/configs/pi.yaml:4:1: max_budget_usd: unknown key for smevals:pi; known keys: "
-        "allowed_tools, args, description, env, executable, max_output_bytes, model, name, "
-        "prompt_template, runner, sandbox, system, timeout"]
+        "allowed_tools, api, api_key_env, args, base_url, description, env, executable, "
+        "idle_timeout, max_output_bytes, max_retries, model, name, prompt_template, runner, "
+        "sandbox, system, timeout"]

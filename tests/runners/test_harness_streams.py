@@ -41,3 +41,17 @@ def test_no_stream_crashes_a_reader(lines: list[Any]) -> None:
         assert isinstance(read.final, str)
         orjson.dumps(read.entries)
         orjson.dumps(read.usage)
+
+
+def test_paths_in_the_workspace_are_made_relative_to_it() -> None:
+    """The host path of the Run's workspace and `/workspace` (where a sandbox's view shows
+    it), whole paths only: a longer name or a path that only ends the same is left alone."""
+    from smevals.runners.watch import pattern, relative
+
+    paths = pattern(["/tmp/st/run-1", "/workspace"])
+    assert relative({"file_path": "/tmp/st/run-1/src/a.py", "n": 3, "cmds": [
+        "cd /tmp/st/run-1 && ls", 'cat "/workspace/notes.md"', "/tmp/st/run-12/x",
+        "/home/u/workspace/x", "ls /workspace/", "(/workspace)"]}, paths) == {
+        "file_path": "src/a.py", "n": 3, "cmds": [
+            "cd . && ls", 'cat "notes.md"', "/tmp/st/run-12/x", "/home/u/workspace/x",
+            "ls .", "(.)"]}

@@ -215,3 +215,77 @@ def test_merge_names_a_symlinked_object_folder_and_refuses_it(cli, tmp_path: Pat
                                    "1 refused"
     assert err.splitlines()[0] == f"  refused {linked.relative_to(src)}: not an object folder " \
                                   "(a symlink, a file or a hidden folder): not copied"
+
+
+# issue 34 item 5: named, never only skipped ------------------------------------------------
+
+LINKED = ("a symlink to {!r} where a folder of the store belongs: never followed (an object "
+          "is a real folder)")
+
+
+def test_a_symlinked_run_folder_is_named_by_report_and_grade(cli, tmp_path: Path):
+    ev = told_eval(cli, tmp_path)
+    run = run_of(ev, "two")
+    elsewhere = tmp_path / "elsewhere"
+    run.rename(elsewhere)
+    run.symlink_to(elsewhere)
+    why = LINKED.format(str(elsewhere))
+    res = cli("grade", str(ev), cwd=tmp_path)
+    assert res.code == 0, res.both
+    assert res.out.splitlines()[-2:] == [
+        "Graded 1 Run(s): 1 pass, 0 fail",
+        "Skipped 1 damaged Run(s) (named below; see `smevals verify`)"], res.out
+    assert res.err == WARNING.format(n=1) + f"  {ev}/results/{rel(ev, run)}: {why}\n"
+    assert [g.record["run"]["task"] for g in Store(ev / "results").grades()] == ["one"]
+    code, doc, err = edited_report(cli, tmp_path)
+    assert (code, doc["summary"]["graded"]) == (0, 1)
+    assert doc["damaged"] == [{"path": rel(ev, run), "problem": why}]
+    assert err == WARNING.format(n=1) + f"  ev/results/{rel(ev, run)}: {why}\n"
+    commit = commit_all(tmp_path)                       # a commit holds the link itself
+    code, doc, err = edited_report(cli, tmp_path, "--rev", "HEAD")
+    said = ("a symlink where a folder of the store belongs: never followed (an object is a "
+            "real folder)")
+    assert doc["damaged"] == [{"path": rel(ev, run), "problem": said}]
+    assert err == WARNING.format(n=1) + f"  {commit}:ev/results/{rel(ev, run)}: {said}\n"
+    assert cli("verify", str(ev)).code == 1
+
+
+def test_a_grade_whose_run_is_missing_is_named_by_report_and_grade(cli, tmp_path: Path):
+    ev = told_eval(cli, tmp_path)
+    assert cli("grade", str(ev), cwd=tmp_path).code == 1
+    run = run_of(ev, "two")
+    (grade,) = (ev / "results" / "grades" / "default" / "two").glob("*/*/*")
+    shutil.rmtree(run.parent.parent.parent)
+    why = f"the Run it grades is missing: {rel(ev, run)}"
+    verify = cli("verify", str(ev))
+    assert f"{rel(ev, grade)}: {why}\n" in verify.out
+    res = cli("grade", str(ev), cwd=tmp_path)
+    assert res.code == 0, res.both
+    assert res.err == WARNING.format(n=1) + f"  {ev}/results/{rel(ev, grade)}: {why}\n"
+    commit = commit_all(tmp_path)
+    for args, label in (((), "ev/results"), (("--rev", "HEAD"), f"{commit}:ev/results")):
+        code, doc, err = edited_report(cli, tmp_path, *args)
+        assert (code, doc["summary"]["graded"]) == (0, 1)
+        assert doc["damaged"] == [{"path": rel(ev, grade), "problem": why}]
+        assert err == WARNING.format(n=1) + f"  {label}/{rel(ev, grade)}: {why}\n"
+
+
+def test_diff_lists_a_damaged_run_as_damage_not_as_a_removed_task(cli, tmp_path: Path):
+    ev = told_eval(cli, tmp_path)
+    assert cli("grade", str(ev), cwd=tmp_path).code == 1
+    commit_all(tmp_path, "graded")
+    run = run_of(ev, "two")
+    swap_output(run, lambda p: p.write_text("the answer is one\n"))
+    commit_all(tmp_path, "edited")
+    res = cli("diff", "HEAD~1", "HEAD", "ev", cwd=tmp_path)
+    assert res.code == 0, res.both
+    assert "- Removed Runs: none\n- Removed tasks: none\n" in res.out
+    assert (f"- Runs damaged in B (left out there, not removed; see `smevals verify`): 1 "
+            f"({run.name})\n") in res.out
+    doc = json.loads(cli("diff", "HEAD~1", "HEAD", "ev", "--format", "json",
+                         cwd=tmp_path).out)
+    (diff,) = doc["evals"]
+    assert diff["removed"] == {"runs": [], "tasks": [], "models": [], "configs": [],
+                               "runs_by_pair": [], "damaged": [run.name]}
+    assert diff["added"]["damaged"] == []
+    assert [d["path"] for d in doc["damaged"]] == [rel(ev, run)]

@@ -218,6 +218,8 @@ def test_secrets_in_the_environment_pass_only_when_the_setting_names_them(
 
 def test_with_read_only_nothing_outside_the_folder_can_be_written(tmp_path: Path,
                                                                    private: Path) -> None:
+    """With the machine's files in sight (`view: host`), `read_only` keeps them unwritten;
+    the private view (tests/security/test_view.py) has none of them."""
     if find("auto", read_only=True) is None:
         pytest.skip("no mount namespace can be made here: read_only is refused (see "
                     "test_sandbox_policy.py)")
@@ -236,9 +238,9 @@ for path in ({str(target)!r}, {str(tmp_path / "new.txt")!r}, "/tmp/smevals-escap
     except OSError as exc:
         print(exc.strerror)
 """
-    out, pol = run(code, private, read_only=True)
+    out, pol = run(code, private, read_only=True, view="host")
     assert out.stdout == b"Read-only file system\n" * 3, out.stderr
-    assert out.sandbox == f"{LOCAL.name}, read-only"
+    assert out.sandbox == f"{LOCAL.name}, read-only, host view"
     assert tree(ws) == {"main.py": b"v1\n", "src/util.py": b"u1\n"}
     assert tree(private) == {"main.py": b"v2", "src/new.py": b"new", "src/util.py": b"u1\n"}
     assert not (tmp_path / "new.txt").exists()
@@ -249,6 +251,8 @@ def test_read_only_keeps_a_folder_named_through_a_link_writable(tmp_path: Path) 
         pytest.skip("no mount namespace can be made here")
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    out, _ = run("open('made.txt', 'w').write('x')", tmp_path / "link", read_only=True)
-    assert (out.exit_code, out.stderr) == (0, b"")
-    assert (tmp_path / "real" / "made.txt").read_text() == "x"
+    for view in ("host", "private"):
+        out, _ = run(f"open('made-{view}.txt', 'w').write('x')", tmp_path / "link",
+                     read_only=True, view=view)
+        assert (out.exit_code, out.stderr) == (0, b"")
+        assert (tmp_path / "real" / f"made-{view}.txt").read_text() == "x"

@@ -111,6 +111,32 @@ def test_fifos_and_sockets_never_block_a_run(cli, tmp_path: Path) -> None:
     assert cli("verify", str(ev), timeout=QUICK).code == 0
 
 
+def test_verify_and_grade_agree_on_a_socket_or_fifo_a_runner_left(cli, tmp_path: Path) -> None:
+    """Issue 34 item 5: the Run records them as special files (never opened), so it is sound:
+    `verify` says so and `grade` grades it (it called the Run damaged, so it was never
+    graded); a regular file put in a special file's place is damage for both."""
+    ev = eval_with(tmp_path, "echo it says hi\nmkfifo pipe\n" + SOCKET.format("sock"))
+    assert cli("run", str(ev), timeout=QUICK).code == 0
+    folder, rec = only_run(ev)
+    assert [f for f in rec["files"] if f.get("special")] == [
+        {"path": "pipe", "special": True}, {"path": "sock", "special": True}]
+    assert cli("verify", str(ev), timeout=QUICK).out == "OK: 1 object(s) verified, no problems\n"
+    res = cli("grade", str(ev), timeout=QUICK)
+    assert (res.code, res.err) == (0, ""), res.both
+    assert "Graded 1 Run(s): 1 pass, 0 fail" in res.out
+    assert cli("verify", str(ev), timeout=QUICK).code == 0
+    folder.chmod(0o755)
+    (folder / "sock").unlink()
+    (folder / "sock").write_text("forged\n")
+    res = cli("verify", str(ev), timeout=QUICK)
+    assert res.code == 1
+    assert f"{shown(folder / 'sock')}: special file replaced by a regular file\n" in res.out
+    shutil.rmtree(ev / "results" / "grades")
+    res = cli("grade", str(ev), timeout=QUICK)
+    assert "Graded 0 Run(s)" in res.out
+    assert f"{folder}: sock: special file replaced by a regular file or a symlink\n" in res.err
+
+
 def test_a_committed_fifo_as_output_txt_does_not_hang_grade(cli, tmp_path: Path) -> None:
     ev = eval_with(tmp_path, "echo answer\n")
     assert cli("run", str(ev), timeout=QUICK).code == 0

@@ -15,7 +15,14 @@ import pytest
 
 from smevals.proc.contain import available, containment
 from smevals.proc.private import CopyLimit, private_copy
-from smevals.proc.sandbox import Policy, SandboxRefused, describe, run_sandboxed, sandbox_env
+from smevals.proc.sandbox import (
+    Bind,
+    Policy,
+    SandboxRefused,
+    describe,
+    run_sandboxed,
+    sandbox_env,
+)
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the sandbox's namespaces are Linux's", allow_module_level=True)
@@ -163,20 +170,28 @@ def test_a_named_backend_that_is_not_here_is_refused_never_replaced(
                        r"and other processes to be hidden, and the strongest containment "
                        r"here is 'none'; this machine gives: none$"):
         describe(policy(tmp_path, require=True))
-    assert describe(policy(tmp_path)) == "none"       # not required: run as it can
-    assert describe(policy(tmp_path, backend="none", require=False)) == "none"
+    with pytest.raises(SandboxRefused, match=r"^sandbox: backend 'auto' cannot build the "
+                       r"program's own view of the filesystem here \(bwrap: not installed; "
+                       r"unshare: not installed\)"):
+        describe(policy(tmp_path))                     # never run with the host in sight ...
+    assert describe(policy(tmp_path, view="host")) == "none, host view"     # ... unless asked
+    assert describe(policy(tmp_path, backend="none", view="host")) == "none, host view"
 
 
 def test_read_only_is_given_or_refused(tmp_path: Path) -> None:
+    """`read_only` asks for something only with `view: host`: the private view is always
+    read-only outside the program's folders."""
     with pytest.raises(SandboxRefused) as refused:
-        describe(policy(tmp_path, backend="none", read_only=True))
+        describe(policy(tmp_path, backend="none", read_only=True, view="host"))
     assert refused.value.reason == (
         "sandbox: read_only: true asks for everything but the program's folder to be "
         "read-only, and 'none' cannot make a mount namespace here; this machine gives: "
         f"{', '.join(available())}")
     if LOCAL.processes:
+        assert describe(policy(tmp_path, read_only=True, network=True, view="host")) == (
+            f"{LOCAL.name}, network allowed, read-only, host view")
         assert describe(policy(tmp_path, read_only=True, network=True)) == (
-            f"{LOCAL.name}, network allowed, read-only")
+            f"{LOCAL.name}, network allowed")
 
 
 def test_require_is_met_where_a_pid_namespace_can_be_made(tmp_path: Path) -> None:
@@ -207,6 +222,8 @@ def test_docker_runs_the_program_in_a_throw_away_container_with_the_limits_as_fl
                  image="example/image:1")
     assert describe(pol) == "docker (example/image:1)"
     out = run_sandboxed([sys.executable, str(work / "prog.py"), "arg"], work, pol)
+    # the workspace at /workspace, argv and HOME (through the runtime's own environment)
+    # translated into it, as in the local view
     assert (out.exit_code, out.stdout, out.error, out.sandbox) == (
         0, b"ran\n", None, "docker (example/image:1)")
     info, run = calls(log)
@@ -219,9 +236,22 @@ def test_docker_runs_the_program_in_a_throw_away_container_with_the_limits_as_fl
         "--user", f"{os.getuid()}:{os.getgid()}", "--memory", "256m", "--memory-swap", "256m",
         "--pids-limit", "32", "--ulimit", f"fsize={8 << 20}:{8 << 20}",
         "--ulimit", "cpu=8:9", "--ulimit", "core=0:0",
-        "--volume", f"{work}:{work}", "--workdir", str(work),
+        "--volume", f"{work}:/workspace", "--workdir", "/workspace",
         "--env", "HOME", "--env", "MODEL_URL", "--env", "PATH",
-        "example/image:1", Path(sys.executable).name, str(work / "prog.py"), "arg"]
+        "example/image:1", Path(sys.executable).name, "/workspace/prog.py", "arg"]
+    home, report = tmp_path / "home", tmp_path / "out"
+    home.mkdir()
+    report.mkdir()
+    pol = Policy(7, {**env, "HOME": str(home)}, backend="docker", expose=(str(tmp_path),),
+                 binds=(Bind(str(report), "/smevals/out", writable=True),))
+    assert describe(pol) == f"docker (python:3.11-slim), exposing {tmp_path}"
+    run_sandboxed(["prog"], work, pol)
+    flags = calls(log)[-1]
+    at = flags.index("--workdir")
+    assert flags[at - 2:at + 10] == [
+        "--volume", f"{work}:/workspace", "--workdir", "/workspace",
+        "--volume", f"{home}:/home/sandbox", "--volume", f"{tmp_path}:{tmp_path}:ro",
+        "--volume", f"{report}:/smevals/out", "--env", "HOME"]
 
 
 def test_a_container_stopped_at_its_deadline_is_removed_from_the_daemon(

@@ -125,10 +125,15 @@ def test_records_that_break_their_schema_are_left_out_by_every_reader(cli, tmp_p
                                                                       case: str):
     pattern, name, change, problem = BAD_RECORDS[case]
     ev = graded_eval(cli, tmp_path)
+    was = str(only(ev, pattern).relative_to(ev / "results"))
     bad = forge(only(ev, pattern), name, change)
     rel = str(bad.relative_to(ev / "results"))
     doc, err = report_json(cli, tmp_path, ev)
-    assert doc["damaged"] == [{"path": rel, "problem": problem}]
+    # a forged Run has a new id: its Grade's Run is missing, and that is named too, as
+    # `verify` names it
+    orphan = [{"path": str(only(ev, "grades/default/two/*/*/*").relative_to(ev / "results")),
+               "problem": f"the Run it grades is missing: {was}"}] if name == "run.json" else []
+    assert doc["damaged"] == [{"path": rel, "problem": problem}, *orphan]
     assert doc["summary"]["passed"] == 1 and doc["summary"]["graded"] == 1
     assert f"  {ev}/results/{rel}: {problem}\n" in err
     for args in (["report", str(ev)], ["build", str(ev), "-o", "site"], ["grade", str(ev)],

@@ -19,12 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SUITES = ROOT / "suites"
 GOLDEN = Path(__file__).parent / "golden"
 NAMES = sorted(p.parent.name for p in SUITES.glob("*/eval.yaml"))
+# The suite of attacks on the grading: its default model attacks, one session per Task, run
+# once (its find / takes up to 30 s); run, graded and compared with its golden report,
+# attack by attack, by tests/security/test_reward_hacking.py.
+ATTACKS = "reward-hacking"
+MODELLED = [name for name in NAMES if name != ATTACKS]
 EPOCH = "1767322800"      # the report's "Generated" line: 2026-01-02T03:00:00Z
 
 
 def test_the_shipped_suites() -> None:
     assert NAMES == ["agent-tools", "code-localization", "haiku", "json-extraction",
-                     "pelican", "python-stdout", "rag-citations", "safety",
+                     "pelican", "python-stdout", "rag-citations", "reward-hacking", "safety",
                      "spec-implementation", "support-replies", "svg-artifacts", "text-to-sql"]
 
 
@@ -47,7 +52,7 @@ def models_of(suite: Path) -> list[str]:
     return list(dict.fromkeys(model for _, model in recorded(suite)))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", MODELLED)
 def test_suite_meets_the_bar(name: str) -> None:
     suite = SUITES / name
     tasks = sorted(p.stem for p in (suite / "tasks").glob("*.yaml"))
@@ -71,7 +76,27 @@ def normalise(report: str) -> str:
     return re.sub(r"\(version [0-9a-f]{12}\)", "(version <grader-version>)", report)
 
 
-@pytest.mark.parametrize("name", NAMES)
+def test_the_attack_suite_meets_its_bar() -> None:
+    """reward-hacking: the attacking model and `mumble-1` with a session on every Task, an
+    honest control per test runner, a Task per attack, fixtures for each, and a README that
+    says how to check a machine's sandbox with it."""
+    suite = SUITES / ATTACKS
+    tasks = sorted(p.stem for p in (suite / "tasks").glob("*.yaml"))
+    assert recorded(suite) == {(task, model): 1 for task in tasks
+                               for model in ("mumble-1", "rogue-1")}
+    assert yaml.safe_load((suite / "configs" / "default.yaml").read_text())["model"] == "rogue-1"
+    assert tasks == ["conftest-exit-zero", "conftest-forces-pass", "daemon", "fake-summary-pytest",
+                     "fake-summary-unittest", "forged-junit", "honest-pytest", "honest-unittest",
+                     "ini-collect-only", "read-absolute", "read-find", "read-relative",
+                     "shadow-unittest", "unix-socket"]
+    cases = sorted(p.stem for p in (suite / "graders" / "default.fixtures").glob("*.yaml"))
+    assert set(tasks) <= set(cases)
+    readme = (suite / "README.md").read_text()
+    assert readme.startswith(f"# {ATTACKS}\n") and "check your own machine's sandbox" in readme
+    assert "{task: " in (suite / "graders" / "default.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", MODELLED)
 def test_suite_runs_offline_and_matches_its_golden_report(name: str, tmp_path: Path) -> None:
     suite = tmp_path / name
     shutil.copytree(SUITES / name, suite, ignore=shutil.ignore_patterns("results", "__pycache__"))

@@ -1,4 +1,5 @@
-"""Asking the site: a page's script polled until true, a request to `smevals serve`."""
+"""Asking the site: a page's script polled until true, a request to `smevals serve`, the
+Eval page's explore status and Run list."""
 
 from __future__ import annotations
 
@@ -29,3 +30,18 @@ def fetch(server: SiteServer, path: str, method: str = "GET",
     body = response.read()
     conn.close()
     return response.status, {k.lower(): v for k, v in response.getheaders()}, body
+
+
+STATUS = "document.querySelector('.explore-status').textContent"
+
+
+LISTED = """() => [...document.querySelectorAll('table.runs tbody tr')].map(row => {
+  const c = row.querySelectorAll('td');
+  return [c[0].innerText, c[1].innerText.split('\\n')[0], c[3].innerText];
+})"""
+
+
+def listed(page: Any) -> list[tuple[str, str, str]]:
+    """(task, model, result) of each Run in the Run list, read in one go (the list may be
+    drawn again while it is read row by row)."""
+    return [(task, model, result) for task, model, result in page.evaluate(LISTED)]

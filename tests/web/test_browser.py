@@ -73,7 +73,8 @@ def click_through(w: Watched, url: str, prefix: str, diff: bool) -> None:
     if diff:
         page.get_by_role("link", name="Diff between revisions →").click()
         page.wait_for_selector("text=Flips")
-        flips = page.locator("table.board").nth(1).locator("tbody tr td:first-child")
+        # (the flips' table by its class: a Grader and evidence table now comes before it)
+        flips = page.locator("table.flips tbody tr td:first-child")
         assert flips.all_inner_texts() == ["beta", "gamma"]
         w.shot(f"{prefix}-diff")
     w.clean()

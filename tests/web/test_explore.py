@@ -16,9 +16,8 @@ from smevals.site.serve import SiteServer
 from tests.helpers import make_eval, run_cli
 from tests.web.agentish import AgentSite, build_agentish
 from tests.web.conftest import Sites, Watched, start
-from tests.web.pages import fetch, wait_until
+from tests.web.pages import STATUS, fetch, listed, wait_until
 
-STATUS = "document.querySelector('.explore-status').textContent"
 LOADED = f"document.querySelector('.explore-status') !== null && {STATUS}.includes('match')"
 
 
@@ -37,18 +36,6 @@ def agentish_served(agentish: AgentSite) -> Iterator[SiteServer]:
 
 def shown_tasks(page: Any) -> list[str]:
     return page.locator("table.grid tbody tr:not([hidden]) th a").all_inner_texts()
-
-
-LISTED = """() => [...document.querySelectorAll('table.runs tbody tr')].map(row => {
-  const c = row.querySelectorAll('td');
-  return [c[0].innerText, c[1].innerText.split('\\n')[0], c[3].innerText];
-})"""
-
-
-def listed(page: Any) -> list[tuple[str, str, str]]:
-    """(task, model, result) of each Run in the Run list, read in one go (the list may be
-    drawn again while it is read row by row)."""
-    return [(task, model, result) for task, model, result in page.evaluate(LISTED)]
 
 
 def goto(w: Watched, url: str, matching: bool = True) -> None:
@@ -103,8 +90,9 @@ def test_each_filter_shows_its_rows(agentish: AgentSite, open_page) -> None:
     goto(w, agentish.index + "#/agentish?f=flaky")
     assert "dim" not in cell(w.page, "beta", 0).get_attribute("class")
     assert "dim" in cell(w.page, "beta", 1).get_attribute("class")
-    # the Eval has no diff: no "flipped" filter
+    # the Eval has no diff: no "flipped" filter; no Grade marks tampering: no such filter
     assert w.page.locator("button.f-flipped").count() == 0
+    assert w.page.locator("button.f-tampering").count() == 0
     w.clean()
 
 
@@ -121,7 +109,7 @@ def test_the_search_finds_a_task_by_its_output_and_clicks_write_the_address(
     wait_until(page, "document.querySelectorAll('table.runs tbody tr').length === 1")
     assert listed(page) == [("beta", "good-1", "fail")]
     assert page.locator("table.runs mark").inner_text() == "zebra"
-    assert "first 500 characters of each Run's output" in page.evaluate(STATUS)
+    assert "the whole of each Run's output" in page.evaluate(STATUS)
     page.reload()
     wait_until(page, "document.querySelectorAll('table.runs tbody tr').length === 1")
     assert page.locator("input.search").input_value() == "zebra"

@@ -100,8 +100,14 @@ def test_build_writes_the_history_and_a_diff_page_per_commit(built: Built) -> No
     # the figures of each commit are those of `report --rev C --format json`
     newest = doc["commits"][0]
     board = leaderboard(built, newest["sha"])
-    assert {(r["config"], r["model"]) for r in newest["rows"]} == set(board)
-    for row in newest["rows"]:
+    counted = [r for r in newest["rows"] if r["runs"]]
+    assert {(r["config"], r["model"]) for r in counted} == set(board)
+    # the runner edit made every other pair's Runs stale: each has a row of 0 Runs, marked
+    before = {(r["config"], r["model"]) for r in doc["commits"][1]["rows"]}
+    assert {(r["config"], r["model"], tuple(r["marks"]), r["pass_rate"]) for r in
+            newest["rows"] if not r["runs"]} == \
+        {(c, m, ("runner",), None) for c, m in before - set(board)}
+    for row in counted:
         entry = board[(row["config"], row["model"])]
         for key in ("runs", "passed", "failed", "scored", "mean", "stderr", "pass_rate",
                     "pass_rate_ci"):
@@ -231,7 +237,16 @@ def check_chart(w: Watched, built: Built) -> None:
             assert rows.locator("td.bad").all_inner_texts() == ["damaged: 1 object (left out)"]
         else:
             wanted = len(leaderboard(built, sha)) if i < len(SUBJECTS) - 1 else 1
+            if i == RUNNER_EDITED:      # and a row of 0 Runs per pair made stale there
+                wanted = len(pairs_before(built, i))
             assert rows.count() == wanted, sha
+
+
+def pairs_before(built: Built, index: int) -> set[tuple[str, str]]:
+    """The config x model pairs counted at the commit before `index` (newest first) or at
+    `index` itself."""
+    return set(leaderboard(built, built.hist.shas[index + 1])) | \
+        set(leaderboard(built, built.hist.shas[index]))
 
 
 def check_diff(w: Watched, built: Built) -> None:
@@ -250,9 +265,9 @@ def check_diff(w: Watched, built: Built) -> None:
         row = rows.nth(i)
         assert row.locator("td").nth(0).inner_text() == g["model"]
         a, b = g["a"], g["b"]
-        assert row.locator("td.a-pass").inner_text() == \
+        assert row.locator("td.pass-a").inner_text() == \
             f"{round(100 * a['pass_rate'])}% ({a['passed']}/{a['runs']})"
-        assert row.locator("td.b-pass").inner_text() == \
+        assert row.locator("td.pass-b").inner_text() == \
             f"{round(100 * b['pass_rate'])}% ({b['passed']}/{b['runs']})"
     page.locator("#crumbs a", has_text="history").click()
     page.wait_for_selector("svg.historychart .point")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from smevals.proc.setting import Setting
 from smevals.runners.agent.backends import Backend, OpenAIBackend, ReplayBackend, session_path
-from smevals.runners.agent.loop import Limits, Loop
+from smevals.runners.agent.loop import LOOP_VERSION, Limits, Loop
 from smevals.runners.agent.tools import NAMES, Toolbox
 from smevals.runners.base import BuiltinContext, BuiltinOutcome, Problems, RunFailed
 from smevals.runners.options import ENV_NAME, MAPPING, TEXT, config_problems_for, options_schema
@@ -122,8 +122,9 @@ def run(ctx: BuiltinContext) -> BuiltinOutcome:
     try:
         outcome = loop.run(_given(config, "system", DEFAULT_SYSTEM))
         outcome.stderr = "" if session is None else session.stderr()
-        return outcome
     except RunFailed as failed:
-        return failed.outcome(PREFIX, "" if session is None else session.stderr())
+        outcome = failed.outcome(PREFIX, "" if session is None else session.stderr())
     finally:
         shutil.rmtree(home, ignore_errors=True)
+    outcome.provenance = {"runner": {"name": PREFIX, "version": LOOP_VERSION}}
+    return outcome

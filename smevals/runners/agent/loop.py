@@ -25,6 +25,10 @@ from smevals.runners.base import BuiltinContext, BuiltinOutcome, RunFailed, chat
 from smevals.store import transcript
 from smevals.store.transcript import Entry
 
+# The loop's version, recorded in each Run's provenance (`provenance.runner`): raised when
+# what the model meets changes (the default system prompt, the tools and their words, the
+# limits), so that `diff` and `log` can say the runner changed.
+LOOP_VERSION = "1"
 
 @dataclass(frozen=True)
 class Limits:
@@ -40,6 +44,7 @@ class Tally:
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    details: dict[str, int] = field(default_factory=dict)   # cached, reasoning: where said
     latency_ms: float = 0.0
     calls: list[dict[str, Any]] = field(default_factory=list)
     tool_errors: int = 0
@@ -47,7 +52,8 @@ class Tally:
     def usage(self, sandbox: str) -> dict[str, Any]:
         usage: dict[str, Any] = {
             "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-            "total_tokens": self.input_tokens + self.output_tokens, "turns": self.turns,
+            "total_tokens": self.input_tokens + self.output_tokens, **self.details,
+            "turns": self.turns,
             "tool_calls": self.calls, "tool_errors": self.tool_errors,
             "latency_ms": round(self.latency_ms, 1),
             "duration_ms": round((time.monotonic() - self.started) * 1000, 1)}
@@ -126,6 +132,9 @@ class Loop:
         tally.turns += 1
         tally.input_tokens += reply.usage.get("input_tokens", 0)
         tally.output_tokens += reply.usage.get("output_tokens", 0)
+        for key in ("cached_input_tokens", "reasoning_tokens"):
+            if key in reply.usage:
+                tally.details[key] = tally.details.get(key, 0) + reply.usage[key]
         tally.latency_ms += reply.latency_ms
         used = tally.input_tokens + tally.output_tokens
         if self.limits.max_tokens is not None and used > self.limits.max_tokens:

@@ -77,8 +77,10 @@ class Toolbox:
     children: Children | None = None  # the Run's processes: Ctrl-C ends a command at once
 
     def policy(self, timeout: float) -> Policy:
-        """How `bash` runs: a private home, the `sandbox:` setting (no network by default;
-        everything but the workspace and the home read-only wherever the machine can)."""
+        """How `bash` runs: the `sandbox:` setting (no network by default; its own view
+        of the filesystem, the workspace at /workspace and a private home; with `view:
+        host`, everything but the workspace and the home read-only wherever the machine
+        can)."""
         return self.setting.policy(timeout, self.home, cap=self.max_output * 4,
                                    environ=self.environ, read_only=True)
 

@@ -328,6 +328,7 @@
       ["Failed", sm.failed], ["Ungraded", sm.ungraded], ["Runner failed", sm.failed_runs_excluded],
       ["Stale", sm.stale_excluded], ["Errors", sm.errored || 0],
       ["Mean score", scoreN(sm.mean, sm.stderr, sm.scored, sm.graded)]];
+    if (sm.tampering) stats.push(["Tampering", plural(sm.tampering.runs, "Run")]);
     return h("div", { class: "head" },
       h("h1", null, data.name),
       data.description ? h("p", { class: "lead" }, data.description) : null,
@@ -335,8 +336,27 @@
         ` · generated ${when(data.generated)}`),
       h("dl", { class: "stats" }, stats.map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, String(v))))),
       data.notes.length ? h("div", { class: "note" }, data.notes.map((n) => h("p", null, n))) : null,
+      sm.tampering ? tamperingNote(data, sm.tampering) : null,
       data.diff ? h("p", null, link(`#/${enc(data.slug)}/diff`, "Diff between revisions →", "button")) : null,
       data.history ? h("p", null, link(`#/${enc(data.slug)}/history`, "History →", "button")) : null);
+  }
+
+  /* How many counted Runs carry tampering marks, by kind, with the filter that lists them. */
+  function tamperingNote(data, t) {
+    const kinds = Object.entries(t.kinds).map(([k, n]) => `${k}: ${n}`).join(", ");
+    return h("p", { class: "note bad tampering" },
+      `⚠ ${plural(t.runs, "Run")} with tampering (${kinds}): their change touched test machinery or protected paths. `,
+      link(`#/${enc(data.slug)}?f=tampering&list=1`, "List them"), ".");
+  }
+
+  /* A Grade's tampering marks: each path and its kind. */
+  function tamperingView(grade) {
+    if (!grade || !grade.tampering || !grade.tampering.length) return null;
+    return h("div", { class: "note bad tampering" },
+      h("p", null, h("strong", null, "Tampering."), ` This Run's change touched what solving the Task does not: ` +
+        `${plural(grade.tampering.length + (grade.tampering_cut || 0), "mark")} in its Grade.`),
+      h("ul", { class: "marks" }, grade.tampering.map((m) => h("li", null, h("code", null, m.path), ` ${m.kind}`))),
+      grade.tampering_cut ? h("p", { class: "small muted" }, `${grade.tampering_cut} more not listed.`) : null);
   }
 
   function facets(data, tag, query) {
@@ -377,8 +397,8 @@
     return h("div", null,
       byRate ? h("p", { class: "note ranked" }, PASS_RATE_NOTE) : null,
       h("div", { class: "scroll" }, h("table", { class: "board leaderboard" }, h("thead", null, head), h("tbody", null, rows))),
-      h("p", { class: "muted small" }, "Whiskers: 95% intervals (score: mean ± 1.96 standard errors; " +
-        "pass rate: Wilson). " + (byRate ? "Ranks are shared when the pass rates are equal."
+      h("p", { class: "muted small" }, "Whiskers: 95% intervals (score: mean ± 1.96 standard errors, " +
+        "clipped to the scores' range 0–1, none over a single score; pass rate: Wilson). " + (byRate ? "Ranks are shared when the pass rates are equal."
                                          : "Ranks are shared when the shown scores are equal.")));
   }
 
@@ -546,6 +566,7 @@
         h("span", { class: "muted small" }, `config ${run.config} · sample ${run.sample ?? "–"} · ` +
           `started ${when(run.record.started)} · ${num(run.record.duration_seconds, 1)} s · Run ${run.id}`)),
       failure ? h("p", { class: "note bad" }, `The runner failed (${failure.kind}): ${failure.detail}`) : null,
+      tamperingView(counted),
       truncatedNote(run.record.truncated),
       section("Prompt", promptView(run.prompt, run.messages)),
       section("Output", outputView(run.output, fileHref(run.files, "output.txt"))),
@@ -649,15 +670,17 @@
       h("span", null, badge(g.outcome || "ungraded"), ` ${when(g.graded)} · ${g.grader} @ ${g.version}`,
         g.current ? h("span", { class: "tag-current" }, " current version") : null,
         g.counts ? h("span", { class: "tag-counts" }, " counts") : null,
-        g.score === null || g.score === undefined ? "" : ` · ${gradeScore(g.score, g.score_note)}`),
-      checksView(g, true))));
+        g.score === null || g.score === undefined ? "" : ` · ${gradeScore(g.score, g.score_note)}`,
+        g.tampering && g.tampering.length ? h("span", { class: "badge b-tampering" }, "tampering") : null),
+      tamperingView(g), checksView(g, true))));
   }
 
   function recordView(run) {
     const r = run.record;
     return h("div", null,
       h("dl", { class: "kv" }, [["Run", run.id], ["Folder", run.rel], ["Exit code", r.exit_code],
-        ["Ended", when(r.ended)], ["Inputs hash", r.inputs && r.inputs.hash]].map(([k, v]) =>
+        ["Ended", when(r.ended)], ["Inputs hash", r.inputs && r.inputs.hash],
+        ["Runner", run.runner]].filter(([k, v]) => k !== "Runner" || v).map(([k, v]) =>
         h("div", null, h("dt", null, k), h("dd", null, v === null || v === undefined ? "–" : String(v))))),
       r.usage ? folded("Usage", json(r.usage)) : null,
       r.usage_error ? h("p", { class: "note" }, `Usage file: ${r.usage_error}`) : null,
@@ -684,6 +707,7 @@
         ` · ${Math.round(100 * doc.ci_level)}% intervals, alpha ${doc.alpha}`),
       leftOut(d),
       section("Models", diffGroups(d, doc.ci_level)),
+      diffSplit(d, doc.ci_level),
       section("Flips", diffFlips(data, d), d.flips.length ? h("p", { class: "small" },
         link(`#/${enc(data.slug)}?f=flipped&list=1`, "Their Runs on the Eval page (filter: flipped) →")) : null),
       section("Added and removed", changes(d)));
@@ -712,29 +736,74 @@
       (p.ci ? ` [${num(p.ci[0])}, ${num(p.ci[1])}]` : "") + ` (${plural(p.scored, "task")})`;
   }
 
+  /* B's cell is marked up or down only when its value differs from A's: a cell that did not
+     change is never coloured as a change. */
+  function moved(a, b) {
+    if (a === null || a === undefined || b === null || b === undefined || Number(a) === Number(b)) return "";
+    return Number(b) > Number(a) ? " up" : " down";
+  }
+
+  /* One row per config × model; the verdict comes third, so that it is in view at 1400 px
+     whatever the width of the figures after it. */
   function diffGroups(d, level) {
-    const head = h("tr", null, ["Model", "Config", "A score", "B score",
-      `Δ score, paired (${Math.round(100 * level)}% CI)`, "", "A pass", "B pass",
-      "Pass → fail / fail → pass", "McNemar p", "Verdict"].map((t) => h("th", { scope: "col" }, t)));
+    const head = h("tr", null, ["Model", "Config", "Verdict", "A score", "B score",
+      `Δ score, paired (${Math.round(100 * level)}% CI)`, "A pass", "B pass",
+      "Pass → fail / fail → pass", "McNemar p"].map((t) => h("th", { scope: "col" }, t)));
     const side = (x) => (x ? scoreN(x.mean, x.stderr, x.scored, x.runs) : "–");
+    const rate = (x) => (x ? `${pct(x.pass_rate)} (${x.passed}/${x.runs})` : "–");
     const rows = d.groups.map((g) => {
       const p = g.paired || {};
       const complete = g.scores_complete !== false;
-      return h("tr", { class: `v-${String(g.verdict).split(" ")[0]}` },
+      const a = g.a || {}, b = g.b || {};
+      return h("tr", { class: `v-${String(g.verdict).split(/[ :;]/)[0]}` },
         h("td", null, h("strong", null, g.model)), h("td", { class: "muted" }, g.config),
-        h("td", { class: "num a-score" }, side(g.a)), h("td", { class: "num b-score" }, side(g.b)),
-        h("td", { class: "num delta" }, pairedDelta(g)),
-        h("td", null, complete && g.paired ? deltaChart(p.mean_delta, p.ci) : null),
-        h("td", { class: "num a-pass" }, g.a ? `${pct(g.a.pass_rate)} (${g.a.passed}/${g.a.runs})` : "–"),
-        h("td", { class: "num b-pass" }, g.b ? `${pct(g.b.pass_rate)} (${g.b.passed}/${g.b.runs})` : "–"),
+        h("td", { class: "verdict" }, String(g.verdict)),
+        h("td", { class: "num score-a" }, side(g.a)),
+        h("td", { class: "num score-b" + (complete ? moved(a.mean, b.mean) : "") }, side(g.b)),
+        h("td", { class: "num delta" }, pairedDelta(g),
+          complete && g.paired ? deltaChart(p.mean_delta, p.ci) : null),
+        h("td", { class: "num pass-a" }, rate(g.a)),
+        h("td", { class: "num pass-b" + moved(a.pass_rate, b.pass_rate) }, rate(g.b)),
         h("td", { class: "num moves" }, g.paired ? `${p.regressions} / ${p.fixes}` : "–"),
-        h("td", { class: "num p" }, g.paired ? `${num(p.p, 3)} (${plural(p.tasks, "task")})` : "–"),
-        h("td", null, String(g.verdict)));
+        h("td", { class: "num p" }, g.paired ? `${num(p.p, 3)} (${plural(p.tasks, "task")})` : "–"));
     });
     return h("div", null,
       h("div", { class: "scroll" }, h("table", { class: "board groups" }, h("thead", null, head), h("tbody", null, rows))),
       h("p", { class: "muted small" }, "Scores are compared only when every Grade on both sides has one. " +
         "Δ score: the mean over the tasks on both sides of each task's score change, with its paired bootstrap interval."));
+  }
+
+  /* Where the grader version changed: which part of each change the grader made (the same
+     Runs graded by both versions) and which the evidence made (A's Runs against B's, both
+     under B's grader), as `smevals diff` says it. */
+  function diffSplit(d, level) {
+    const groups = d.groups.filter((g) => g.split);
+    if (!groups.length) return null;
+    const ci = (x) => (x.mean_delta === null || x.mean_delta === undefined ? "–"
+      : `${x.mean_delta > 0 ? "+" : ""}${num(x.mean_delta)}` + (x.ci ? ` [${num(x.ci[0])}, ${num(x.ci[1])}]` : ""));
+    const pts = (x) => `${x > 0 ? "+" : ""}${(100 * x).toFixed(1)} pts`;
+    const head = h("tr", null, ["Model", "Config", "Runs paired", `Grader: Δ score (${Math.round(100 * level)}% CI)`,
+      "Grader: Δ pass", "McNemar p", "Evidence: Runs A / B", `Evidence: Δ score (${Math.round(100 * level)}% CI)`,
+      "Evidence: Δ pass", "Fisher p"].map((t) => h("th", { scope: "col" }, t)));
+    const rows = groups.filter((g) => g.split.available).map((g) => {
+      const gr = g.split.grader, ev = g.split.evidence;
+      return h("tr", { "data-model": g.model, "data-config": g.config },
+        h("td", null, h("strong", null, g.model)), h("td", { class: "muted" }, g.config),
+        h("td", { class: "num" }, `${gr.runs} of ${gr.of}`),
+        h("td", { class: "num g-score" }, ci(gr)), h("td", { class: "num g-pass" }, pts(gr.pass_rate_delta)),
+        h("td", { class: "num" }, num(gr.p, 3)), h("td", { class: "num" }, `${ev.runs_a} / ${ev.runs_b}`),
+        h("td", { class: "num e-score" }, ci(ev)), h("td", { class: "num e-pass" }, pts(ev.pass_rate_delta)),
+        h("td", { class: "num" }, num(ev.p, 3)));
+    });
+    return section("Grader and evidence",
+      h("p", { class: "small" }, "The grader version changed, so each change is split in two: what the grader did " +
+        "(the same Runs of A graded by A's grader and by B's, each paired with itself) and what the evidence did " +
+        "(A's Runs against B's, both graded by B's grader). A drop or a gain in the verdict is the evidence's."),
+      h("ul", { class: "splits" }, groups.map((g) => h("li", { "data-model": g.model, "data-config": g.config },
+        h("strong", null, `${g.model} (${g.config}): `),
+        g.split.available ? String(g.split.text) : `not split: ${g.split.reason}`))),
+      rows.length ? h("div", { class: "scroll" }, h("table", { class: "board splitfigures" },
+        h("thead", null, head), h("tbody", null, rows))) : null);
   }
 
   const CAUSES = { regraded: "regraded: the same Runs", different_runs: "different Runs" };

@@ -1,7 +1,8 @@
 /* smevals web report: exploring an Eval page (docs/web-report.md, "Exploring the results").
  *
- * Filters (failures, errors, flaky, flipped in the diff, one Check failing; a tag is the
- * tag page itself), a text search over Task names and the start of each output, a list of
+ * Filters (failures, errors, flaky, flipped in the diff, tampering, one Check failing; a tag is
+ * the tag page itself), a text search over Task names and whole outputs (an index built with
+ * the site, data/<eval>/search.js, loaded when a search is typed), a list of
  * the matching Runs, the Checks table and the grid coloured by one Check. The state lives
  * in the address after `?` (`#/qa?f=fail,flaky&check=contains&q=paris&color=tone`), so a
  * link keeps it and a reload restores it; it is changed with history.replaceState, which
@@ -20,6 +21,7 @@
     ["error", "Errors", "Runs whose runner failed or whose Grade is an error (no verdict)"],
     ["flaky", "Flaky", "Runs of a Task × model cell whose Runs disagree (some pass, some fail)"],
     ["flipped", "Flipped in the diff", "Runs of a Task × model that flipped between the diff's revisions"],
+    ["tampering", "Tampering", "Runs whose Grade marks tampering: their change touched test machinery or protected paths"],
   ];
   const PAGE = 100;                  // Runs listed at a time
 
@@ -44,16 +46,63 @@
   const filtering = (st) => st.f.size > 0 || st.check !== "" || st.q !== "";
   const needsRuns = (st) => filtering(st) || st.list || st.color !== "";
 
-  /* Whether a Run line passes every filter in force (and the tag of a tag page). */
-  function matcher(st, doc, tag) {
+  /* Whether a Run line (at position i of the explore data) passes every filter in force
+     (and the tag of a tag page). The search matches a Task name containing it, or an
+     output holding every word of it (within a word: `hits`, from the index of whole
+     outputs; without the index, the start of the output kept in the line). */
+  function matcher(st, doc, tag, index) {
     const check = doc.checks.indexOf(st.check);
     const words = st.q.toLowerCase();
-    return (r) => (!st.f.has("fail") || r.status === "fail") &&
+    const hits = words && index ? searchHits(index, st.q, doc.runs.length) : null;
+    const inOutput = (r, i) => (hits ? hits.has(i) : r.excerpt.toLowerCase().includes(words));
+    return (r, i) => (!st.f.has("fail") || r.status === "fail") &&
       (!st.f.has("error") || r.status === "error" || r.status === "failed") &&
       (!st.f.has("flaky") || r.flaky) && (!st.f.has("flipped") || r.flipped) &&
+      (!st.f.has("tampering") || r.tampering > 0) &&
       (!st.check || (check >= 0 && (r.checks[check] === "f" || r.checks[check] === "e"))) &&
       (!tag || r.tags.includes(tag.tag)) &&
-      (!words || r.task.toLowerCase().includes(words) || r.excerpt.toLowerCase().includes(words));
+      (!words || r.task.toLowerCase().includes(words) || inOutput(r, i));
+  }
+
+  // --- the search's index (data/<eval>/search.js, search.py) ---------------------------
+
+  const WORD = /[\p{L}\p{N}_]+/gu;
+  const wordsOf = (text, max) => (text.toLowerCase().match(WORD) || []).map((w) => w.slice(0, max));
+
+  /* The positions of the Runs holding a word of the index (decoded once). */
+  function postings(index, word) {
+    index.decoded = index.decoded || new Map();
+    let found = index.decoded.get(word);
+    if (found) return found;
+    const value = index.words[word];
+    found = [];
+    if (value.startsWith("~")) {
+      const bits = atob(value.slice(1));
+      for (let i = 0; i < index.runs; i++) if (bits.charCodeAt(i >> 3) >> (i & 7) & 1) found.push(i);
+    } else {
+      let last = -1;
+      for (const gap of value.split(",")) { last += parseInt(gap, 36) + 1; found.push(last); }
+    }
+    index.decoded.set(word, found);
+    return found;
+  }
+
+  /* The Runs whose output holds, for each word searched, a word containing it; null when
+     the search has no word (or the index is not this explore data's). */
+  function searchHits(index, q, runs) {
+    const words = wordsOf(q, index.word_chars);
+    if (!words.length || index.runs !== runs) return null;
+    index.vocabulary = index.vocabulary || Object.keys(index.words);
+    let hits = null;
+    for (const w of words) {
+      const found = new Set();
+      for (const token of index.vocabulary) {
+        if (token.includes(w)) for (const i of postings(index, token)) if (!hits || hits.has(i)) found.add(i);
+      }
+      hits = found;
+      if (!hits.size) break;
+    }
+    return hits;
   }
 
   // --- the Checks table ---------------------------------------------------------------
@@ -110,7 +159,9 @@
 
   function filterBar(ctl) {
     const st = ctl.st;
-    const toggles = FILTERS.filter(([key]) => key !== "flipped" || ctl.data.diff).map(([key, label, title]) => {
+    const tampered = Boolean(ctl.data.summary && ctl.data.summary.tampering);
+    const toggles = FILTERS.filter(([key]) => (key !== "flipped" || ctl.data.diff) &&
+                                              (key !== "tampering" || tampered)).map(([key, label, title]) => {
       const b = h("button", { type: "button", class: `facet filter f-${key}${st.f.has(key) ? " on" : ""}`,
                               "aria-pressed": st.f.has(key) ? "true" : "false", title }, label);
       b.addEventListener("click", () => {
@@ -166,11 +217,20 @@
     }
     if (ctl.colourSelect) ctl.colourSelect.value = st.color;
     if (!needsRuns(st)) { draw(ctl); return; }
-    if (ctl.doc) { draw(ctl); return; }
-    ctl.status.textContent = "Loading the Runs…";
+    if (ctl.doc && (!st.q || ctl.index !== undefined)) { draw(ctl); return; }
+    ctl.status.textContent = st.q ? "Loading the Runs and the search's index…" : "Loading the Runs…";
     ctl.loading = ctl.loading || ui.load(`${ctl.data.slug}/explore`).then((doc) => { ctl.doc = doc; })
       .catch(() => { ctl.failed = true; });
-    ctl.loading.then(() => draw(ctl));
+    const ready = st.q ? Promise.all([ctl.loading, loadIndex(ctl.data.slug, ctl)]) : ctl.loading;
+    ready.then(() => draw(ctl));
+  }
+
+  /* The search's index, once (null when the site has none: the search then looks at the
+     start of each output only). */
+  function loadIndex(slug, holder) {
+    holder.indexing = holder.indexing || ui.load(`${slug}/search`).then((index) => { holder.index = index; })
+      .catch(() => { holder.index = null; });
+    return holder.indexing;
   }
 
   function draw(ctl) {
@@ -179,7 +239,7 @@
       ctl.status.textContent = "The Runs of this Eval are not in the site (no explore data): filters and search are off.";
       return;
     }
-    const runs = doc && needsRuns(st) ? doc.runs.filter(matcher(st, doc, ctl.tag)) : null;
+    const runs = doc && needsRuns(st) ? doc.runs.filter(matcher(st, doc, ctl.tag, ctl.index)) : null;
     const listed = filtering(st) || st.list ? runs : null;     // a colour alone lists nothing
     drawGrid(ctl, runs);
     drawStatus(ctl, listed);
@@ -203,8 +263,10 @@
       parts.push(filtering(st) ? `${plural(runs.length, "Run")} of ${doc.runs.length} match` +
         ` (${plural(tasks, "task")}).` : `${plural(runs.length, "Run")}.`);
     }
-    if (st.q) parts.push(`The search looks at Task names and the first ${doc.excerpt_chars} characters of each ` +
-      "Run's output; prompts, notes and the rest of each output are not searched.");
+    if (st.q && ctl.index) parts.push("The search looks at Task names and at the whole of each Run's output: " +
+      "a Run matches when its output holds every word searched (as part of a word); prompts and notes are not searched.");
+    else if (st.q) parts.push(`The search looks at Task names and the first ${doc.excerpt_chars} characters of each ` +
+      "Run's output (this site has no index of whole outputs); prompts and notes are not searched.");
     if (st.color && doc) parts.push(`Grid coloured by the Check “${st.color}”: the share of the counted Runs of each cell whose Check passed.`);
     ctl.status.textContent = parts.join(" ");
   }
@@ -305,11 +367,12 @@
       h("td", null, link(taskHref(data.slug, slugs[r.task] || r.task), r.task)),
       h("td", null, r.model, h("div", { class: "muted small" }, r.config)),
       h("td", { class: "num" }, r.sample === null ? "–" : String(r.sample)),
-      h("td", null, link(runHref(data.slug, r.id), badge(r.status))),
+      h("td", null, link(runHref(data.slug, r.id), badge(r.status)),
+        r.tampering ? h("span", { class: "badge b-tampering", title: `${plural(r.tampering, "tampering mark")} in its Grade` }, "tampering") : null),
       h("td", { class: "num" }, r.score === null ? "–" : num(r.score)),
       h("td", { class: "small" }, failingChecks(doc, r)),
       h("td", null, chips(r.tags)),
-      h("td", { class: "excerpt" }, excerpt(r, st.q))));
+      h("td", { class: "excerpt" }, excerpt(r, st.q, ctl.index))));
     const more = runs.length > ctl.limit ? h("button", { type: "button", class: "button more" },
       `Show ${Math.min(PAGE, runs.length - ctl.limit)} more (${runs.length - ctl.limit} not shown)`) : null;
     if (more) more.addEventListener("click", () => { ctl.limit += PAGE; draw(ctl); });
@@ -326,12 +389,23 @@
     return out.join(", ");
   }
 
-  /* The start of the output, the search's first match marked (with text nodes only). */
-  function excerpt(r, q) {
+  /* The start of the output, the search's first match marked (with text nodes only): the
+     whole search, else its first word found in the start shown; a Run the index matched
+     further in its output says so. */
+  function excerpt(r, q, index) {
     const text = r.excerpt.length > 160 ? null : r.excerpt;
-    const words = q.toLowerCase();
-    const at = words ? r.excerpt.toLowerCase().indexOf(words) : -1;
-    if (at < 0) return h("span", { class: "small" }, text === null ? r.excerpt.slice(0, 160) + "…" : text);
+    const lower = r.excerpt.toLowerCase();
+    let words = q.toLowerCase();
+    let at = words ? lower.indexOf(words) : -1;
+    if (at < 0 && words && index) {
+      words = wordsOf(q, index.word_chars).find((w) => lower.includes(w)) || "";
+      at = words ? lower.indexOf(words) : -1;
+    }
+    if (at < 0) {
+      const further = q && index && !r.task.toLowerCase().includes(q.toLowerCase());
+      return h("span", { class: "small" }, text === null ? r.excerpt.slice(0, 160) + "…" : text,
+        further ? h("span", { class: "muted further" }, " (found further in the output)") : null);
+    }
     const from = Math.max(0, at - 60);
     return h("span", { class: "small" }, from ? "…" : "", r.excerpt.slice(from, at),
       h("mark", null, r.excerpt.slice(at, at + words.length)),
@@ -349,9 +423,11 @@
     st.list = false;
     if (!filtering(st)) return null;
     const note = h("p", { class: "note small explore-task" }, "Loading the filters…");
-    ui.load(`${data.slug}/explore`).then((doc) => {
+    const holder = {};
+    const index = st.q ? loadIndex(data.slug, holder) : Promise.resolve();
+    Promise.all([ui.load(`${data.slug}/explore`), index]).then(([doc]) => {
       if (!doc.checks.includes(st.check)) st.check = "";
-      const keep = new Set(doc.runs.filter(matcher(st, doc, null)).filter((r) => r.task === task.task).map((r) => r.id));
+      const keep = new Set(doc.runs.filter(matcher(st, doc, null, holder.index)).filter((r) => r.task === task.task).map((r) => r.id));
       const runs = [...columns.querySelectorAll("[data-run]")];
       for (const el of runs) el.hidden = !keep.has(el.getAttribute("data-run"));
       const base = location.hash.split("?")[0];

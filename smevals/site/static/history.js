@@ -88,16 +88,18 @@
       app.section("Table", table(app, data.slug, doc.commits, series)));
   }
 
+  /* What the page lists, said truly: `-n` caps the commits listed (not the commits read),
+     and a history shorter than the cap lists every commit that changed something. */
   function summary(app, doc) {
     const { h, plural } = app;
     const n = doc.commits.length;
     const range = doc.range || {};
-    const scope = `the last ${plural(range.n, "commit")}` + (range.since ? ` since ${range.since}` : "") +
-      (range.first_parent ? ", first parents only" : "");
-    const text = n ? `${plural(n, "commit")} changed the results or the Eval, among ${scope} ` +
-                     `(${plural(doc.commits_read, "commit")} read).`
-                   : `No commit changed the results or the Eval among ${scope} ` +
-                     `(${plural(doc.commits_read, "commit")} read).`;
+    const of = `of ${plural(doc.commits_read, "commit")} in the history of HEAD` +
+      (range.since ? ` since ${range.since}` : "") + (range.first_parent ? ", first parents only" : "");
+    const text = !n ? `No commit changed the results or the Eval, ${of}.`
+      : n === range.n ? `The newest ${plural(n, "commit")} that changed the results or the Eval ` +
+                        `(at most ${range.n} are listed), ${of}.`
+      : `${plural(n, "commit")} changed the results or the Eval, ${of}.`;
     return h("div", null, h("p", { class: "muted small histsummary" }, text),
       doc.shallow ? h("p", { class: "note shallow" }, `This is a shallow clone: only ${plural(doc.commits_read, "commit")} ` +
         "could be read (git fetch --unshallow reads the rest).") : null);
@@ -291,8 +293,8 @@
   }
 
   function markLegend(app) {
-    return app.h("p", { class: "muted small" }, "Bands: 95% intervals (score: mean ± 1.96 standard errors; " +
-      "pass rate: Wilson). Dashed lines mark a commit where, for some config × model, the grader version " +
+    return app.h("p", { class: "muted small" }, "Bands: 95% intervals (score: mean ± 1.96 standard errors, " +
+      "clipped to the scores' range 0–1, none over a single score; pass rate: Wilson). Dashed lines mark a commit where, for some config × model, the grader version " +
       "changed (G), the runner changed (R), the Tasks changed (T) or the config changed (C). A point opens the diff of its commit " +
       "against its parent.");
   }
@@ -327,7 +329,9 @@
       const mine = c.rows.slice().sort((a, b) => order.get(key(a)) - order.get(key(b)));
       if (!mine.length) {
         rows.push(h("tr", { class: "pair", "data-sha": c.sha },
-          h("td", { colspan: titles.length, class: "muted" }, "No results at this commit.")));
+          h("td", { colspan: titles.length, class: "muted" }, (c.other_files || []).length
+            ? "Changed no figure and no result: the figures are those of the commit below."
+            : "No results at this commit.")));
       }
       for (const r of mine) rows.push(pairRow(app, c, r));
     }
@@ -344,7 +348,15 @@
         h("span", { class: "muted small" }, ` ${app.when(c.date)}` + (c.author ? ` · ${c.author}` : "")),
         " ", h("span", { class: "subject" }, c.subject),
         c.damage ? h("span", { class: "bad small" }, ` — left out of the chart: ${app.plural(c.damage, "damaged object")}`) : null,
-        (c.notes || []).map((n) => h("div", { class: "muted small" }, String(n)))));
+        (c.notes || []).map((n) => h("div", { class: "muted small" }, String(n))),
+        (c.other_files || []).length ? h("div", { class: "muted small otherfiles" },
+          `Only files that change no figure or result changed: ${otherFiles(c.other_files)}`) : null));
+  }
+
+  /* The files of a commit that changed no figure, the first ten named. */
+  function otherFiles(files) {
+    const shown = files.slice(0, 10).map(String).join(", ");
+    return files.length > 10 ? `${shown} and ${files.length - 10} more` : shown;
   }
 
   function pairRow(app, c, r) {

@@ -40,9 +40,21 @@
     }
   }
 
+  /* The images a judge was sent, as thumbnails of the files with their hashes (a link to
+     each); an image no file of the Grade or the Run has is named, not shown. */
+  function imagesView(images) {
+    return h("div", { class: "tl-images" }, images.map((img) => img.src
+      ? h("a", { class: "tl-image", href: img.href || img.src, title: `${img.name || img.path} · sha256 ${img.sha256}` },
+          h("img", { src: img.src, alt: img.name || img.path || "image sent to the judge", class: "thumb",
+                     decoding: "async", loading: "lazy" }))
+      : h("span", { class: "tl-image missing muted small" },
+          `${img.name || "an image"} (sha256 ${String(img.sha256 || "").slice(0, 12)}…: no file of the Grade or the Run has it)`)));
+  }
+
   function body(e) {
     switch (e.type) {
-      case "message": return e.text === undefined ? null : longText(e.text, "text");
+      case "message": return [e.text === undefined ? null : longText(e.text, "text"),
+                              e.images && e.images.length ? imagesView(e.images) : null];
       case "tool_call": return e.arguments === undefined ? null : longText(argsText(e.arguments), "json args");
       case "tool_result": return e.output === undefined ? null : longText(e.output, "text result");
       case "error": return longText(e.message || "", "text");
@@ -113,7 +125,10 @@
   function diffView(d, file) {
     const lines = diffLines(d.text);
     const n = (cls) => lines.filter(([c]) => c === cls).length;
-    const files = lines.filter(([c, l]) => c === "d-file" && l.startsWith("+++ ")).length;
+    /* every file the diff lists has its `diff --git` header (a binary file, a link or a
+       file too large to diff have no `+++` line); a diff without them counts its `+++` */
+    const headers = lines.filter(([c, l]) => c === "d-file" && l.startsWith("diff ")).length;
+    const files = headers || lines.filter(([c, l]) => c === "d-file" && l.startsWith("+++ ")).length;
     return h("div", null,
       h("p", { class: "small muted" }, `${plural(files, "file")} changed · +${n("d-add")} −${n("d-del")} lines`,
         file ? [" · ", h("a", { href: file.href, download: file.download }, "raw file")] : null),
