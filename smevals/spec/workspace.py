@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,17 @@ from smevals.spec.model import Task
 from smevals.spec.paths import path_problem
 from smevals.store.canonical import dumps, sha256_bytes
 from smevals.store.regular import NotRegular, describe, megabytes, open_regular
-from smevals.store.workspace import Folders, hash_copy, remove
+from smevals.store.workspace import Folders, hash_copy, remove, write_all
 
 KEY = "workspace"
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_FILES = 10_000
 SIZE_SETTING = "SMEVALS_MAX_WORKSPACE_MB"
 SIZE_MB = 100
+# The bytes of small starting trees are kept (once hashed, by this process) to copy each Run's
+# from: at most KEEP_TREE bytes a tree, KEEP_ALL bytes over all trees kept.
+KEEP_TREE = 8 << 20
+KEEP_ALL = 64 << 20
 # What smevals itself puts at the top of a Run: never the agent's work, never a starting file
 RESERVED = ("output.txt", "stderr.txt", "smevals-usage.json", "transcript.jsonl",
             "workspace.diff", "run.json")
@@ -57,6 +61,8 @@ class Starting:
     files: tuple[StartFile, ...]
     sha256: dict[str, str]
     digest: str
+    # each file's bytes as hashed (same order as `files`), when the tree was small enough
+    kept: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
 
     def by_rel(self) -> dict[str, StartFile]:
         return {f.rel: f for f in self.files}
@@ -92,6 +98,10 @@ def forget() -> None:
     _CACHE.clear()
 
 
+def _kept_bytes() -> int:
+    return sum(sum(map(len, made.kept or ())) for _sig, made in _CACHE.values())
+
+
 def starting(task: Task) -> Starting | None:
     """The Task's starting files and digest; None without `workspace:`. Raises WorkspaceError.
     Files are hashed again only when their size, time or inode changed since the last call."""
@@ -111,7 +121,9 @@ def tree_of(base: Path, spec: Any) -> Starting:
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
         return cached[1]
-    made = _hashed(found)
+    _CACHE.pop(key, None)
+    total = sum(info.st_size for _, _, info in found)
+    made = _hashed(found, keep=total <= KEEP_TREE and _kept_bytes() + total <= KEEP_ALL)
     _CACHE[key] = (signature, made)
     return made
 
@@ -209,12 +221,20 @@ def _what(path: Path) -> str:
     return describe(str(path))
 
 
-def _hashed(found: Found) -> Starting:
-    files, sums = [], {}
+def _hashed(found: Found, keep: bool = False) -> Starting:
+    """The files found, hashed; with `keep`, their bytes as hashed are kept with them."""
+    import hashlib
+
+    files, sums, kept = [], {}, []
     for rel, path, info in found:
-        sums[rel] = file_sha256(path, rel)
+        if keep:
+            data = file_bytes(path, rel)
+            sums[rel] = hashlib.sha256(data).hexdigest()
+            kept.append(data)
+        else:
+            sums[rel] = file_sha256(path, rel)
         files.append(StartFile(rel, path, info.st_size, bool(info.st_mode & 0o111)))
-    return Starting(tuple(files), sums, digest_of(sums))
+    return Starting(tuple(files), sums, digest_of(sums), tuple(kept) if keep else None)
 
 
 def digest_of(sums: dict[str, str]) -> str:
@@ -242,6 +262,10 @@ def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
     stamps: Stamps = {}
     folders = Folders(fd, make=True)
     try:
+        if start.kept is not None:          # the very bytes hashed: nothing to check again
+            for item, data in zip(start.files, start.kept, strict=True):
+                stamps[item.rel] = _write_one(item, data, folders, replace)
+            return stamps
         for item in start.files:
             sums[item.rel], stamps[item.rel] = _copy_one(item, folders, replace)
     finally:
@@ -250,6 +274,23 @@ def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
         changed = sorted(rel for rel, digest in sums.items() if start.sha256.get(rel) != digest)
         raise CopyError(f"file(s) changed while smevals read them: {', '.join(changed)}")
     return stamps
+
+
+def _write_one(item: StartFile, data: bytes, folders: Folders,
+               replace: bool) -> tuple[int, int, int, int]:
+    """Write a starting file from the bytes kept of it; its stamp."""
+    try:
+        here, name = folders.at(item.rel)
+    except OSError as exc:
+        raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
+    if replace:
+        remove(here, name)
+    out = os.open(name, _NEW, 0o755 if item.executable else 0o644, dir_fd=here)
+    try:
+        write_all(out, data)
+        return stamp_of(os.fstat(out))
+    finally:
+        os.close(out)
 
 
 def _copy_one(item: StartFile, folders: Folders,
@@ -273,6 +314,23 @@ def _copy_one(item: StartFile, folders: Folders,
             os.close(out)
     finally:
         os.close(source)
+
+
+def file_bytes(path: Path, rel: str) -> bytes:
+    """The bytes of a starting file (read to its end, never through a link)."""
+    try:
+        fd, info = open_regular(str(path))
+    except NotRegular as exc:
+        raise WorkspaceError(f"'{rel}' is {exc}") from None
+    except OSError as exc:
+        raise WorkspaceError(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
+    try:
+        chunks = []
+        while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def file_sha256(path: Path, rel: str) -> str:
