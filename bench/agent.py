@@ -68,7 +68,7 @@ def one_run(source: Path, workspace: Path, backend: str = "auto") -> dict[str, f
     """The per-Run steps once, in milliseconds."""
     from smevals.proc.sandbox import Policy, run_sandboxed, sandbox_env
     from smevals.run.workspace import settle
-    from smevals.spec.workspace import copy_in, tree_of
+    from smevals.spec.workspace import copy_in, past_tick, tree_of
     from smevals.store.workspace import open_dir
 
     got: dict[str, float] = {}
@@ -79,11 +79,12 @@ def one_run(source: Path, workspace: Path, backend: str = "auto") -> dict[str, f
     fd = open_dir(workspace)
     try:
         start = time.perf_counter()
-        copy_in(tree, fd)
+        stamps = copy_in(tree, fd)
+        past_tick(fd, stamps)                    # as run/attempt.py does
         got["copy"] = ms(start)
         agent_work(workspace)
         start = time.perf_counter()
-        settle(tree, fd)
+        settle(tree, fd, stamps)
         got["settle"] = ms(start)
     finally:
         os.close(fd)

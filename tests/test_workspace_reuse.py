@@ -158,3 +158,26 @@ def test_a_line_added_to_a_long_file_of_equal_lines_is_one_hunk() -> None:
     diff = list(wsdiff._unified(old, [*old, "y = 2\n"], "a/f", "b/f"))
     assert diff == ["--- a/f\n", "+++ b/f\n", "@@ -4998,3 +4998,4 @@\n", " x = 1\n",
                     " x = 1\n", " x = 1\n", "+y = 2\n"]
+
+
+def test_a_file_rewritten_at_once_after_the_copy_keeping_size_and_mtime_is_changed(
+        ev: Path, tmp_path: Path) -> None:
+    """`past_tick` lets settle trust every copy's stamp: a write right after it (same size,
+    mtime put back) still moves the ctime, so the file is read and found changed."""
+    start = spec.tree_of(ev, "app")
+    run = tmp_path / "run"
+    run.mkdir()
+    fd = open_dir(run)
+    try:
+        stamps = spec.copy_in(start, fd)
+        spec.past_tick(fd, stamps)
+        assert max(s[3] for rel, s in stamps.items() if rel) < stamps[spec.TICK][3]
+        path = run / "keep.txt"
+        info = os.stat(path)
+        path.write_text("KEEP\n")
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+        done = settle(start, fd, stamps)
+    finally:
+        os.close(fd)
+    assert done.changed == ["keep.txt"]
+    assert sorted(os.listdir(run)) == ["keep.txt", "workspace.diff"]     # no probe left

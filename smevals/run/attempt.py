@@ -126,7 +126,14 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     """Copy the Task's starting files (from the Eval folder of this session: a Dask worker
     has its own copy) into the Run's workspace; a Finished that fails the Run (the runner
     never starts) when they cannot be copied as planned."""
-    from smevals.spec.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
+    from smevals.spec.workspace import (
+        KEY,
+        CopyError,
+        WorkspaceError,
+        copy_in,
+        past_tick,
+        tree_of,
+    )
 
     spec = job.task.doc.get(KEY)
     if spec is None:
@@ -138,6 +145,7 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
         fd = open_dir(workspace)
         try:
             stamps = copy_in(start, fd)
+            past_tick(fd, stamps)
         except CopyError:
             for name in os.listdir(fd):         # what was copied before it failed
                 remove(fd, name)

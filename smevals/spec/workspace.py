@@ -276,6 +276,33 @@ def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
     return stamps
 
 
+TICK = ""       # the entry of `past_tick` in a copy's stamps (never a file's path)
+
+
+def past_tick(fd: int, stamps: Stamps) -> None:
+    """Wait until a file made in the folder `fd` gets a later ctime than every copy in
+    `stamps`, and note that time in them: any write after this changes a copy's ctime, so
+    `settle` trusts every copy's stamp. (Without it, the copies made in the copy's last
+    clock tick are read again, since a write in that tick could leave their ctime as it
+    was; the faster the copy, the more of them there are.)"""
+    import time
+    import uuid
+
+    last = max((s[3] for s in stamps.values()), default=None)
+    name = f".smevals-tick-{uuid.uuid4().hex[:12]}"
+    while last is not None:
+        probe = os.open(name, _NEW, 0o600, dir_fd=fd)
+        try:
+            now = os.fstat(probe).st_ctime_ns
+        finally:
+            os.close(probe)
+            os.unlink(name, dir_fd=fd)
+        if now > last:
+            stamps[TICK] = (0, 0, 0, now)
+            return
+        time.sleep(0.0005)
+
+
 def _write_one(item: StartFile, data: bytes, folders: Folders,
                replace: bool) -> tuple[int, int, int, int]:
     """Write a starting file from the bytes kept of it; its stamp."""
