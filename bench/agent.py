@@ -200,6 +200,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke or _common.SMOKE:
         args.files, args.calls, args.trials = 20, 4, 1
+    from smevals.proc import own_process
+
+    own_process()       # as the command line: a subreaper, so no scan of /proc per start
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as name:
         tmp = Path(name)
         first, again = per_run(args.files, args.trials, tmp, args.backend)
