@@ -128,7 +128,7 @@ def tree_of(base: Path, spec: Any) -> Starting:
     return made
 
 
-Found = list[tuple[str, Path, os.stat_result]]
+Found = list[tuple[str, str | Path, os.stat_result]]   # rel, path in the Eval, lstat
 
 
 def _find(base: Path, spec: Any) -> Found:
@@ -178,7 +178,7 @@ def _inside(base: Path, name: str, kind: str) -> tuple[Path, os.stat_result]:
     return path, info
 
 
-def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
+def _walk(folder: str | Path, prefix: str, spec: str, found: Found) -> None:
     with os.scandir(folder) as entries:
         items = sorted(entries, key=lambda e: e.name)
     for entry in items:
@@ -188,11 +188,11 @@ def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
                                  "UTF-8; rename it")
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
-            _walk(Path(entry.path), rel + "/", spec, found)
+            _walk(entry.path, rel + "/", spec, found)
         elif stat.S_ISREG(info.st_mode):
             if not prefix:
                 _no_reserved([rel])
-            found.append((rel, Path(entry.path), info))
+            found.append((rel, entry.path, info))     # a Path only when hashed
         else:
             raise WorkspaceError(f"'{spec}/{rel}' is {_what(Path(entry.path))}; a workspace "
                                  "holds regular files and folders only")
@@ -226,7 +226,8 @@ def _hashed(found: Found, keep: bool = False) -> Starting:
     import hashlib
 
     files, sums, kept = [], {}, []
-    for rel, path, info in found:
+    for rel, where, info in found:
+        path = Path(where)
         if keep:
             data = file_bytes(path, rel)
             sums[rel] = hashlib.sha256(data).hexdigest()
