@@ -11,8 +11,8 @@ ratio of the minimum wall times. The machine's load average is printed beside th
 The original must be installed in a venv of its own (see bench/original.py):
     python3 -m venv /tmp/orig-venv && /tmp/orig-venv/bin/pip install smevals==0.2.0
 
-Usage: python bench/original_run.py [--original PATH] [--ours PATH] [-n 300] [-j 4]
-                                    [--trials 3]
+Usage: python bench/original_run.py [--original PATH|none] [--ours PATH] [-n 300] [-j 4]
+                                    [--trials 3] [--checker python|sh]
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def spread(values: list[tuple[float, float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--original", default="/tmp/orig-venv/bin/smevals")
+    parser.add_argument("--original", default="/tmp/orig-venv/bin/smevals",
+                        help="the original's smevals; `none` times this one alone")
     parser.add_argument("--ours", default=SMEVALS, help="this smevals' command")
     parser.add_argument("-n", type=int, default=300, help="Tasks, one Run each (300)")
     parser.add_argument("-j", type=int, default=4, help="this smevals' -j (4)")
@@ -76,8 +77,8 @@ def main() -> None:
     opts = parser.parse_args()
     sides = {"original 0.2.0": [opts.original, "run", "{ev}", "-g"],
              "this smevals": [opts.ours, "run", "{ev}", "-g", "-j", str(opts.j)]}
-    if not os.access(opts.original, os.X_OK):
-        if not SMOKE:
+    if opts.original == "none" or not os.access(opts.original, os.X_OK):
+        if not SMOKE and opts.original != "none":
             raise SystemExit(f"no original smevals at {opts.original}; see the docstring")
         del sides["original 0.2.0"]
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
@@ -91,7 +92,8 @@ def main() -> None:
                 found[label].append(timed(exe, [a.format(ev=evs[label]) for a in args],
                                           Path(tmp), env))
     for label, values in found.items():
-        print(f"{label}: run -g of {opts.n} Runs, {opts.trials} trials: {spread(values)}")
+        print(f"{label}: run -g of {opts.n} Runs, {opts.trials} trials: {spread(values)} "
+              f"(load average {os.getloadavg()[0]:.1f})")
     if len(found) == 2:
         ratio = min(v[0] for v in found["original 0.2.0"]) / min(
             v[0] for v in found["this smevals"])
