@@ -11,8 +11,11 @@ ratio of the minimum wall times. The machine's load average is printed beside th
 The original must be installed in a venv of its own (see bench/original.py):
     python3 -m venv /tmp/orig-venv && /tmp/orig-venv/bin/pip install smevals==0.2.0
 
-Usage: python bench/original_run.py [--original PATH|none] [--ours PATH] [-n 300] [-j 4]
-                                    [--trials 3] [--checker python|sh]
+`--against PATH` times another installation's smevals too (say a venv of main), in the
+same trials, so the ratios of both come from one run.
+
+Usage: python bench/original_run.py [--original PATH|none] [--ours PATH] [--against PATH]
+                                    [-n 300] [-j 4] [--trials 3] [--checker python|sh]
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ def main() -> None:
     parser.add_argument("--original", default="/tmp/orig-venv/bin/smevals",
                         help="the original's smevals; `none` times this one alone")
     parser.add_argument("--ours", default=SMEVALS, help="this smevals' command")
+    parser.add_argument("--against", metavar="PATH",
+                        help="another installation's smevals, timed alongside at the same -j")
     parser.add_argument("-n", type=int, default=300, help="Tasks, one Run each (300)")
     parser.add_argument("-j", type=int, default=4, help="this smevals' -j (4)")
     parser.add_argument("--trials", type=int, default=3)
@@ -77,28 +82,30 @@ def main() -> None:
     opts = parser.parse_args()
     sides = {"original 0.2.0": [opts.original, "run", "{ev}", "-g"],
              "this smevals": [opts.ours, "run", "{ev}", "-g", "-j", str(opts.j)]}
+    if opts.against:
+        sides["the other smevals"] = [opts.against, "run", "{ev}", "-g", "-j", str(opts.j)]
     if opts.original == "none" or not os.access(opts.original, os.X_OK):
         if not SMOKE and opts.original != "none":
             raise SystemExit(f"no original smevals at {opts.original}; see the docstring")
         del sides["original 0.2.0"]
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-        env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / "cache")}
         evs = {label: make(Path(tmp) / f"ev{i}", opts.n, opts.checker)
                for i, label in enumerate(sides)}
         for _ in range(opts.trials):
-            for label, (exe, *args) in sides.items():
+            for i, (label, (exe, *args)) in enumerate(sides.items()):
                 fresh(evs[label])
+                env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / f"cache{i}")}   # one each
                 found[label].append(timed(exe, [a.format(ev=evs[label]) for a in args],
                                           Path(tmp), env))
     for label, values in found.items():
         print(f"{label}: run -g of {opts.n} Runs, {opts.trials} trials: {spread(values)} "
               f"(load average {os.getloadavg()[0]:.1f})")
-    if len(found) == 2:
-        ratio = min(v[0] for v in found["original 0.2.0"]) / min(
-            v[0] for v in found["this smevals"])
-        print(f"this smevals at -j {opts.j} is {ratio:.2f}x the original's speed "
-              f"(load average {os.getloadavg()[0]:.1f})")
+    best = {label: min(v[0] for v in values) for label, values in found.items()}
+    for label in ("this smevals", "the other smevals"):
+        if "original 0.2.0" in best and label in best:
+            print(f"{label} at -j {opts.j} is {best['original 0.2.0'] / best[label]:.2f}x the "
+                  f"original's speed (load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":
