@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -237,17 +238,38 @@ def rate(name: str, inp: CheckInput, options: dict[str, Any], seconds: float) ->
 
 def svg_rate(inp: CheckInput, seconds: float, file: str = "doc.svg") -> float:
     """render_svg writes a new PNG each time (it never overwrites one): a name per render.
-    Most of the time is resvg's (through resvg-py), in the renderer's child process."""
+    Most of the time is resvg's (through its `resvg` binding), in the renderer's child
+    process; the CPU per render (both processes) is kept in RENDER_CPU."""
     names = (f"{file}-{i}.png" for i in range(10**9))
     run_check("render_svg", {"file": file, "output": next(names)}, inp)   # starts the child
     best = 0.0
+    cpu, renders = 0.0, 0
     for _ in range(5):
-        count, start = 0, time.perf_counter()
+        count, start, used = 0, time.perf_counter(), _render_cpu()
         while (elapsed := time.perf_counter() - start) < seconds / 5:
             run_check("render_svg", {"file": file, "output": next(names)}, inp)
             count += 1
         best = max(best, count / elapsed)
+        cpu, renders = cpu + _render_cpu() - used, renders + count
+    RENDER_CPU[file] = 1000 * cpu / max(renders, 1)
     return best
+
+
+RENDER_CPU: dict[str, float] = {}      # CPU ms per render: this process and the renderer's
+
+
+def _render_cpu() -> float:
+    """CPU seconds (user + system) of this process and of the renderer's child process."""
+    from smevals.checkers import svg
+
+    used = time.process_time()
+    for worker in svg._WORKER.values():
+        proc = getattr(worker, "_proc", None)
+        if proc is not None:
+            with open(f"/proc/{proc.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
 
 
 def main() -> int:
@@ -289,6 +311,11 @@ def main() -> int:
             print(f"{label:26} {rate(name, inp, options, args.seconds):10,.0f}")
         inp = CheckInput(output="", task={}, usage=USAGE, workspace=workspace)
         print(f"{'render_svg (2 KB SVG)':26} {svg_rate(inp, args.seconds, 'small.svg'):10,.0f}")
+        print(f"render_svg CPU per render (this process and the renderer's): "
+              f"{RENDER_CPU.get('doc.svg', 0):.1f} ms (20 KB), "
+              f"{RENDER_CPU.get('small.svg', 0):.1f} ms (2 KB), so "
+              f"{1000 / max(RENDER_CPU.get('doc.svg', 0), 0.001):.0f} renders/s of one core "
+              f"(load average {os.getloadavg()[0]:.1f})")
     print(f"below their target (2,000 checks/s; render_svg {SVG_TARGET}/s; SQL 200/s): "
           f"{', '.join(slow) or 'none'}")
     return 0

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 class Command:
@@ -24,10 +25,17 @@ class Command:
         self.damaged: dict[tuple[str, str], str] = {}     # (store label, object rel) -> why
         self.judge_listings: dict[Path, dict[str, list[str]]] = {}   # bucket -> key -> names
         self.mirrors: dict[Path, Path] = {}   # a revision's extracted folder -> its repository
+        # what the command worked out once and reuses (keys name their owner: see `memo`)
+        self.memos: dict[str, dict[Any, Any]] = {}
 
     def note_damaged(self, label: str, rel: str, why: str) -> None:
         with self.lock:
             self.damaged[(label, rel)] = why
+
+    def memo(self, owner: str) -> dict[Any, Any]:
+        """The dict in which `owner` (a module's name) keeps what it found for this command."""
+        with self.lock:
+            return self.memos.setdefault(owner, {})
 
     def found_damaged(self) -> list[tuple[str, str, str]]:
         """(store label, object rel, why) of every object left out so far, sorted."""

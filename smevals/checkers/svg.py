@@ -1,5 +1,5 @@
 """render_svg: an SVG (the output, a Run file or an earlier Check's file) rendered to a PNG
-kept with the Grade, by resvg (smevals' `svg` extra: resvg-py) in a bounded child.
+kept with the Grade, by resvg (smevals' `svg` extra: the `resvg` binding) in a bounded child.
 
 Bounds: the SVG is at most MAX_SVG_BYTES; external references are left out before
 rendering (xmlsafe.clean); the PNG fits in width x height, each at most MAX_SIDE; the renderer
@@ -28,7 +28,7 @@ MAX_SVG_BYTES = 1 << 20
 MAX_SIDE = 4096
 DEFAULT_TIMEOUT = 10.0
 WORKER_MEMORY = 2 << 30
-EXTRA = "pip install 'resvg-py>=0.5'"
+EXTRA = "pip install 'resvg>=0.2'"
 
 _SIDE = {"type": "integer", "minimum": 1, "maximum": MAX_SIDE,
          "x-expect": f"a whole number of pixels from 1 to {MAX_SIDE}"}
@@ -143,9 +143,16 @@ def render(svg: str, width: int, height: int, background: str | None, fonts: boo
 
     from smevals.proc.worker import WorkerError
 
-    if importlib.util.find_spec("resvg_py") is None:
+    if importlib.util.find_spec("resvg") is None:
         _missing()
-    header = orjson.dumps({"width": width, "height": height, "background": background,
+    color = None
+    if background is not None:
+        from smevals.checkers.csscolor import parse_color
+
+        color = parse_color(background)
+        if color is None:
+            fail(f"background: {background!r} is not a CSS colour")
+    header = orjson.dumps({"width": width, "height": height, "background": color,
                            "system_fonts": fonts})
     try:
         answer = _worker().ask(header + b"\n" + svg.encode("utf-8", "surrogatepass"),

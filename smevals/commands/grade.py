@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol, cast
 
+from smevals import phases
 from smevals.errors import Problem, SmevalsError
 from smevals.evaldef.model import Eval, Grader, Task
 from smevals.evaldef.pick import load_evals
 from smevals.grade.apply import GradeResult, grading_data, is_no_check
-from smevals.grade.claimed import Since, claimed_grade
+from smevals.grade.claimed import Since, claimed_later
 from smevals.grade.job import GradeJob
 from smevals.grade.plan import Plan
 from smevals.grade.problems import checked_grader, task_key_warnings
@@ -25,6 +27,7 @@ from smevals.run.engine import Interrupted, run_pool
 from smevals.run.shard import Shard
 from smevals.run.writing import writing_to
 from smevals.store import folders
+from smevals.store.batch import Committer
 from smevals.store.checkedcopy import Damaged
 from smevals.store.layout import parse_iso
 from smevals.store.read import Obj, Store, id_matches, store_root
@@ -103,8 +106,10 @@ class GradeSummary:
 def grade_command(opts: GradeOptions, ui: GradeUI) -> GradeSummary:
     """Grade every Eval in turn; the total over them. With several Evals (a Suite), each
     Eval's own counts go to `ui.finished` when it is done."""
-    plans = [(_plan(ev, opts, mine := GradeSummary(evals=1)), mine)
-             for ev in load_evals(opts.paths)]
+    phases.started()
+    with phases.phase("plan"):
+        plans = [(_plan(ev, opts, mine := GradeSummary(evals=1)), mine)
+                 for ev in load_evals(opts.paths)]
     for plan, _mine in plans:
         for task in _tasks(plan.ev, opts.tasks):
             for warning in task_key_warnings(task):
@@ -228,11 +233,12 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
     environ = dict(os.environ)
     since = Since(plan.known)
     asked = Asked()
+    committer = Committer()
 
-    def work(run: Obj[RunRecord]) -> GradeResult | None:
+    def work(run: Obj[RunRecord]) -> Future[GradeResult] | None:
         job = GradeJob(plan.ev, plan.grader, plan.version, run, plan.store, environ, groups,
                        opts.judge_cache, asked)
-        return claimed_grade(job, since, plan.regrade)
+        return claimed_later(job, committer, since, plan.regrade)
 
     def done(result: GradeResult) -> None:
         rel = result.run.rel
@@ -252,6 +258,7 @@ def _grade_all(plan: Plan, opts: GradeOptions, groups: ProcessGroups, ui: GradeU
             try:
                 run_pool(todo, work, opts.jobs, done, groups.cancel)
             finally:
+                committer.close()
                 broken = {rel for rel, _why in plan.store.broken}
                 summary.damaged += sum(run.rel in broken for run in plan.todo)
 
@@ -365,13 +372,18 @@ class AfterRun:
                                          Asked())
             return self._state[id(prep)]
 
-    def one(self, prep: Prepared, made: Attempt) -> GradeResult | None:
-        """Grade one Run as soon as it finished."""
-        _prep, grader, version, since, asked = self._of(prep)
+    def sealed(self, prep: Prepared, made: Attempt) -> GradeResult | None:
+        """Grade a Run this process has sealed and not yet placed, from the private copy
+        made as it was sealed (`made.copy`), with no claim (nobody else sees the Run yet);
+        the Grade is sealed, not placed (`GradeResult.sealed`)."""
+        from smevals.grade.apply import grade_sealed
+
+        _prep, grader, version, _since, asked = self._of(prep)
         session = prep.session
+        assert made.copy is not None
         run = Obj("run", made.written.id, made.written.rel, made.record)
-        return claimed_grade(GradeJob(prep.ev, grader, version, run, session.store,
-                                      session.environ, session.groups, asked=asked), since)
+        return grade_sealed(GradeJob(prep.ev, grader, version, run, session.store,
+                                     session.environ, session.groups, asked=asked), made.copy)
 
     def leftovers(self, prep: Prepared, jobs: int, graded: frozenset[str],
                   done: Callable[[GradeResult], None]) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from smevals import phases
 from smevals.errors import Problem, SmevalsError, SpecError
 from smevals.evaldef.model import Eval
 from smevals.evaldef.pick import (
@@ -24,9 +26,10 @@ from smevals.grade.problems import (
     workspace_problems,
 )
 from smevals.proc.launch import ProcessGroups
-from smevals.run.attempt import Attempt, Session, attempt
+from smevals.run.attempt import Attempt, Session
 from smevals.run.bounds import limits as run_limits
 from smevals.run.engine import Interrupted, run_pool
+from smevals.run.pipeline import Made, made_later
 from smevals.run.plan import Job, PairPlan, check_runnable, plan_jobs, resolve_runner
 from smevals.run.prepared import Prepared
 from smevals.run.prompts import template_problems
@@ -36,14 +39,13 @@ from smevals.run.subset import Subset
 from smevals.run.topup import TopUp
 from smevals.run.writing import writing_to
 from smevals.store import folders
+from smevals.store.batch import Committer
 from smevals.store.read import Store, store_root
 
 if TYPE_CHECKING:
     from smevals.grade.apply import GradeResult
     from smevals.scale import ClusterSpec
 
-    Made = tuple[Attempt, GradeResult | None]      # a Run just made, and its Grade with -g
-    GradeOne = Callable[[Prepared, Attempt], GradeResult | None]
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class Grading(Protocol):
     the two commands never import each other): each Run as soon as it finished, then the
     Runs of the selection an interrupt left without a current Grade."""
 
-    def one(self, prep: Prepared, made: Attempt) -> Any: ...
+    def sealed(self, prep: Prepared, made: Attempt) -> Any: ...
     def leftovers(self, prep: Prepared, jobs: int, graded: frozenset[str],
                   done: Callable[[Any], None]) -> None: ...
 
@@ -109,8 +111,10 @@ class RunSummary:
 
 def run_command(opts: RunOptions, ui: RunUI, grading: Grading | None = None) -> RunSummary:
     """Validate everything first, then run; raises SmevalsError before any runner on bad input."""
-    prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
-                for name in opts.config_names(ev)]
+    phases.started()
+    with phases.phase("plan"):
+        prepared = [_prepare(ev, name, opts) for ev in load_evals(opts.paths)
+                    for name in opts.config_names(ev)]
     summary = RunSummary()
     for prep in prepared:
         for warning in prep.warnings:
@@ -168,16 +172,21 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
     topup = TopUp(prep.session.store, prep.session.config.name, opts.repeat) \
         if opts.repeat and opts.shard is None else None
     cancelled = prep.session.groups.cancelled.is_set
+    committer = Committer()
+    graded = None if grading is None or prep.grader is None else grading
 
-    def work(job: Job) -> Made | None:
+    def grade(made: Attempt) -> Any:
+        assert graded is not None
+        return graded.sealed(prep, made)
+
+    def later(job: Job) -> Future[Made] | None:
+        return made_later(prep.session, job, committer, grade if graded else None)
+
+    def work(job: Job) -> Made | Future[Made] | None:
         if topup is None:
-            made = attempt(prep.session, job)
-        else:
-            made = topup.run(job, lambda j: attempt(prep.session, j), cancelled)
-        if made is None:
-            return None
-        grade = grading.one(prep, made) if grading and prep.grader and made.ok else None
-        return made, grade
+            return later(job)
+        # the cell's claim is held until its Run is in place, for others to count it
+        return topup.run(job, lambda j: _wait(later(j)), cancelled)
 
     def done(result: Made) -> None:
         made, grade = result
@@ -197,11 +206,18 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
 
                 run_on_cluster(prep, opts.cluster, done)
             else:
-                run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+                try:
+                    run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
+                finally:
+                    committer.close()
             if grading and prep.grader:
                 _grade_leftovers(prep, opts, ui, summary, grading)
     except Interrupted:
         summary.interrupted = True
+
+
+def _wait(future: Future[Made] | None) -> Made | None:
+    return None if future is None else future.result()
 
 
 def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +22,17 @@ from smevals.evaldef.model import Task
 from smevals.evaldef.paths import path_problem
 from smevals.files.canonical import dumps, sha256_bytes
 from smevals.files.regular import NotRegular, describe, megabytes, open_regular
-from smevals.files.workspace import Folders, hash_copy, remove
+from smevals.files.workspace import Folders, hash_copy, remove, write_all
 
 KEY = "workspace"
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 MAX_FILES = 10_000
 SIZE_SETTING = "SMEVALS_MAX_WORKSPACE_MB"
 SIZE_MB = 100
+# The bytes of small starting trees are kept (once hashed, by this process) to copy each Run's
+# from: at most KEEP_TREE bytes a tree, KEEP_ALL bytes over all trees kept.
+KEEP_TREE = 8 << 20
+KEEP_ALL = 64 << 20
 # What smevals itself puts at the top of a Run: never the agent's work, never a starting file
 RESERVED = ("output.txt", "stderr.txt", "smevals-usage.json", "transcript.jsonl",
             "workspace.diff", "run.json")
@@ -58,6 +62,8 @@ class Starting:
     files: tuple[StartFile, ...]
     sha256: dict[str, str]
     digest: str
+    # each file's bytes as hashed (same order as `files`), when the tree was small enough
+    kept: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
 
     def by_rel(self) -> dict[str, StartFile]:
         return {f.rel: f for f in self.files}
@@ -94,6 +100,10 @@ def forget() -> None:
     _CACHE.clear()
 
 
+def _kept_bytes() -> int:
+    return sum(sum(map(len, made.kept or ())) for _sig, made in _CACHE.values())
+
+
 def starting(task: Task) -> Starting | None:
     """The Task's starting files and digest; None without `workspace:`. Raises WorkspaceError.
     Files are hashed again only when their size, time or inode changed since the last call."""
@@ -113,12 +123,14 @@ def tree_of(base: Path, spec: object) -> Starting:
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == signature:
         return cached[1]
-    made = _hashed(found)
+    _CACHE.pop(key, None)
+    total = sum(info.st_size for _, _, info in found)
+    made = _hashed(found, keep=total <= KEEP_TREE and _kept_bytes() + total <= KEEP_ALL)
     _CACHE[key] = (signature, made)
     return made
 
 
-Found = list[tuple[str, Path, os.stat_result]]
+Found = list[tuple[str, str | Path, os.stat_result]]   # rel, path in the Eval, lstat
 
 
 def _find(base: Path, spec: object) -> Found:
@@ -168,7 +180,7 @@ def _inside(base: Path, name: str, kind: str) -> tuple[Path, os.stat_result]:
     return path, info
 
 
-def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
+def _walk(folder: str | Path, prefix: str, spec: str, found: Found) -> None:
     with os.scandir(folder) as entries:
         items = sorted(entries, key=lambda e: e.name)
     for entry in items:
@@ -178,11 +190,11 @@ def _walk(folder: Path, prefix: str, spec: str, found: Found) -> None:
                                  "UTF-8; rename it")
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
-            _walk(Path(entry.path), rel + "/", spec, found)
+            _walk(entry.path, rel + "/", spec, found)
         elif stat.S_ISREG(info.st_mode):
             if not prefix:
                 _no_reserved([rel])
-            found.append((rel, Path(entry.path), info))
+            found.append((rel, entry.path, info))     # a Path only when hashed
         else:
             raise WorkspaceError(f"'{spec}/{rel}' is {_what(Path(entry.path))}; a workspace "
                                  "holds regular files and folders only")
@@ -211,12 +223,21 @@ def _what(path: Path) -> str:
     return describe(str(path))
 
 
-def _hashed(found: Found) -> Starting:
-    files, sums = [], {}
-    for rel, path, info in found:
-        sums[rel] = file_sha256(path, rel)
+def _hashed(found: Found, keep: bool = False) -> Starting:
+    """The files found, hashed; with `keep`, their bytes as hashed are kept with them."""
+    import hashlib
+
+    files, sums, kept = [], {}, []
+    for rel, where, info in found:
+        path = Path(where)
+        if keep:
+            data = file_bytes(path, rel)
+            sums[rel] = hashlib.sha256(data).hexdigest()
+            kept.append(data)
+        else:
+            sums[rel] = file_sha256(path, rel)
         files.append(StartFile(rel, path, info.st_size, bool(info.st_mode & 0o111)))
-    return Starting(tuple(files), sums, digest_of(sums))
+    return Starting(tuple(files), sums, digest_of(sums), tuple(kept) if keep else None)
 
 
 def digest_of(sums: dict[str, str]) -> str:
@@ -244,6 +265,10 @@ def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
     stamps: Stamps = {}
     folders = Folders(fd, make=True)
     try:
+        if start.kept is not None:          # the very bytes hashed: nothing to check again
+            for item, data in zip(start.files, start.kept, strict=True):
+                stamps[item.rel] = _write_one(item, data, folders, replace)
+            return stamps
         for item in start.files:
             sums[item.rel], stamps[item.rel] = _copy_one(item, folders, replace)
     finally:
@@ -252,6 +277,50 @@ def copy_in(start: Starting, fd: int, replace: bool = False) -> Stamps:
         changed = sorted(rel for rel, digest in sums.items() if start.sha256.get(rel) != digest)
         raise CopyError(f"file(s) changed while smevals read them: {', '.join(changed)}")
     return stamps
+
+
+TICK = ""       # the entry of `past_tick` in a copy's stamps (never a file's path)
+
+
+def past_tick(fd: int, stamps: Stamps) -> None:
+    """Wait until a file made in the folder `fd` gets a later ctime than every copy in
+    `stamps`, and note that time in them: any write after this changes a copy's ctime, so
+    `settle` trusts every copy's stamp. (Without it, the copies made in the copy's last
+    clock tick are read again, since a write in that tick could leave their ctime as it
+    was; the faster the copy, the more of them there are.)"""
+    import time
+    import uuid
+
+    last = max((s[3] for s in stamps.values()), default=None)
+    name = f".smevals-tick-{uuid.uuid4().hex[:12]}"
+    while last is not None:
+        probe = os.open(name, _NEW, 0o600, dir_fd=fd)
+        try:
+            now = os.fstat(probe).st_ctime_ns
+        finally:
+            os.close(probe)
+            os.unlink(name, dir_fd=fd)
+        if now > last:
+            stamps[TICK] = (0, 0, 0, now)
+            return
+        time.sleep(0.0005)
+
+
+def _write_one(item: StartFile, data: bytes, folders: Folders,
+               replace: bool) -> tuple[int, int, int, int]:
+    """Write a starting file from the bytes kept of it; its stamp."""
+    try:
+        here, name = folders.at(item.rel)
+    except OSError as exc:
+        raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
+    if replace:
+        remove(here, name)
+    out = os.open(name, _NEW, 0o755 if item.executable else 0o644, dir_fd=here)
+    try:
+        write_all(out, data)
+        return stamp_of(os.fstat(out))
+    finally:
+        os.close(out)
 
 
 def _copy_one(item: StartFile, folders: Folders,
@@ -275,6 +344,23 @@ def _copy_one(item: StartFile, folders: Folders,
             os.close(out)
     finally:
         os.close(source)
+
+
+def file_bytes(path: Path, rel: str) -> bytes:
+    """The bytes of a starting file (read to its end, never through a link)."""
+    try:
+        fd, info = open_regular(str(path))
+    except NotRegular as exc:
+        raise WorkspaceError(f"'{rel}' is {exc}") from None
+    except OSError as exc:
+        raise WorkspaceError(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
+    try:
+        chunks = []
+        while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def file_sha256(path: Path, rel: str) -> str:

@@ -28,6 +28,8 @@ import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+from smevals.phases import phase
+
 _THREADS = 2
 MAX_PENDING = 256           # folders waiting for their fsync
 MAX_AGE = 2.0               # seconds the oldest may wait
@@ -63,7 +65,7 @@ def fsync_paths(paths: Iterable[str], missing_ok: bool = False) -> None:
 
 def fsync_tree(folder: str) -> None:
     """fsync every folder and regular file below `folder` (itself included), at once."""
-    fsync_paths(_tree(folder))
+    fsync_paths(tree(folder))
 
 
 def defer_fsync(folder: str) -> None:
@@ -86,7 +88,8 @@ def sync_pending() -> None:
         folders = list(_pending)
         _pending.clear()
     try:
-        fsync_paths(folders, missing_ok=True)      # a folder removed since needs nothing
+        with phase("folders fsync (batched)"):
+            fsync_paths(folders, missing_ok=True)      # a folder removed since needs nothing
     except OSError:
         with _lock:                      # keep them for the next try (or exit)
             _pending.update(dict.fromkeys(folders))
@@ -113,18 +116,24 @@ def _executor() -> ThreadPoolExecutor | None:
         return pool
 
 
-def _tree(folder: str) -> list[str]:
+def tree(folder: str) -> list[str]:
+    """`folder` and every folder and regular file below it (what `fsync_tree` syncs)."""
     out = [folder]
     with os.scandir(folder) as it:
         for entry in it:
             if entry.is_dir(follow_symlinks=False):
-                out.extend(_tree(entry.path))
+                out.extend(tree(entry.path))
             elif entry.is_file(follow_symlinks=False):
                 out.append(entry.path)
     return out
 
 
 def _fsync(path: str, missing_ok: bool) -> None:
+    with phase("fsync (each path)"):
+        _fsync_one(path, missing_ok)
+
+
+def _fsync_one(path: str, missing_ok: bool) -> None:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:

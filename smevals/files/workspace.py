@@ -48,18 +48,21 @@ def open_dir(path: Path | str, dir_fd: int | None = None) -> int:
     return os.open(path, _DIR, dir_fd=dir_fd)
 
 
-def manifest_at(fd: int, seal: bool = False) -> list[FileEntry]:
+def manifest_at(fd: int, seal: bool = False, copy: int | None = None) -> list[FileEntry]:
     """Every file below the folder `fd` (path, size, sha256; a symlink by its target; a FIFO,
     socket or device as special), sorted by path. With `seal`, each regular file is made
     read-only (a copy first when it has other hard links); the caller fsyncs the whole tree
-    at once before the rename (files.durable.fsync_tree)."""
+    at once before the rename (files.durable.fsync_tree). With `copy` (an empty folder's
+    descriptor), every file is also copied there as listed, from the very bytes hashed:
+    folders, symlinks (by their target) and regular files (read-only); a special file is
+    listed, never copied (as store.checkedcopy copies an object)."""
     out: list[FileEntry] = []
-    _walk(fd, "", seal, out)
+    _walk(fd, "", seal, out, copy)
     out.sort(key=lambda e: e["path"])
     return out
 
 
-def _walk(fd: int, prefix: str, seal: bool, out: list[FileEntry]) -> None:
+def _walk(fd: int, prefix: str, seal: bool, out: list[FileEntry], copy: int | None) -> None:
     with os.scandir(fd) as it:
         names = sorted(entry.name for entry in it)
     for name in names:
@@ -70,43 +73,65 @@ def _walk(fd: int, prefix: str, seal: bool, out: list[FileEntry]) -> None:
             raise BadName(f"file name {rel!r} is not valid UTF-8") from None
         info = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
-            inner = open_dir(name, fd)
-            try:
-                _walk(inner, rel + "/", seal, out)
-            finally:
-                os.close(inner)
+            _folder(fd, name, rel, seal, out, copy)
         elif stat.S_ISLNK(info.st_mode):
-            out.append({"path": rel, "symlink": os.readlink(name, dir_fd=fd)})
+            target = os.readlink(name, dir_fd=fd)
+            if copy is not None:
+                os.symlink(target, name, dir_fd=copy)
+            out.append({"path": rel, "symlink": target})
         elif stat.S_ISREG(info.st_mode):
-            out.append(_regular(fd, name, rel, seal))
+            out.append(_regular(fd, name, rel, seal, copy))
         else:
             out.append({"path": rel, "special": True})
 
 
-def _regular(fd: int, name: str, rel: str, seal: bool) -> FileEntry:
+def _folder(fd: int, name: str, rel: str, seal: bool, out: list[FileEntry],
+            copy: int | None) -> None:
+    inner, inner_copy = open_dir(name, fd), None
+    try:
+        if copy is not None:
+            os.mkdir(name, 0o700, dir_fd=copy)
+            inner_copy = open_dir(name, copy)
+        _walk(inner, rel + "/", seal, out, inner_copy)
+    finally:
+        os.close(inner)
+        if inner_copy is not None:
+            os.close(inner_copy)
+
+
+def _regular(fd: int, name: str, rel: str, seal: bool, copy: int | None) -> FileEntry:
     try:
         handle, info = open_regular(name, fd)
     except NotRegular:                      # swapped since the lstat: as it is now
         return {"path": rel, "special": True}
+    out = None
     try:
+        if copy is not None:
+            out = os.open(name, _NEW, 0o600, dir_fd=copy)
         if seal and info.st_nlink > 1:
-            size, digest = _copy_own(fd, name, handle, info)
+            size, digest = _copy_own(fd, name, handle, info, out)
         else:
-            size, digest = hash_copy(handle, None)
+            size, digest = hash_copy(handle, out, hint=info.st_size)
             if seal:
                 os.fchmod(handle, stat.S_IMODE(info.st_mode) & ~0o222)
+        if out is not None:
+            os.fchmod(out, stat.S_IMODE(info.st_mode) & 0o555)
     finally:
         os.close(handle)
+        if out is not None:
+            os.close(out)
     return {"path": rel, "size": size, "sha256": digest}
 
 
-def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[int, str]:
+def _copy_own(fd: int, name: str, source: int, info: os.stat_result,
+              also: int | None = None) -> tuple[int, str]:
     """Replace the name `name` (a file with other hard links) by a sealed copy of its bytes
-    with a link count of 1; the other links and their inode are left as they are."""
+    with a link count of 1; the other links and their inode are left as they are. With
+    `also`, the bytes are written to that descriptor too."""
     temp = f".smevals-copy-{uuid.uuid4().hex[:12]}"
     out = os.open(temp, _NEW, 0o600, dir_fd=fd)
     try:
-        size, digest = hash_copy(source, out)
+        size, digest = hash_copy(source, out, also, info.st_size)
         os.fchmod(out, stat.S_IMODE(info.st_mode) & ~0o222)
         os.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
@@ -117,18 +142,25 @@ def _copy_own(fd: int, name: str, source: int, info: os.stat_result) -> tuple[in
     return size, digest
 
 
-def hash_copy(source: int, copy: int | None) -> tuple[int, str]:
+def hash_copy(source: int, copy: int | None, also: int | None = None,
+              hint: int = _CHUNK) -> tuple[int, str]:
     """(size, sha256) of what is left to read from the descriptor `source`, read in chunks
-    and, with `copy`, written to that descriptor as well."""
+    and, with `copy` (and `also`), written to that descriptor as well. `hint` is the size
+    expected (a small file is then read without a chunk-sized buffer)."""
     import hashlib
 
     digest = hashlib.sha256()
     size = 0
-    while chunk := os.read(source, _CHUNK):
+    want = min(_CHUNK, max(hint, 0) + 1)
+    while chunk := os.read(source, want):
+        if len(chunk) == want:
+            want = _CHUNK
         digest.update(chunk)
         size += len(chunk)
         if copy is not None:
             write_all(copy, chunk)
+        if also is not None:
+            write_all(also, chunk)
     return size, digest.hexdigest()
 
 

@@ -7,7 +7,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -21,10 +21,12 @@ from smevals.grade.normalise import normalize_tags
 from smevals.grade.program import CheckerContext, run_program
 from smevals.grade.score import failure_reason, grade_outcome, grade_score
 from smevals.grade.version import checker_program, grading_hash
+from smevals.phases import phase
 from smevals.store import damage
 from smevals.store.checkedcopy import Damaged, checked_copy, read_checked
 from smevals.store.read import Obj
 from smevals.store.records import CheckRecord, GradeFields, RunFields
+from smevals.store.write import Sealed
 
 if TYPE_CHECKING:
     from smevals.judges.engine import DryCount, JudgeContext
@@ -41,6 +43,7 @@ class GradeResult:
     score: float | None
     record: GradeFields
     why: str = ""                # for a failed Grade: the first failing Check, in one line
+    sealed: Sealed | None = field(default=None, compare=False)   # not placed yet
 
 
 def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
@@ -51,41 +54,58 @@ def grading_data(ev: Eval, run: Obj[RunFields]) -> dict[str, Any]:
     return dict(run.record.get("grading") or {})
 
 
-def grade_run(job: GradeJob) -> GradeResult | None:
+def grade_run(job: GradeJob, place: bool = True) -> GradeResult | None:
     """Grade `job.run`; None when the session was cancelled meanwhile. Checkers read a
     private copy of the Run, checked against its record first (store/checkedcopy.py):
-    raises Damaged, grading nothing, when `verify` would reject the Run."""
+    raises Damaged, grading nothing, when `verify` would reject the Run. Without `place`,
+    the Grade is sealed, not placed (`GradeResult.sealed`: placing it is the caller's)."""
     with private_run(job) as run_dir:
-        return _graded(job, run_dir)
+        return _graded(job, run_dir, place)
 
 
 @contextmanager
 def private_run(job: GradeJob) -> Iterator[Path]:
     """A private, checked copy of the Run's folder, removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="smevals-run-"))
+    with phase("grading copy"):
+        folder = Path(tempfile.mkdtemp(prefix="smevals-run-"))
     try:
-        checked_copy(job.store.root, "run", job.run.rel, folder)
+        with phase("grading copy"):
+            checked_copy(job.store.root, "run", job.run.rel, folder)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _graded(job: GradeJob, run_dir: Path) -> GradeResult | None:
-    staging = job.store.stage("grade")
+def grade_sealed(job: GradeJob, run_dir: Path) -> GradeResult | None:
+    """Grade `job.run`, whose checked copy is `run_dir`, and seal the Grade without placing
+    it (`GradeResult.sealed`: placing or aborting it is the caller's). For a Run this process
+    has just sealed and not yet placed (`run -g`): nobody else can see it, so it needs no
+    claim, and `run_dir` is the copy made from the very bytes sealed."""
+    return _graded(job, run_dir, place=False)
+
+
+def _graded(job: GradeJob, run_dir: Path, place: bool = True) -> GradeResult | None:
+    with phase("grade staging"):
+        staging = job.store.stage("grade")
     try:
         started, clock = datetime.now(UTC), time.monotonic()
-        (staging.dir / GRADER_COPY).write_bytes(job.grader.raw)
-        grading = grading_data(job.ev, job.run)
-        results = run_checks(job, staging.dir, {**job.run.record.get("task", {}), **grading},
-                             run_dir)
+        with phase("grade staging"):
+            (staging.dir / GRADER_COPY).write_bytes(job.grader.raw)
+        with phase("checks"):
+            grading = grading_data(job.ev, job.run)
+            results = run_checks(job, staging.dir,
+                                 {**job.run.record.get("task", {}), **grading}, run_dir)
         if job.groups.cancelled.is_set():
             staging.abort()
             return None
-        record = grade_record(job, results, grading, started, time.monotonic() - clock,
-                              tampering_of(job, run_dir, grading))
+        with phase("grade record"):
+            record = grade_record(job, results, grading, started, time.monotonic() - clock,
+                                  tampering_of(job, run_dir, grading))
         rec = job.run.record
-        written = staging.commit(record, [job.grader.name, rec["task"]["name"],
-                                          rec["config"]["name"], rec["model"]])
+        sealed = staging.seal(record, [job.grader.name, rec["task"]["name"],
+                                       rec["config"]["name"], rec["model"]])
+        if place:
+            sealed.place()
     except NotRegular as exc:       # its output.txt is a FIFO, ...: damage, never graded
         staging.abort()
         damage.note(job.store.source.label, job.run.rel, f"output.txt is {exc}")
@@ -95,8 +115,8 @@ def _graded(job: GradeJob, run_dir: Path) -> GradeResult | None:
         raise
     why = "" if record["outcome"] == "pass" else failure_reason(job.grader, record["checks"],
                                                                 record["score"])
-    return GradeResult(job.run, written.id, written.rel, record["outcome"], record["score"],
-                       record, why)
+    return GradeResult(job.run, sealed.id, sealed.rel, record["outcome"], record["score"],
+                       record, why, None if place else sealed)
 
 
 def run_checks(job: GradeJob, workspace: Path, task: dict[str, Any],

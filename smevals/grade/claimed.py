@@ -3,17 +3,22 @@ all when another process gave it a current Grade meanwhile (`smevals grade`, `ru
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+from concurrent.futures import Future
 
 from smevals.grade.apply import GradeResult, grade_run, grading_data
 from smevals.grade.job import GradeJob
 from smevals.grade.select import Choice, counts
 from smevals.grade.version import grading_hash
+from smevals.phases import phase
+from smevals.store.batch import Committer
 from smevals.store.checkedcopy import Damaged
 from smevals.store.claims import claims_for
 from smevals.store.layout import object_parent
 from smevals.store.read import Obj, Store
 from smevals.store.records import GradeRecord
+from smevals.store.write import Written
 
 
 class Since:
@@ -34,19 +39,43 @@ class Since:
             return list(found)
 
 
-def claimed_grade(job: GradeJob, since: Since | None = None,
-                  regrade: bool = False) -> GradeResult | None:
+def claimed_later(job: GradeJob, committer: Committer, since: Since | None = None,
+                  regrade: bool = False) -> Future[GradeResult] | None:
     """Grade a Run under its claim (store/claims.py), so two processes never grade it at
-    once; None when another process gave it a current Grade meanwhile (or on cancel)."""
+    once; None when another process gave it a current Grade meanwhile (or on cancel). The
+    Grade is placed by `committer` (store/batch.py) while the caller goes on: a future of
+    the Grade once placed. The claim is held until then, so that another process that takes
+    it next finds the Grade."""
     claims = claims_for(job.store.root, "grade")
-    with claims.hold(f"{job.grader.name}\0{job.run.rel}", job.groups.cancelled.is_set) as got:
-        if not got or (not regrade and _graded_meanwhile(job, since or Since())):
-            return None
+    key = f"{job.grader.name}\0{job.run.rel}"
+    if not claims.take(key, job.groups.cancelled.is_set):
+        return None
+    try:
+        with phase("grade claim"):
+            fresh = regrade or not _graded_meanwhile(job, since or Since())
+        result = grade_run(job, place=False) if fresh else None
+    except Damaged as exc:              # never graded, named with the other damage at exit
+        job.store.note_damaged(exc.rel, exc.why)
+        result = None
+    except BaseException:
+        claims.give_back(key)
+        raise
+    if result is None or result.sealed is None:
+        claims.give_back(key)
+        return None
+    out: Future[GradeResult] = Future()
+
+    def placed(future: Future[list[Written]]) -> None:
         try:
-            return grade_run(job)
-        except Damaged as exc:          # never graded, named with the other damage at exit
-            job.store.note_damaged(exc.rel, exc.why)
-            return None
+            future.result()
+            out.set_result(dataclasses.replace(result, sealed=None))
+        except BaseException as exc:
+            out.set_exception(exc)
+        finally:
+            claims.give_back(key)
+
+    committer.submit([result.sealed]).add_done_callback(placed)
+    return out
 
 
 def _graded_meanwhile(job: GradeJob, since: Since) -> bool:

@@ -23,7 +23,19 @@ def checker_program(grader: Grader, check: Check) -> Path | None:
 
     if checkers.is_builtin(check.checker):
         return None
-    return resolve_program(check.checker, grader.path.parent)
+    from smevals import scope
+
+    found = scope.current().memo(__name__)      # resolved once per command
+    key = (grader.path.parent, check.checker)
+    if key not in found:
+        try:
+            found[key] = resolve_program(check.checker, grader.path.parent)
+        except ProgramError as exc:
+            found[key] = exc
+    result: Path | ProgramError = found[key]
+    if isinstance(result, ProgramError):
+        raise result
+    return result
 
 
 def grader_version(grader: Grader) -> str:

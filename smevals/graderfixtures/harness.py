@@ -77,7 +77,7 @@ def run_case(ev: Eval, grader: Grader, version: str, case: Case, environ: dict[s
 def missing_dependencies(checks: list[CheckRecord]) -> list[str]:
     """One line per optional dependency a Check needed and did not find: what it needs and
     the line that installs it (`render_svg needs resvg, which is not installed: pip
-    install 'resvg-py>=0.5'`)."""
+    install 'resvg>=0.2'`)."""
     out: list[str] = []
     for check in checks:
         details = check.get("details") or {}

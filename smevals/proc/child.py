@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from smevals.phases import phase
 from smevals.proc import OWNED, guardian
 from smevals.proc.limits import Limits, launcher
 from smevals.proc.signals import deferred
@@ -112,7 +113,7 @@ def run_child(spec: Spec, children: Children | None = None) -> Result:
     start = time.monotonic()
     tag, env = new_tag(spec.env)
     _prepare()
-    with deferred():
+    with deferred(), phase("child start"):
         try:
             proc, tree = _start(spec, env, tag, children)
         except (OSError, subprocess.SubprocessError) as exc:
@@ -121,7 +122,8 @@ def run_child(spec: Spec, children: Children | None = None) -> Result:
             return Result(None, empty, empty, time.monotonic() - start,
                           error=f"cannot start {spec.argv[0]}: {reason}")
     try:
-        return _supervise(proc, tree, spec, start)
+        with phase("child wait"):
+            return _supervise(proc, tree, spec, start)
     except BaseException:
         with deferred():
             tree.kill()
@@ -170,7 +172,8 @@ def _supervise(proc: subprocess.Popen[bytes], tree: Tree, spec: Spec, start: flo
         why = _watch(proc, reader, deadline, spec.stop_at_cap, spec.idle)
         if why == "exit":
             reader.read_until_eof(_bounded(_GRACE, deadline))
-        leftovers = tree.kill()
+        with phase("child tree kill"):
+            leftovers = tree.kill()
         code = proc.wait()
         reader.read_until_eof(_DRAIN)
     finally:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from smevals.files.regular import (
     usage_limit,
 )
 from smevals.files.workspace import is_regular, open_dir, remove, write_new
+from smevals.phases import phase
 from smevals.proc.env import clean_base, scalar_vars, to_json
 from smevals.proc.launch import DEFAULT_OUTPUT_CAP, Finished, ProcessGroups, launch
 from smevals.run.plan import Job, Runner
@@ -27,7 +29,7 @@ from smevals.run.text import normalise
 from smevals.store.folders import named
 from smevals.store.read import Store
 from smevals.store.records import Failure, Ignored, RunFields, Truncation, Usage
-from smevals.store.write import RECORD_NAMES, Written
+from smevals.store.write import RECORD_NAMES, Sealed, Written
 
 if TYPE_CHECKING:
     from smevals.evaldef.workspace import Stamps, Starting
@@ -54,34 +56,69 @@ class Attempt:
     job: Job
     written: Written
     record: RunFields
+    sealed: Sealed | None = field(default=None, compare=False)   # not placed yet
+    copy: Path | None = None        # a private copy of the sealed Run, to grade it from
 
     @property
     def ok(self) -> bool:
         return self.record["status"] == "ok"
 
+    def placed(self, written: Written) -> Attempt:
+        """This attempt once its sealed Run is in place (as `written`)."""
+        return Attempt(self.job, written, self.record)
+
 
 def attempt(session: Session, job: Job) -> Attempt | None:
     """Run `job` and store its Run; None when the session was cancelled meanwhile."""
-    staging = session.store.stage("run")
+    made = attempt_sealed(session, job)
+    return None if made is None or made.sealed is None else made.placed(made.sealed.place())
+
+
+def attempt_sealed(session: Session, job: Job, keep: bool = False) -> Attempt | None:
+    """Run `job` and seal its Run, not yet placed in the store (`Attempt.sealed`; placing
+    or aborting it is the caller's); None when the session was cancelled meanwhile. With
+    `keep`, an ok Run is also copied, as it is sealed, into a private folder (`Attempt.copy`,
+    the caller removes it): what its checkers read."""
+    with phase("run staging"):
+        staging = session.store.stage("run")
     try:
         started = datetime.now(UTC)
-        start, stamps, refused = _copy_in(session.ev, job, staging.dir)
-        finished = _reclaimed(refused or _execute(session, job, staging.dir), staging.dir)
+        with phase("run workspace"):
+            start, stamps, refused = _copy_in(session.ev, job, staging.dir)
+        with phase("runner"):
+            finished = _reclaimed(refused or _execute(session, job, staging.dir), staging.dir)
         if session.groups.cancelled.is_set():
             staging.abort()
             return None
         rules, gone = _pruned(job, session, staging.dir)    # noise first: it is not kept
         over = _bounded(staging.dir, stamps)
-        record = _record(session, job, staging.dir, finished, started, over)
+        with phase("run outputs"):
+            record = _record(session, job, staging.dir, finished, started, over)
         if gone is not None:
             record["ignored"] = gone
         if start is not None:
-            _settle(record, start, stamps, staging.dir, rules)
-        written = staging.commit(record, [job.task.name, session.config.name, job.model])
+            with phase("run workspace"):
+                _settle(record, start, stamps, staging.dir, rules)
+        copy = private_folder() if keep and record["status"] == "ok" else None
+        try:
+            sealed = staging.seal(record, [job.task.name, session.config.name, job.model],
+                                  copy)
+        except BaseException:
+            if copy is not None:
+                shutil.rmtree(copy, ignore_errors=True)
+            raise
     except BaseException:
         staging.abort()
         raise
-    return Attempt(job, written, record)
+    written = Written(sealed.id, sealed.rel, session.store.root / sealed.rel, existed=False)
+    return Attempt(job, written, record, sealed, copy)
+
+
+def private_folder() -> Path:
+    """A fresh private folder (removed by whoever asked for it)."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="smevals-run-"))
 
 
 def _copy_in(ev: Eval, job: Job, workspace: Path
@@ -89,7 +126,14 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
     """Copy the Task's starting files (from the Eval folder of this session: a Dask worker
     has its own copy) into the Run's workspace; a Finished that fails the Run (the runner
     never starts) when they cannot be copied as planned."""
-    from smevals.evaldef.workspace import KEY, CopyError, WorkspaceError, copy_in, tree_of
+    from smevals.evaldef.workspace import (
+        KEY,
+        CopyError,
+        WorkspaceError,
+        copy_in,
+        past_tick,
+        tree_of,
+    )
 
     spec = job.task.doc.get(KEY)
     if spec is None:
@@ -101,6 +145,7 @@ def _copy_in(ev: Eval, job: Job, workspace: Path
         fd = open_dir(workspace)
         try:
             stamps = copy_in(start, fd)
+            past_tick(fd, stamps)
         except CopyError:
             for name in os.listdir(fd):         # what was copied before it failed
                 remove(fd, name)

@@ -31,11 +31,12 @@ def diff_text(start: Starting, fd: int, changed: list[str], added: list[str],
 
     limit = megabytes(DIFF_SETTING, DIFF_MB)
     sources = start.by_rel()
+    kept = dict(zip((f.rel for f in start.files), start.kept or (), strict=False))
     parts: list[str] = []
     size = written = 0
     for rel in sorted({*changed, *added, *deleted}):
-        old = _old(sources[rel].source.as_posix(), start.sha256[rel]) if rel in sources \
-            else None
+        old = _kept(kept[rel]) if rel in kept else \
+            _old(sources[rel].source.as_posix(), start.sha256[rel]) if rel in sources else None
         new = None if rel in deleted else _new(fd, rel, final[rel])
         for line in _file_diff(rel, old, new):
             length = len(line.encode("utf-8"))
@@ -57,6 +58,11 @@ def _old(path: str, sha256: str) -> Side:
     if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() != sha256:
         return "changed in the Eval since the Run started"
     return data
+
+
+def _kept(data: bytes) -> Side:
+    """A starting file as the Run began with it, from the bytes hashed (and kept)."""
+    return data if len(data) <= DIFF_FILE_LIMIT else f"{len(data)} bytes, too large to diff"
 
 
 def _new(fd: int, rel: str, entry: FileEntry) -> Side:
@@ -101,12 +107,74 @@ def _file_diff(rel: str, old: Side, new: Side) -> Iterator[str]:
         yield (f"Binary files {'a/' + rel if old is not None else _DEV_NULL} and "
                f"{'b/' + rel if new is not None else _DEV_NULL} differ\n")
         return
-    lines = difflib.unified_diff(
-        _lines(old_text), _lines(new_text),
-        fromfile=_DEV_NULL if old is None else f"a/{rel}",
-        tofile=_DEV_NULL if new is None else f"b/{rel}")
+    lines = _unified(_lines(old_text), _lines(new_text),
+                     _DEV_NULL if old is None else f"a/{rel}",
+                     _DEV_NULL if new is None else f"b/{rel}")
     for line in lines:
         yield line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+
+
+def _unified(old: list[str], new: list[str], before: str, after: str) -> Iterator[str]:
+    """The unified diff of two lists of lines (three lines of context), as difflib writes
+    it, matched by `_Trimmed`."""
+    for i, group in enumerate(_Trimmed(old, new).get_grouped_opcodes(3)):
+        if i == 0:
+            yield f"--- {before}\n"
+            yield f"+++ {after}\n"
+        first, last = group[0], group[-1]
+        yield f"@@ -{_span(first[1], last[2])} +{_span(first[3], last[4])} @@\n"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in old[i1:i2])
+                continue
+            yield from ("-" + line for line in old[i1:i2])
+            yield from ("+" + line for line in new[j1:j2])
+
+
+def _span(start: int, stop: int) -> str:
+    """A hunk's range in unified form: the first line (1-based) and the count, the count
+    left out when it is 1 (an empty range names the line before it)."""
+    count = stop - start
+    if count == 1:
+        return str(start + 1)
+    return f"{start + 1 if count else start},{count}"
+
+
+class _Trimmed(difflib.SequenceMatcher[str]):
+    """difflib's matcher, run only on what lies between the lines both sides start with and
+    the lines both end with (those are matched as they are). An agent mostly edits a few
+    places of a long file: the middle is short, and difflib's search, quadratic in the
+    lines it searches, is spared the rest (a file of many equal lines took 6 ms each)."""
+
+    def __init__(self, old: list[str], new: list[str]):
+        super().__init__(None, old, new)
+        self._sides = old, new
+        self._found: list[difflib.Match] | None = None
+
+    def get_matching_blocks(self) -> list[difflib.Match]:
+        if self._found is None:
+            self._found = _blocks(*self._sides)
+        return self._found
+
+
+def _blocks(a: list[str], b: list[str]) -> list[difflib.Match]:
+    head, most = 0, min(len(a), len(b))
+    while head < most and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < most - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    inner = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail])
+    blocks = [(0, 0, head)] + [(i + head, j + head, n)
+                               for i, j, n in inner.get_matching_blocks() if n]
+    blocks.append((len(a) - tail, len(b) - tail, tail))
+    joined: list[list[int]] = []
+    for i, j, n in blocks:
+        if joined and joined[-1][0] + joined[-1][2] == i and joined[-1][1] + joined[-1][2] == j:
+            joined[-1][2] += n
+        elif n:
+            joined.append([i, j, n])
+    return [difflib.Match(i, j, n) for i, j, n in joined] + [difflib.Match(len(a), len(b), 0)]
 
 
 def _described(rel: str, old: Side, new: Side) -> Iterator[str]:

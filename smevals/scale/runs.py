@@ -22,13 +22,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from smevals.evaldef.model import Eval, Grader
-    from smevals.grade.apply import GradeResult
-    from smevals.run.attempt import Attempt
+    from smevals.run.pipeline import Made as Ran  # a Run, and its Grade with -g
     from smevals.run.plan import Job
     from smevals.run.prepared import Prepared
     from smevals.store.read import Store
-
-    Ran = tuple[Attempt, GradeResult | None]     # a Run, and its Grade with -g
 
 
 def run_on_cluster(prep: Prepared, spec: ClusterSpec, done: Callable[[Ran], None]) -> None:
@@ -64,6 +61,7 @@ def _version(grader: Grader | None) -> str:
 def _keep(root: Path, job: Job, made: Made) -> Ran:
     from smevals.files.canonical import loads
     from smevals.run.attempt import Attempt
+    from smevals.run.pipeline import Made as Ran
 
     assert made.run is not None
     keep_judged(root, made.judged)
@@ -74,7 +72,7 @@ def _keep(root: Path, job: Job, made: Made) -> Ran:
         from smevals.scale.grades import result_of
 
         grade = result_of(root, Obj("run", written.id, written.rel, record), made)
-    return Attempt(job, written, record), grade
+    return Ran(Attempt(job, written, record), grade)
 
 
 def _earlier_entries(prep: Prepared, version: str) -> Callable[[Job], Entries]:

@@ -115,7 +115,7 @@ def _copy_file(folder: int, name: str, dest: Path, inner: str) -> Entry:
         return Entry(inner, -1, "", None)
     try:
         with open(dest, "xb") as out:
-            size, digest = hash_copy(fd, out.fileno())
+            size, digest = hash_copy(fd, out.fileno(), hint=info.st_size)
     finally:
         os.close(fd)
     os.chmod(dest, stat.S_IMODE(info.st_mode) & 0o555)

@@ -56,14 +56,21 @@ class Claims:
     def hold(self, key: str, cancelled: Callable[[], bool] = lambda: False) -> Iterator[bool]:
         """Hold the claim on `key` for the block; yields False when `cancelled` turned true
         while waiting (the block must then do nothing)."""
-        bucket = int(hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:8],
-                     16) % BUCKETS
-        got = self._enter(bucket, cancelled)
+        got = self.take(key, cancelled)
         try:
             yield got
         finally:
             if got:
-                self._leave(bucket)
+                self.give_back(key)
+
+    def take(self, key: str, cancelled: Callable[[], bool] = lambda: False) -> bool:
+        """Take the claim on `key` (False when `cancelled` turned true while waiting): held
+        until `give_back(key)`, which any thread of the process may call (a Grade's claim is
+        given back once the Grade is placed, store/batch.py)."""
+        return self._enter(_bucket(key), cancelled)
+
+    def give_back(self, key: str) -> None:
+        self._leave(_bucket(key))
 
     def _enter(self, bucket: int, cancelled: Callable[[], bool]) -> bool:
         with self._guard:
@@ -143,6 +150,11 @@ class Claims:
             return -1
         finally:
             os.close(folder)
+
+
+def _bucket(key: str) -> int:
+    return int(hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:8],
+               16) % BUCKETS
 
 
 _ALL: dict[tuple[str, str], Claims] = {}

@@ -22,10 +22,12 @@ from smevals.errors import SmevalsError
 from smevals.files.durable import defer_fsync
 from smevals.files.regular import describe
 from smevals.files.workspace import open_dir
+from smevals.phases import phase
 from smevals.store.layout import STAGING
 
 TOP = ("runs", "grades", "judges", STAGING)      # every folder smevals makes at the root
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW_DIR = _DIR | getattr(os, "O_NOFOLLOW", 0)
 
 
 class NotAFolder(SmevalsError):
@@ -57,12 +59,12 @@ def open_folder(root: Path, rel: str, create: bool = True) -> int:
             raise
         os.makedirs(root, exist_ok=True)        # the root: where the user keeps the store
         fd = os.open(root, _DIR)
-    shown = root
+    done = 0                                    # parts entered (named only on an error)
+    parts = rel.split("/")
     try:
-        for part in rel.split("/"):
-            with named(shown):
-                inner = _enter(fd, part, shown / part, create)
-            shown = shown / part
+        for part in parts:
+            inner = _enter(fd, part, root, parts[:done], create)
+            done += 1
             os.close(fd)
             fd = inner
     except BaseException:
@@ -71,22 +73,30 @@ def open_folder(root: Path, rel: str, create: bool = True) -> int:
     return fd
 
 
-def _enter(fd: int, part: str, shown: Path, create: bool) -> int:
+def _enter(fd: int, part: str, root: Path, above: list[str], create: bool) -> int:
+    """A descriptor of `part` in the folder `fd` (`root` / `above`), made when missing."""
     for _ in range(2):
         try:
-            return open_dir(part, fd)
-        except FileNotFoundError:
+            return os.open(part, _NOFOLLOW_DIR, dir_fd=fd)
+        except FileNotFoundError as exc:
             if not create:
+                exc.filename = str(root.joinpath(*above, part))
                 raise
         except OSError as exc:
+            shown = root.joinpath(*above, part)
             if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise NotAFolder(refusal(shown, fd, part)) from None
+            exc.filename = str(shown)
             raise
         try:
-            os.mkdir(part, dir_fd=fd)
+            with phase("mkdir"):
+                os.mkdir(part, dir_fd=fd)
         except FileExistsError:
             continue                    # made meanwhile (another writer): enter it
-        defer_fsync(str(shown.parent))
+        except OSError as exc:
+            exc.filename = str(root.joinpath(*above, part))
+            raise
+        defer_fsync("/".join((str(root), *above)))
     return open_dir(part, fd)
 
 

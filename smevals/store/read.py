@@ -80,11 +80,14 @@ class Store:
         self.source: Source = GitSource(root, rev) if rev else FsSource(root)
         self.broken: list[tuple[str, str]] = []     # (rel, why) of damaged objects (left out)
         self._objs: dict[tuple[str, bool], list[Obj[Any]]] = {}
+        self._checked = False           # the top folders looked at (`stage`)
 
     def stage(self, kind: str) -> Staging:
         if not self.source.writable:
             raise ValueError("cannot write to a store read at a git revision")
-        folders.refuse_links(self.root)
+        if not self._checked:           # once: every write after enters each folder itself,
+            folders.refuse_links(self.root)     # never following a link (store.folders)
+            self._checked = True
         return Staging(self.root, kind)
 
     @overload

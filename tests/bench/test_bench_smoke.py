@@ -38,6 +38,8 @@ SMOKE = {
     "memory.py": ["--smoke"],
     "original.py": ["--original", "/nonexistent/smevals", "--tasks", "2", "--models", "1",
                     "--repeats", "1", "--times", "1"],
+    "original_run.py": ["--original", "/nonexistent/smevals", "-n", "2", "-j", "1",
+                        "--trials", "1"],
     "overhead.py": ["--smoke", "--trials", "1"],
     "report.py": ["--tasks", "2", "--models", "1", "--repeats", "1"],
     "run.py": ["2"],

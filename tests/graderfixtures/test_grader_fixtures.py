@@ -236,11 +236,11 @@ def test_a_missing_optional_dependency_is_named_not_counted_as_mismatches(
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "resvg_py" else real(name, *a))
+                        lambda name, *a: None if name == "resvg" else real(name, *a))
     suite = tmp_path / "pelican"
     shutil.copytree(Path(smevals.__file__).parent / "suites" / "pelican", suite)
     res = cli("test", str(suite), "--junit", str(tmp_path / "junit.xml"))
-    need = "render_svg needs resvg, which is not installed: pip install 'resvg-py>=0.5'"
+    need = "render_svg needs resvg, which is not installed: pip install 'resvg>=0.2'"
     assert res.code == 2, res.both
     assert "MISMATCH" not in res.out and "mismatch(es), " in res.out
     not_run = [line for line in res.out.splitlines() if " NOT RUN " in line]

@@ -15,7 +15,7 @@ from tests.helpers.judges import grades, newest
 from tools.fake_openai import FakeOpenAI, Received, Scripted, completion
 from tools.imagefiles import png
 
-pytest.importorskip("resvg_py")
+pytest.importorskip("resvg")
 
 PHOTO = png(8, 4, (10, 200, 30))
 RUNNER = f"""#!/usr/bin/env python3
