@@ -26,6 +26,11 @@ def main() -> None:
     except KeyboardInterrupt:
         _say("Interrupted.")
         code = signals.INTERRUPTED
+    except Exception:
+        if not signals.received():
+            raise
+        _say("Interrupted.")              # the interrupt, wrapped by the code it hit
+        code = signals.INTERRUPTED
     sys.exit(signals.finish(code))
 
 

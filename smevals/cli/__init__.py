@@ -78,7 +78,13 @@ def _reader_gone() -> bool:
 
 
 def _internal(exc: Exception, debug: bool) -> None:
-    """An unexpected bug: a short message, the traceback only with --debug; exit 3."""
+    """An unexpected bug: a short message, the traceback only with --debug; exit 3. After
+    SIGINT or SIGTERM it is the interrupt, wrapped by the code it hit: exit 130."""
+    from smevals.proc.signals import received
+
+    if received():
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
     if debug:
         traceback.print_exception(exc)
     else:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["INTERRUPTED", "deferred", "finish", "forget", "install", "stop"]
+__all__ = ["INTERRUPTED", "deferred", "finish", "forget", "install", "received", "stop"]
 
 INTERRUPTED = 130
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -56,6 +56,13 @@ def deferred() -> Iterator[None]:
         if not _state["held"] and _state["pending"]:
             _state["pending"] = 0
             raise KeyboardInterrupt
+
+
+def received() -> bool:
+    """Whether SIGINT or SIGTERM came. The KeyboardInterrupt it raised may reach the top
+    wrapped in another exception by the code it hit (a class body's `__set_name__` turns it
+    into a RuntimeError): with a signal received, that is the interrupt, not a bug."""
+    return bool(_state["got"])
 
 
 def forget() -> None:
