@@ -346,14 +346,19 @@ def _copy_one(item: StartFile, folders: Folders,
         os.close(source)
 
 
-def file_bytes(path: Path, rel: str) -> bytes:
-    """The bytes of a starting file (read to its end, never through a link)."""
+def _open_start(path: Path, rel: str) -> tuple[int, os.stat_result]:
+    """A starting file opened for reading (never through a link), or WorkspaceError."""
     try:
-        fd, info = open_regular(str(path))
+        return open_regular(str(path))
     except NotRegular as exc:
         raise WorkspaceError(f"'{rel}' is {exc}") from None
     except OSError as exc:
         raise WorkspaceError(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
+
+
+def file_bytes(path: Path, rel: str) -> bytes:
+    """The bytes of a starting file (read to its end, never through a link)."""
+    fd, info = _open_start(path, rel)
     try:
         chunks = []
         while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
@@ -364,12 +369,7 @@ def file_bytes(path: Path, rel: str) -> bytes:
 
 
 def file_sha256(path: Path, rel: str) -> str:
-    try:
-        fd, _info = open_regular(str(path))
-    except NotRegular as exc:
-        raise WorkspaceError(f"'{rel}' is {exc}") from None
-    except OSError as exc:
-        raise WorkspaceError(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
+    fd, _info = _open_start(path, rel)
     try:
         return hash_copy(fd, None)[1]
     finally:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SMEVALS, Result, run_cli
+from tests.helpers.docpages import matches
 
 ROOT = Path(__file__).resolve().parents[2]
 BLOCK = re.compile(r"^```console\n(.*?)^```", re.S | re.M)
@@ -43,18 +44,6 @@ def parse(readme: str) -> list[Step]:
             elif steps:
                 steps[-1][1].append(line)
     return steps
-
-
-def matches(expected: list[str], actual: list[str]) -> bool:
-    if not expected:
-        return not actual
-    head, rest = expected[0], expected[1:]
-    if head == "[...]":
-        return any(matches(rest, actual[i:]) for i in range(len(actual) + 1))
-    if not actual:
-        return False
-    pattern = ".*".join(re.escape(part) for part in head.split("[...]"))
-    return re.fullmatch(pattern, actual[0]) is not None and matches(rest, actual[1:])
 
 
 def rel(page: Path) -> str:
