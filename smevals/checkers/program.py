@@ -191,7 +191,7 @@ def _verdict(outcome: Outcome, expected: str, timeout: float, cap: int) -> Check
     stdout, stderr = _decode(outcome.stdout), _decode(outcome.stderr)
     details: dict[str, Any] = {"exit_code": outcome.exit_code, "timed_out": outcome.timed_out,
                                "sandbox": outcome.sandbox}
-    problem = _failure(outcome, timeout, cap)
+    problem = failure(outcome, timeout, cap)
     if problem is None and stdout.strip() != expected.strip():
         problem = "stdout does not match expected_output"
         details["expected"] = _tail(expected.strip())
@@ -203,19 +203,20 @@ def _verdict(outcome: Outcome, expected: str, timeout: float, cap: int) -> Check
     return CheckResult(ok=False, score=0.0, notes=problem, details=details)
 
 
-def _failure(outcome: Outcome, timeout: float, cap: int) -> str | None:
+def failure(outcome: Outcome, timeout: float, cap: int, what: str = "program") -> str | None:
+    """Why a sandboxed `what` (a checker program, a command) did not end well, or None."""
     if outcome.timed_out:
-        return f"program timed out after {timeout:g} s"
+        return f"{what} timed out after {timeout:g} s"
     if outcome.over_cap:
         streams = " and ".join(outcome.over_cap)
-        return f"{streams} passed the output cap of {cap} bytes (kept truncated; program stopped)"
+        return f"{streams} passed the output cap of {cap} bytes (kept truncated; {what} stopped)"
     code = outcome.exit_code
     if code is not None and code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"program was killed by {name}"
+        return f"{what} was killed by {name}"
     if code:
-        return f"program exited with code {code}"
+        return f"{what} exited with code {code}"
     return None

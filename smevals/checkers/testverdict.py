@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from smevals.checkers.base import CheckResult
+from smevals.checkers.program import failure
 from smevals.checkers.testcounts import Counts
 from smevals.proc.sandbox import Outcome
 
@@ -65,7 +66,7 @@ def _problems(outcome: Outcome, figures: Figures, timeout: float, cap: int) -> s
     said = []
     counts = figures.counts
     failed = counts.total - counts.passed if counts is not None else 0
-    process = outcome.error or _failure(outcome, timeout, cap)
+    process = outcome.error or failure(outcome, timeout, cap, "command")
     if process:
         said.append(process + (f": {_failed(counts)}" if counts and failed else ""))
     elif counts and failed:
@@ -91,24 +92,3 @@ def _failed(counts: Counts) -> str:
         more = ", ..." if len(counts.failing) > 5 else ""
         text += f" ({', '.join(counts.failing[:5])}{more})"
     return text
-
-
-def _failure(outcome: Outcome, timeout: float, cap: int) -> str | None:
-    if outcome.timed_out:
-        return f"command timed out after {timeout:g} s"
-    if outcome.over_cap:
-        streams = " and ".join(outcome.over_cap)
-        return (f"{streams} passed the output cap of {cap} bytes (kept truncated; "
-                "command stopped)")
-    code = outcome.exit_code
-    if code is not None and code < 0:
-        import signal
-
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"command was killed by {name}"
-    if code:
-        return f"command exited with code {code}"
-    return None
