@@ -8,6 +8,10 @@ files it is run on cannot change how it runs.
   tests and output, and a JUnit report of what ran);
 - every pytest the command starts writes its JUnit report to the private report folder
   (`PYTEST_ADDOPTS=--junitxml=...`, which pytest reads wherever it is started);
+- every pytest the command starts loads only the plugins the command names (`-p NAME`),
+  not every one installed where smevals runs (`PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, as
+  pytest's own `pytester` does): an installed pytest-randomly or pytest-rerunfailures
+  would change a verdict, and a grade must not depend on the grading machine;
 - `{junit}` in the command is the report's path, and so is `$SMEVALS_JUNIT`.
 
 `ReportFolder` is where the report goes: a fresh folder outside the tree, `host` as smevals
@@ -120,7 +124,7 @@ def plan(spec: str | list[str], folder: ReportFolder, collect: bool = False,
     argv = _argv_list(spec, runner, code, folder) if isinstance(spec, list) \
         else ["/bin/sh", "-c", _argv_text(spec, runner, code, folder)]
     seen = folder.report_seen
-    env = {REPORT_VARIABLE: seen}
+    env = {REPORT_VARIABLE: seen, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     addopts = ["--collect-only"] if collect else [f"--junitxml={seen}"]
     env["PYTEST_ADDOPTS"] = " ".join(shlex.quote(a) for a in addopts)
     if collect:

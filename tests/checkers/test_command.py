@@ -90,6 +90,14 @@ checks:
     command: python -m pytest -q -p no:cacheprovider tests
     files: hidden
   - checker: command
+    name: installed-plugin
+    command: python -m pytest -q -p no:cacheprovider --timeout 30 tests
+    files: hidden
+  - checker: command
+    name: named-plugin
+    command: python -m pytest -q -p no:cacheprovider -p timeout --timeout 30 tests
+    files: hidden
+  - checker: command
     name: unittest
     command: [python, -m, unittest, discover, -s, more]
     files: [more/test_calc_ut.py]
@@ -164,6 +172,21 @@ def test_hidden_pytest_files_are_scored_and_the_agent_never_saw_them(graded) -> 
         "seconds": checks["pytest"]["seconds"]}
     (folder,) = {p.parent for p in (ev / "results" / "grades").rglob("grade.json")}
     assert "1 failed, 2 passed" in (folder / "command.pytest.stdout.txt").read_text()
+
+
+def test_pytest_loads_only_the_plugins_the_command_names(graded) -> None:
+    """pytest-timeout is installed here (a dev dependency), but the hidden tests' pytest
+    loads no plugin the command does not name: `--timeout` is unknown to it, until `-p
+    timeout` names the plugin."""
+    checks = graded[1]
+    assert checks["installed-plugin"]["ok"] is False
+    assert checks["installed-plugin"]["notes"] == (
+        "command exited with code 4; no test report was written: the test run ended before "
+        "it finished")
+    assert "unrecognized arguments: --timeout" in str(checks["installed-plugin"]["details"])
+    named = checks["named-plugin"]
+    assert (named["ok"], named["score"], named["notes"]) == (
+        False, 2 / 3, checks["pytest"]["notes"])
 
 
 def test_unittest_summary(graded) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import make_eval, write
-from tests.helpers.defcache import same_as_uncached, settle
+from tests.helpers.defcache import same_as_uncached, settle, short_racy_window
 from tests.helpers.store import commit_all
 
 ROWS = [
@@ -19,6 +19,11 @@ ROWS = [
     '{"name": "cherry", "prompt": "say cherry", "grading": {"expected": "cherry"}}',
 ]
 GRADER = "checks:\n  - checker: contains\n    value: {task: expected}\n"
+
+
+@pytest.fixture(autouse=True)
+def _short_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    short_racy_window(monkeypatch)
 
 
 def jsonl_eval(root: Path, rows: list[str]) -> Path:

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import make_eval, write
-from tests.helpers.defcache import cached_files, same_as_uncached, settle
+from tests.helpers.defcache import cached_files, same_as_uncached, settle, short_racy_window
+
+
+@pytest.fixture(autouse=True)
+def _short_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    short_racy_window(monkeypatch)
 
 
 def test_dry_run_sees_every_edit_made_after_the_definitions_were_cached(cli, tmp_path: Path):

@@ -14,6 +14,7 @@ from smevals.files import cachefile
 from smevals.files.canonical import dumps, loads
 from smevals.store import cache, index
 from smevals.store.read import Store
+from tests.helpers.defcache import short_racy_window
 from tests.helpers.store import writable, write_grade, write_run
 
 
@@ -69,7 +70,9 @@ def test_added_removed_and_edited_objects_are_always_seen(tmp_path: Path):
     assert left_out(root) == [first.rel]                     # in the same clock tick
 
 
-def test_changes_long_after_the_read_are_seen_through_the_trusted_cache(tmp_path: Path):
+def test_changes_long_after_the_read_are_seen_through_the_trusted_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    short_racy_window(monkeypatch)
     root = tmp_path / "st"
     first, second = write_run(root, 0), write_run(root, 1, task="t2")
     time.sleep(index.RACY_NS / 1e9 + 0.1)
