@@ -111,14 +111,14 @@ def test_a_model_server_that_refuses_the_key(cli, tmp_path: Path, real: Real,
 def test_a_dead_model_server(cli, tmp_path: Path, real: Real) -> None:
     """Nothing listens: Claude Code and Pi give up after their retries; Codex waits for ever
     ("Reconnecting..."), so the idle timeout ends it."""
-    ev = harness_eval(tmp_path, real, dead_url(), idle=10 if real.runner == "codex" else 30)
+    ev = harness_eval(tmp_path, real, dead_url(), idle=4 if real.runner == "codex" else 30)
     assert cli("run", "--timeout", "240", str(ev)).code == 1
     (record,) = runs(ev)
     detail = record["failure"]["detail"]
     assert record["status"] == "failed", detail
     if real.runner == "codex":
         assert record["failure"]["kind"] == "timeout"
-        assert detail.startswith("smevals:codex: no event from the harness for 10 s "
+        assert detail.startswith("smevals:codex: no event from the harness for 4 s "
                                  "(idle_timeout)")
         assert detail.endswith(": it was stopped")
     else:
