@@ -107,8 +107,7 @@ def eval_at(ev_dir: Path, revision: Revision, store_dir: Path | None, into: Path
         entries = [e for e in _children(revision, prefix) if e[3] != skip]
         if not entries:
             raise SmevalsError(f"{ev_dir}: no Eval at revision {revision.label()}")
-        for entry in entries:
-            _extract(revision, entry, mirror)
+        _extract_all(revision, entries, mirror)
     if not (folder / "eval.yaml").is_file():
         raise SmevalsError(f"{ev_dir}: no eval.yaml at revision {revision.label()}")
     try:
@@ -128,7 +127,11 @@ def _children(revision: Revision, prefix: str) -> list[tuple[str, str, str, str]
 
 def _ls_tree(revision: Revision, specs: list[str]) -> list[tuple[str, str, str, str]]:
     """(mode, type, object id, path) of each entry `git ls-tree` lists for `specs`."""
-    out = git(revision.repo, "ls-tree", "-z", revision.commit, "--", *specs, what="git ls-tree")
+    try:
+        out = gitcat.git_by_id(revision.repo, "ls-tree", "-z", revision.commit, "--", *specs,
+                               what="git ls-tree")
+    except SourceError as exc:
+        raise SmevalsError(str(exc)) from None
     entries = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         if item:
@@ -136,6 +139,23 @@ def _ls_tree(revision: Revision, specs: list[str]) -> list[tuple[str, str, str, 
             mode, kind, oid = meta.split()
             entries.append((mode, kind, oid, path))
     return entries
+
+
+def _extract_all(revision: Revision, entries: list[tuple[str, str, str, str]],
+                 mirror: Path) -> None:
+    """Write the entries (folders, and files but symbolic links) below `mirror` from one
+    `git archive` of the commit limited to their paths: git walks no other folder, so a
+    large store beside them costs nothing, and one process reads them all."""
+    paths = [path for mode, kind, _oid, path in entries
+             if kind == "tree" or (kind == "blob" and mode != "120000")]
+    if not paths:
+        return
+    data = git(revision.repo, "archive", "--format=tar", revision.commit, "--",
+               *(f":(literal){path}" for path in paths),
+               what=f"cannot read {paths[0].rpartition('/')[0] or '.'} at revision "
+                    f"{revision.label()}")
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        archive.extractall(mirror, filter="data")
 
 
 def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path) -> None:

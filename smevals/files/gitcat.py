@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -13,6 +14,7 @@ from typing import IO, TYPE_CHECKING, NamedTuple, cast
 if TYPE_CHECKING:
     import hashlib
 
+from smevals import scope
 from smevals.files.regular import RECORD_LIMIT_SETTING, over_limit
 
 
@@ -37,13 +39,40 @@ def git(cwd: Path, *args: str, what: str, detail: bool = True) -> bytes:
     return proc.stdout
 
 
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_KEPT: dict[tuple[str, ...], bytes] = {}
+_KEEP = 4096
+
+
+def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
+    """`git` for a question about an object named by its id (a commit's listing, whether
+    an id names a commit): its answer never changes, so the process asks git once."""
+    key = (os.fspath(cwd), *args)
+    found = _KEPT.get(key)
+    if found is None:
+        found = git(cwd, *args, what=what)
+        if len(_KEPT) >= _KEEP:
+            _KEPT.clear()
+        _KEPT[key] = found
+    return found
+
+
+def is_object_id(text: str) -> bool:
+    """Whether `text` is a full object id (SHA-1 or SHA-256), not a name that can move."""
+    return _OBJECT_ID.fullmatch(text) is not None
+
+
 def repo_and_prefix(root: Path, shown: Path) -> tuple[Path, str]:
-    """The top of the git work tree holding `root`, and `root` relative to it."""
+    """The top of the git work tree holding `root`, and `root` relative to it (asked of
+    git once per folder and command: a command makes no repository)."""
     probe = root
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
-    top = git(probe, "rev-parse", "--show-toplevel", detail=False,
-              what=f"{shown} is not inside a git repository").decode().strip()
+    tops = scope.current().memo(__name__)
+    top = tops.get(probe)
+    if top is None:
+        top = tops[probe] = git(probe, "rev-parse", "--show-toplevel", detail=False,
+                                what=f"{shown} is not inside a git repository").decode().strip()
     repo = Path(top).resolve()
     real = Path(os.path.realpath(root))
     try:

@@ -17,6 +17,8 @@ from smevals.files.gitcat import (
     cat_files,
     cat_many,
     git,
+    git_by_id,
+    is_object_id,
     ls_tree_result,
     ls_tree_start,
     ls_trees,
@@ -49,7 +51,8 @@ class GitSource:
         self.rev = rev
         self.label = f"{rev}:{root}"
         self.repo, self.prefix = repo_and_prefix(self.root, root)
-        self.commit = git(self.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
+        ask = git_by_id if is_object_id(rev) else git
+        self.commit = ask(self.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
                           f"{rev}^{{commit}}", what=f"unknown revision '{rev}'").decode().strip()
         self._tree: _Tree | None = None
         self._kind_trees: dict[str, str] | None = None
