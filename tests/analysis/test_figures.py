@@ -1,6 +1,8 @@
 """Every figure of `report` and `log` equals the one computed from runs_df, checks_df and
 history_df, and from DuckDB over the files `smevals export` writes: on every shipped suite
-(in the working tree) and at each commit of a seven-commit history (`rev=`, `--rev`)."""
+(in the working tree: the attack suite here, the others beside their golden reports in
+tests/suites/test_suites.py) and at each commit of a seven-commit history (`rev=`,
+`--rev`)."""
 
 from __future__ import annotations
 
@@ -14,18 +16,15 @@ import pytest
 import smevals
 from tests.helpers.figures import (
     cli,
-    duckdb_expected,
-    from_duckdb,
     from_history,
     from_log,
-    from_report,
-    from_tables,
     report_json,
+    same_figures,
 )
 from tests.helpers.history7 import SUBJECTS, history7
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITES = sorted(p.parent.name for p in (ROOT / "suites").glob("*/eval.yaml"))
+ATTACKS = "reward-hacking"
 
 
 def models_of(suite: Path) -> list[str]:
@@ -37,37 +36,11 @@ def models_of(suite: Path) -> list[str]:
     return sorted({json.loads(line)["model"] for line in lines})
 
 
-def rows(n: int) -> str:
-    return f"{n} row" + ("" if n == 1 else "s")
-
-
-def same_figures(cwd: Path, paths: list[str], *options: str, **kwargs: Any) -> None:
-    """report --format json against runs_df/checks_df and DuckDB over each format of
-    export, with the same options (CLI flags and their Python names)."""
-    doc = report_json(cwd, *paths, *options)
-    runs = smevals.runs_df([cwd / p for p in paths], **kwargs)
-    checks = smevals.checks_df([cwd / p for p in paths], **kwargs)
-    assert list(runs["eval"].unique()) == [ev["eval"] for ev in doc["evals"] if ev["summary"]
-                                           ["runs"]]
-    for ev in doc["evals"]:
-        mine = runs[runs["eval"] == ev["eval"]]
-        assert from_tables(mine, checks[checks["eval"] == ev["eval"]]) == from_report(ev)
-        if ev["summary"]["graded"]:
-            assert mine["passed"].mean() == ev["summary"]["pass_rate"]
-    for fmt in ("parquet", "csv", "jsonl"):
-        out = cwd / f"exported-{fmt}"
-        res = cli("export", *paths, *options, "--format", fmt, "-o", str(out), cwd=cwd)
-        assert res.code == 0, res.both
-        assert res.out == (f"Wrote {out.relative_to(cwd)}/runs.{fmt} ({rows(len(runs))})\n"
-                           f"Wrote {out.relative_to(cwd)}/checks.{fmt} ({rows(len(checks))})\n")
-        for ev in doc["evals"]:
-            if ev["summary"]["runs"]:
-                assert from_duckdb(out, fmt, ev["eval"]) == duckdb_expected(ev), fmt
-
-
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("name", SUITES)
+@pytest.mark.parametrize("name", [ATTACKS])
 def test_a_shipped_suite(name: str, tmp_path: Path) -> None:
+    """The attack suite here; every other shipped suite is compared on the Runs of its
+    golden report (tests/suites/test_suites.py), which are the same Runs made once."""
     suite = tmp_path / name
     shutil.copytree(ROOT / "suites" / name, suite,
                     ignore=shutil.ignore_patterns("results", "__pycache__"))

@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+import smevals
 from smevals import stats
 from tests.helpers import Result, run_cli
 
@@ -238,3 +239,31 @@ def from_history(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
             "marks"]
     return [tuple(None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in r)
             for r in rows[cols].itertuples(index=False)]
+
+
+def rows(n: int) -> str:
+    return f"{n} row" + ("" if n == 1 else "s")
+
+
+def same_figures(cwd: Path, paths: list[str], *options: str, **kwargs: Any) -> None:
+    """report --format json against runs_df/checks_df and DuckDB over each format of
+    export, with the same options (CLI flags and their Python names)."""
+    doc = report_json(cwd, *paths, *options)
+    runs = smevals.runs_df([cwd / p for p in paths], **kwargs)
+    checks = smevals.checks_df([cwd / p for p in paths], **kwargs)
+    assert list(runs["eval"].unique()) == [ev["eval"] for ev in doc["evals"] if ev["summary"]
+                                           ["runs"]]
+    for ev in doc["evals"]:
+        mine = runs[runs["eval"] == ev["eval"]]
+        assert from_tables(mine, checks[checks["eval"] == ev["eval"]]) == from_report(ev)
+        if ev["summary"]["graded"]:
+            assert mine["passed"].mean() == ev["summary"]["pass_rate"]
+    for fmt in ("parquet", "csv", "jsonl"):
+        out = cwd / f"exported-{fmt}"
+        res = cli("export", *paths, *options, "--format", fmt, "-o", str(out), cwd=cwd)
+        assert res.code == 0, res.both
+        assert res.out == (f"Wrote {out.relative_to(cwd)}/runs.{fmt} ({rows(len(runs))})\n"
+                           f"Wrote {out.relative_to(cwd)}/checks.{fmt} ({rows(len(checks))})\n")
+        for ev in doc["evals"]:
+            if ev["summary"]["runs"]:
+                assert from_duckdb(out, fmt, ev["eval"]) == duckdb_expected(ev), fmt

@@ -1,6 +1,7 @@
 """Every shipped suite end to end, offline: validate, run both recorded models three times
 with grading, grade again (nothing to do), and a report that matches its golden file
-(SMEVALS_UPDATE_GOLDEN=1 rewrites tests/suites/golden/<suite>.md)."""
+(SMEVALS_UPDATE_GOLDEN=1 rewrites tests/suites/golden/<suite>.md), whose figures the read
+API and `export` give too (on the same Runs: tests/helpers/figures.same_figures)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,12 @@ def test_suite_runs_offline_and_matches_its_golden_report(name: str, tmp_path: P
         golden.write_text(report, encoding="utf-8", newline="\n")
     assert golden.exists(), f"missing {golden}: run with SMEVALS_UPDATE_GOLDEN=1"
     assert report == golden.read_text(encoding="utf-8")
+
+    from tests.helpers.figures import same_figures  # pandas and duckdb: only here
+
+    weaker = sorted(models_of(suite))[1]
+    same_figures(tmp_path, [name])
+    same_figures(tmp_path, [name], "-m", weaker, models=[weaker])
 
 
 def test_every_suite_ships_fixtures_that_pass_smevals_test(tmp_path: Path) -> None:
