@@ -39,13 +39,14 @@ def models_of(suite: Path) -> list[str]:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", [ATTACKS])
 def test_a_shipped_suite(name: str, tmp_path: Path) -> None:
-    """The attack suite here; every other shipped suite is compared on the Runs of its
-    golden report (tests/suites/test_suites.py), which are the same Runs made once."""
+    """The attack suite here, one Run per Task and model (its agent runs real tests in the
+    sandbox); every other shipped suite is compared on the three Runs per Task and model
+    of its golden report (tests/suites/test_suites.py), made once."""
     suite = tmp_path / name
     shutil.copytree(ROOT / "suites" / name, suite,
                     ignore=shutil.ignore_patterns("results", "__pycache__"))
     models = [arg for model in models_of(suite) for arg in ("-m", model)]
-    res = cli("run", name, *models, "-n", "2", "-g", "-j", "4", cwd=tmp_path)
+    res = cli("run", name, *models, "-g", "-j", "4", cwd=tmp_path)
     assert res.code == 1, res.both                  # the weaker model fails some Runs
     same_figures(tmp_path, [name])
     same_figures(tmp_path, [name], "-m", models[1], models=[models[1]])
