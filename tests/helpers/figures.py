@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
-
-import duckdb
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 import smevals
 from smevals import stats
 from tests.helpers import Result, run_cli
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas and duckdb are imported where they are used: a test module that imports this one
+# for `cli` or `report_json` costs a test process nothing more at collection.
 
 EPOCH = "1767322800"
 FIGURES = ("runs", "passed", "failed", "scored", "mean", "stderr", "pass_rate", "pass_rate_ci")
@@ -121,11 +124,15 @@ def from_tables(runs: pd.DataFrame, checks: pd.DataFrame) -> dict[str, Any]:
 
 
 def _none(value: Any) -> Any:
+    import pandas as pd
+
     return None if pd.isna(value) else float(value)
 
 
 def _judge(rows: pd.DataFrame) -> dict[str, float] | None:
     """Judge usage summed as report sums it: the counted Grades, then the errored ones."""
+    import pandas as pd
+
     ordered = pd.concat([rows[rows["counted"]], rows[~rows["counted"]]])
     out = {key: sum(float(v) for v in ordered[f"judge_{key}"].dropna()) for key in
            ("calls", "cached", "input_tokens", "output_tokens", "cost_usd")
@@ -197,6 +204,8 @@ def _repeats(counted: pd.DataFrame) -> dict[Any, Any]:
 def from_duckdb(folder: Path, fmt: str, name: str) -> dict[str, Any]:
     """Pass rates and counts per config x model, and per Check, as SQL over the files."""
     runs, checks = f"{folder}/runs.{fmt}", f"{folder}/checks.{fmt}"
+    import duckdb
+
     pairs = duckdb.execute(
         f"SELECT config, model, count(passed), sum(passed), avg(passed), count(score), "
         f"sum(CASE WHEN counted THEN 1 ELSE 0 END) FROM '{runs}' WHERE eval = ? "
@@ -237,6 +246,8 @@ def from_history(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
     rows = frame[frame["eval"].notna()]
     cols = [*HISTORY, "mean_ci_low", "mean_ci_high", "pass_rate_ci_low", "pass_rate_ci_high",
             "marks"]
+    import pandas as pd
+
     return [tuple(None if pd.isna(v) else v.item() if hasattr(v, "item") else v for v in r)
             for r in rows[cols].itertuples(index=False)]
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,10 @@ import pytest
 from tests.helpers import make_eval
 from tests.helpers.judges import newest
 
-pytest.importorskip("llm_echo")
+# Found without importing it (llm takes half a second to import, in every test process
+# that collects this module); imported by smevals when a test runs.
+pytestmark = pytest.mark.skipif(find_spec("llm_echo") is None,
+                                reason="the llm-echo plugin (a dev dependency) is missing")
 
 VERDICT = '{"raw": "{\\"reason\\": \\"echoed\\", \\"pass\\": true}"}'
 

@@ -8,13 +8,17 @@ import signal
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import SMEVALS, make_eval, run_cli
 
-distributed = pytest.importorskip("distributed")
+# Found without importing it here (half a second in every test process that collects this
+# module); imported by the fixture that starts the cluster.
+pytestmark = pytest.mark.skipif(find_spec("distributed") is None,
+                                reason="the dask extra (distributed) is not installed")
 
 DETERMINISTIC = {"default": """
 checks:
@@ -25,6 +29,7 @@ checks:
 
 @pytest.fixture(scope="module")
 def scheduler() -> Iterator[str]:
+    distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=":0", resources={"GPU": 1})
     try:
