@@ -5,6 +5,7 @@ tests import them from there."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +14,14 @@ from hypothesis import HealthCheck, settings
 
 from tests.helpers import Result, make_eval, run_cli, run_cli_process
 from tools.fake_openai import FakeOpenAI
+
+# Python's bytecode caches are written (into __pycache__, which git ignores) even where
+# PYTHONDONTWRITEBYTECODE is set, as pytest and Python do by default: the test processes,
+# and the smevals processes they start, then compile smevals and pytest's rewritten tests
+# once per checkout instead of once per process (the rewriting alone is about 4 s of CPU
+# in each test process). The test processes pytest-xdist starts inherit the environment.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 # Property tests run real code on a loaded machine: no per-example deadline, and a slow
 # example is not a failed health check. Every @given test uses this profile.
