@@ -158,23 +158,6 @@ def _extract_all(revision: Revision, entries: list[tuple[str, str, str, str]],
         archive.extractall(mirror, filter="data")
 
 
-def _extract(revision: Revision, entry: tuple[str, str, str, str], mirror: Path) -> None:
-    """Write one entry (a folder by its tree id, which git archives without walking the
-    rest of the commit, or a file) below `mirror`."""
-    mode, kind, oid, path = entry
-    if kind == "tree":
-        data = git(revision.repo, "archive", "--format=tar", f"--prefix={path}/", oid,
-                   what=f"cannot read {path} at revision {revision.label()}")
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            archive.extractall(mirror, filter="data")
-    elif kind == "blob" and mode != "120000":
-        content = git(revision.repo, "cat-file", "blob", oid, what="git cat-file")
-        target = mirror / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-        target.chmod(0o755 if mode == "100755" else 0o644)
-
-
 def _fetch_programs(wanted: list[tuple[Path, str]], revision: Revision, mirror: Path) -> None:
     """Bring in the files named by paths that lie outside the extracted Eval (relative, or
     absolute inside the repository): runner and checker programs, replay responses.
@@ -201,9 +184,8 @@ def _fetch(revision: Revision, mirror: Path, target: Path) -> None:
     listing = _ls_tree(revision, [f":(literal){rel}"])
     if not listing:
         return
-    mode, kind, blob, _path = listing[0]
-    if kind == "blob":              # a folder is no program (and a symbolic link is skipped)
-        _extract(revision, (mode, kind, blob, rel), mirror)
+    if listing[0][1] == "blob":     # a folder is no program (and a symbolic link is skipped)
+        _extract_all(revision, listing[:1], mirror)
 
 
 def evals_at(revision: Revision, folder: Path) -> list[Path]:

@@ -306,15 +306,22 @@ def past_tick(fd: int, stamps: Stamps) -> None:
         time.sleep(0.0005)
 
 
-def _write_one(item: StartFile, data: bytes, folders: Folders,
-               replace: bool) -> tuple[int, int, int, int]:
-    """Write a starting file from the bytes kept of it; its stamp."""
+def _place(item: StartFile, folders: Folders, replace: bool) -> tuple[int, str]:
+    """The folder (a descriptor) and name a starting file goes to, any file there removed
+    first when `replace`."""
     try:
         here, name = folders.at(item.rel)
     except OSError as exc:
         raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
     if replace:
         remove(here, name)
+    return here, name
+
+
+def _write_one(item: StartFile, data: bytes, folders: Folders,
+               replace: bool) -> tuple[int, int, int, int]:
+    """Write a starting file from the bytes kept of it; its stamp."""
+    here, name = _place(item, folders, replace)
     out = os.open(name, _NEW, 0o755 if item.executable else 0o644, dir_fd=here)
     try:
         write_all(out, data)
@@ -325,12 +332,7 @@ def _write_one(item: StartFile, data: bytes, folders: Folders,
 
 def _copy_one(item: StartFile, folders: Folders,
               replace: bool) -> tuple[str, tuple[int, int, int, int]]:
-    try:
-        here, name = folders.at(item.rel)
-    except OSError as exc:
-        raise CopyError(f"'{item.rel}' cannot be placed: {exc.strerror or exc}") from None
-    if replace:
-        remove(here, name)
+    here, name = _place(item, folders, replace)
     try:
         source, _info = open_regular(str(item.source))
     except OSError as exc:
