@@ -43,8 +43,11 @@ def _run(args: list[str], debug: bool) -> int | None:
         sys.exit(exc.exit_code)
     except Exit as exc:
         sys.exit(exc.code)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except click.exceptions.Abort as exc:
+        # click turns a KeyboardInterrupt inside a command (SIGINT or SIGTERM landing where
+        # the command does not handle it) into Abort: that is the interrupt
+        interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
+        click.echo("Interrupted." if interrupted else "Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()

@@ -54,3 +54,25 @@ def test_the_same_exception_without_a_signal_is_still_a_bug() -> None:
     assert (command.returncode, command.stdout) == (3, "")
     assert command.stderr.startswith("Internal error: ")
     assert "This is a bug in smevals." in command.stderr
+
+
+HIT = """
+import os, signal, time
+import smevals.cli
+from smevals import __main__ as entry
+
+@smevals.cli.cli.command("hit")
+def hit():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+
+entry.main()
+"""
+
+
+def test_an_interrupt_inside_a_command_that_click_turns_into_abort_is_the_interrupt() -> None:
+    """click makes a KeyboardInterrupt raised inside a command an Abort (after a blank
+    line); smevals still says "Interrupted." and exits 130, as for any other interrupt."""
+    done = subprocess.run([sys.executable, "-c", HIT, "hit"], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\nInterrupted.\n")
