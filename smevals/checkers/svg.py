@@ -186,9 +186,27 @@ def _worker() -> Worker:
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": root,
                    "LC_ALL": "C.UTF-8"}
             _WORKER["worker"] = Worker(
-                [sys.executable, "-s", "-m", "smevals.checkers.svg_child"], env,
-                Limits(memory_bytes=WORKER_MEMORY, core_dumps=False))
+                [sys.executable, "-s", "-m", "smevals.checkers.svg_child", _empty_folder()],
+                env, Limits(memory_bytes=WORKER_MEMORY, core_dumps=False))
         return _WORKER["worker"]
+
+
+def _empty_folder() -> str:
+    """The renderer's resources folder, empty so that a drawing can load nothing: made and
+    removed by this process, since the renderer is killed, never asked to end."""
+    import atexit
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="smevals-svg-")
+    atexit.register(_remove, folder)
+    return folder
+
+
+def _remove(folder: str) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def _keep(workspace: Path, name: str, png: bytes) -> None:

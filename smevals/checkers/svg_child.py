@@ -94,23 +94,19 @@ def _f32(value: float) -> float:
 
 
 def main() -> None:
-    import os
-    import tempfile
-
+    """Answer render requests until stdin ends; argv[1] is the empty resources folder, made
+    and removed by the parent (smevals.checkers.svg)."""
     from smevals.proc.worker import read_frame, write_frame
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    empty = tempfile.mkdtemp(prefix="smevals-svg-")
-    try:
-        while True:
-            request = read_frame(stdin)
-            if request is None:
-                return
-            line, _, body = request.partition(b"\n")
-            header = {**json.loads(line), "resources_dir": empty}
-            write_frame(stdout, render(header, body.decode("utf-8")))
-    finally:
-        os.rmdir(empty)
+    empty = sys.argv[1]
+    while True:
+        request = read_frame(stdin)
+        if request is None:
+            return
+        line, _, body = request.partition(b"\n")
+        header = {**json.loads(line), "resources_dir": empty}
+        write_frame(stdout, render(header, body.decode("utf-8")))
 
 
 if __name__ == "__main__":

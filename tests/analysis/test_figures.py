@@ -1,13 +1,12 @@
 """Every figure of `report` and `log` equals the one computed from runs_df, checks_df and
-history_df, and from DuckDB over the files `smevals export` writes: on every shipped suite
-(in the working tree: the attack suite here, the others beside their golden reports in
-tests/suites/test_suites.py) and at each commit of a seven-commit history (`rev=`,
-`--rev`)."""
+history_df, and from DuckDB over the files `smevals export` writes: at each commit of a
+seven-commit history here (`rev=`, `--rev`), and on every shipped suite in the working tree
+where its Runs are made for their own test (each beside its golden report in
+tests/suites/test_suites.py, the attack suite in tests/security/test_reward_hacking.py)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -22,34 +21,6 @@ from tests.helpers.figures import (
     same_figures,
 )
 from tests.helpers.history7 import SUBJECTS, history7
-
-ROOT = Path(__file__).resolve().parents[2]
-ATTACKS = "reward-hacking"
-
-
-def models_of(suite: Path) -> list[str]:
-    """The models a suite's recorded answers (or agent sessions) are for."""
-    sessions = suite / "configs" / "sessions"
-    if sessions.is_dir():
-        return sorted(p.name for p in sessions.iterdir() if p.is_dir())
-    lines = (suite / "configs" / "responses.jsonl").read_text().splitlines()
-    return sorted({json.loads(line)["model"] for line in lines})
-
-
-@pytest.mark.timeout(600)
-@pytest.mark.parametrize("name", [ATTACKS])
-def test_a_shipped_suite(name: str, tmp_path: Path) -> None:
-    """The attack suite here, one Run per Task and model (its agent runs real tests in the
-    sandbox); every other shipped suite is compared on the three Runs per Task and model
-    of its golden report (tests/suites/test_suites.py), made once."""
-    suite = tmp_path / name
-    shutil.copytree(ROOT / "suites" / name, suite,
-                    ignore=shutil.ignore_patterns("results", "__pycache__"))
-    models = [arg for model in models_of(suite) for arg in ("-m", model)]
-    res = cli("run", name, *models, "-g", "-j", "4", cwd=tmp_path)
-    assert res.code == 1, res.both                  # the weaker model fails some Runs
-    same_figures(tmp_path, [name])
-    same_figures(tmp_path, [name], "-m", models[1], models=[models[1]])
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import os
 import socket
 import struct
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -17,6 +19,8 @@ from smevals.checkers.svg import MAX_SIDE, MAX_SVG_BYTES
 from tests.helpers.checkers import run
 
 pytest.importorskip("resvg")
+
+ROOT = Path(__file__).resolve().parents[2]
 
 NS = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 CIRCLE = f'<svg {NS} width="200" height="100"><circle cx="50" cy="50" r="40" fill="red"/></svg>'
@@ -294,3 +298,33 @@ def test_a_background_that_is_no_colour_fails_the_check(dirs: tuple[Path, Path])
     assert render(dirs, {"background": "rebeccapurple"}) == {
         "ok": False, "notes": "background: 'rebeccapurple' is not a CSS colour"}
     assert list(dirs[1].iterdir()) == []
+
+
+def test_no_empty_resources_folder_is_left_behind(tmp_path: Path) -> None:
+    """The renderer is killed (at a deadline, or when smevals ends), never asked to stop, so
+    its empty resources folder is made (in TMPDIR) and removed by smevals: a process that
+    rendered, had a renderer stopped at its deadline, and rendered again used one folder and
+    leaves none behind."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    script = f"""
+import sys
+from pathlib import Path
+from tests.helpers.checkers import run
+base = Path(sys.argv[1])
+(base / "run").mkdir(); (base / "ws").mkdir()
+def render(name, svg, timeout=None):
+    return run("render_svg", {{"output": name}}, svg, run_dir=base / "run",
+               workspace=base / "ws", timeout=timeout).ok
+slow = ('<svg {NS} width="4096" height="4096"><filter id="f"><feTurbulence '
+        'baseFrequency="0.01" numOctaves="10"/><feGaussianBlur stdDeviation="50"/>'
+        '</filter>' + '<rect width="4096" height="4096" filter="url(#f)"/>' * 40 + '</svg>')
+print(render("a.png", {CIRCLE!r}), render("b.png", slow, 0.2), render("c.png", {CIRCLE!r}))
+print(*(p.name[:12] for p in (base / "temp").iterdir()))
+"""
+    env = {**os.environ, "TMPDIR": str(temp)}
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        0, "True False True\nsmevals-svg-\n", "")
+    assert sorted(p.name for p in temp.iterdir()) == []

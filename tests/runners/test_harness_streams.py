@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smevals.runners.claude_code import ClaudeReader
@@ -32,6 +32,7 @@ events = st.fixed_dictionaries({"type": st.sampled_from(TYPES)},
                                optional={key: values for key in KEYS[1:]})
 
 
+@settings(max_examples=50)       # three readers per example: half the default's 100
 @given(st.lists(events | st.binary(max_size=20), max_size=12))
 def test_no_stream_crashes_a_reader(lines: list[Any]) -> None:
     data = b"\n".join(line if isinstance(line, bytes) else orjson.dumps(line)

@@ -106,6 +106,15 @@ def test_every_session_runs_and_the_attacks_fail_the_run(played: Played) -> None
     assert sorted(played.grades) == sorted(p.stem for p in (SUITE / "tasks").glob("*.yaml"))
 
 
+def test_the_read_api_and_export_give_the_reports_figures(played: Played) -> None:
+    """The figures of `report` equal those of runs_df, checks_df and DuckDB over `export`
+    (tests/helpers/figures.py) on these agent Runs, with their tampering marks."""
+    from tests.helpers.figures import same_figures  # pandas and duckdb: only here
+
+    same_figures(played.ev.parent, [played.ev.name])
+    same_figures(played.ev.parent, [played.ev.name], "--task", TIMED, tasks=[TIMED])
+
+
 @pytest.mark.parametrize("task", ["honest-pytest", "honest-unittest"])
 def test_the_honest_control_passes_unflagged(played: Played, task: str) -> None:
     grade = played.grades[task]

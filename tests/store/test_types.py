@@ -42,9 +42,11 @@ grade_fields: GradeFields = {
 def _mypy(tmp_path: Path) -> list[tuple[int, str]]:
     module = tmp_path / "user_of_records.py"
     module.write_text(USER, encoding="utf-8")
+    # The project's own mypy cache (which `.ci/run`'s `mypy` has just filled): smevals'
+    # modules are then read from it instead of checked again (4 s of CPU against 1 s).
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-         "--cache-dir", str(tmp_path / "cache"), "--no-error-summary", "--hide-error-context",
+         "--cache-dir", str(ROOT / ".mypy_cache"), "--no-error-summary", "--hide-error-context",
          "--show-error-codes", str(module)],
         capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode in (0, 1), proc.stderr
