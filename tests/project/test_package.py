@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -152,27 +153,33 @@ def test_each_contract_catches_its_break(copy: Path, file: str, line: str,
 def private_names_used_across_modules(package: Path) -> list[str]:
     """`from smevals.X import _y` and `X._y` on a smevals module, anywhere in `package`: a
     private name belongs to its module (make it public where it lives, or move it)."""
+    return [finding for path in sorted(package.rglob("*.py"))
+            for finding in _private_uses(path.read_text(), str(path.relative_to(package.parent)))]
+
+
+@functools.cache
+def _private_uses(text: str, where: str) -> tuple[str, ...]:
+    """The findings in one module's text (kept: the tests that break one file of a copy
+    parse only that one again)."""
     import ast
 
+    tree = ast.parse(text, where)
     found = []
-    for path in sorted(package.rglob("*.py")):
-        tree = ast.parse(path.read_text(), str(path))
-        where = path.relative_to(package.parent)
-        modules = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("smevals"):
-                for alias in node.names:
-                    if alias.name.startswith("_") and not alias.name.startswith("__"):
-                        found.append(f"{where}:{node.lineno}: {node.module}.{alias.name}")
-                    modules.add(alias.asname or alias.name)
-            elif isinstance(node, ast.Import):
-                modules.update(alias.asname or alias.name.split(".")[0] for alias in node.names
-                               if alias.name.startswith("smevals"))
-        found += [f"{where}:{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
-                  if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and node.value.id in modules and node.attr.startswith("_")
-                  and not node.attr.startswith("__")]
-    return found
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("smevals"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{where}:{node.lineno}: {node.module}.{alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name.split(".")[0] for alias in node.names
+                           if alias.name.startswith("smevals"))
+    found += [f"{where}:{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
+              if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in modules and node.attr.startswith("_")
+              and not node.attr.startswith("__")]
+    return tuple(found)
 
 
 def test_no_private_name_is_used_across_modules() -> None:
