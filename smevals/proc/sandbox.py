@@ -62,6 +62,7 @@ from smevals.proc.contain import (
     probe_failure,
     secret_names,
 )
+from smevals.proc.limits import prlimit_prefix
 from smevals.proc.policy import MIB, VIEWS, Policy
 from smevals.proc.view import HOME, WORKSPACE, Bind, View, ViewError, build
 
@@ -265,9 +266,12 @@ def run_sandboxed(argv: list[str], cwd: Path, policy: Policy,
     layout = _layout(box, argv, cwd, home, policy) if box.view else None
     if layout is not None:
         argv, env = layout.argv(argv), layout.env(env)
-    spec = Spec(box.wrap(argv, cwd, home, layout), cwd, env, timeout=policy.timeout,
-                cap=policy.cap, limits=limits, stop_at_cap=True, prepare=box.prepare(layout),
-                idle=policy.idle, watch=policy.watch)
+    command, prepare = box.wrap(argv, cwd, home, layout), box.prepare(layout)
+    prefix = prlimit_prefix(limits) if box.backend == "bwrap" and prepare is None else None
+    if prefix is not None:              # no fork of smevals: bwrap dies with its parent
+        command, limits = [*prefix, *command], Limits()
+    spec = Spec(command, cwd, env, timeout=policy.timeout, cap=policy.cap, limits=limits,
+                stop_at_cap=True, prepare=prepare, idle=policy.idle, watch=policy.watch)
     res = run_child(spec, children)
     over = [name for name, c in (("stdout", res.stdout), ("stderr", res.stderr)) if c.truncated]
     error = res.error or _wrapper_error(box.tools, argv[0], res.exit_code, res.stderr.data)

@@ -131,6 +131,58 @@ def test_the_default_policy_hides_the_network_and_names_its_containment(tmp_path
     assert (out.exit_code, out.stdout, out.sandbox) == (0, b"hi\n", LOCAL.name)
 
 
+LIMIT_ROWS = ("Max cpu time", "Max file size", "Max processes", "Max core file size",
+              "Max address space")
+
+
+def limits_seen(text: str) -> dict[str, tuple[str, str]]:
+    """(soft, hard) of the limits the policy sets, from /proc/self/limits."""
+    rows = {}
+    for line in text.splitlines():
+        for name in LIMIT_ROWS:
+            if line.startswith(name + " "):
+                soft, hard = line[len(name):].split()[:2]
+                rows[name] = (soft, hard)
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["bwrap", "unshare"])
+def test_the_limits_hold_inside_and_bwrap_is_started_without_a_fork(
+        kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The program sees the policy's limits in both ways of making its view. bwrap (which
+    dies with smevals by itself) gets them from `prlimit` before it runs, so smevals starts
+    it by vfork, running no Python in the child; unshare's view is made by Python in the
+    child, which needs the fork."""
+    import subprocess
+
+    from tests.helpers.backends import use
+
+    started: list[dict[str, Any]] = []
+    real = subprocess.Popen
+
+    def popen(argv: Any, **kwargs: Any) -> Any:
+        started.append({"argv": list(argv), "preexec_fn": kwargs.get("preexec_fn")})
+        return real(argv, **kwargs)
+
+    with use(kind, monkeypatch):
+        pol = Policy(7, sandbox_env(os.environ, tmp_path), memory_mb=512, file_mb=8,
+                     processes=32)
+        monkeypatch.setattr(subprocess, "Popen", popen)
+        out = run_sandboxed(["/bin/cat", "/proc/self/limits"], tmp_path, pol)
+    assert (out.exit_code, out.stderr) == (0, b"")
+    seen = limits_seen(out.stdout.decode())
+    nproc = seen["Max processes"]          # the user's processes at the start, plus 32
+    assert seen == {"Max cpu time": ("8", "9"), "Max file size": ("8388608", "8388608"),
+                    "Max processes": seen["Max processes"], "Max core file size": ("0", "0"),
+                    "Max address space": ("536870912", "536870912")}
+    assert nproc[0] == nproc[1] and int(nproc[0]) > 32
+    (child,) = [s for s in started if "/proc/self/limits" in s["argv"]]
+    if kind == "bwrap":
+        assert os.path.basename(child["argv"][0]) == "prlimit" and child["preexec_fn"] is None
+    else:
+        assert child["preexec_fn"] is not None
+
+
 def test_network_true_reaches_a_local_server_but_still_hides_the_processes(
         tmp_path: Path) -> None:
     if not LOCAL.processes:
