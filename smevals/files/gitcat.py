@@ -41,7 +41,8 @@ def git(cwd: Path, *args: str, what: str, detail: bool = True) -> bytes:
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _KEPT: dict[tuple[str, ...], bytes] = {}
-_KEEP = 4096
+_KEEP_BYTES = 32 << 20          # what a long-lived process (`serve`) keeps, at most
+_kept_bytes = [0]
 
 
 def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
@@ -51,9 +52,11 @@ def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
     found = _KEPT.get(key)
     if found is None:
         found = git(cwd, *args, what=what)
-        if len(_KEPT) >= _KEEP:
+        if _kept_bytes[0] + len(found) > _KEEP_BYTES:
             _KEPT.clear()
+            _kept_bytes[0] = 0
         _KEPT[key] = found
+        _kept_bytes[0] += len(found)
     return found
 
 

@@ -2,9 +2,10 @@
 
 Only a child with limits (`match_output`) runs a function between fork and exec; that
 makes subprocess fork smevals instead of using vfork, about 5 ms more per child, so the
-others run none and rely on the guardian (guardian.py) to die with smevals. A sandbox that
-dies with its parent by itself (bwrap) gets its limits from `prlimit_prefix` instead. The function
-sets the limits and, on Linux, the parent-death signal (PR_SET_PDEATHSIG). Everything it
+others run none and rely on the guardian (guardian.py) to die with smevals. (A sandbox
+that dies with its parent by itself, bwrap, gets its limits from `prlimit_prefix`
+instead.) The function sets the limits and, on Linux, the parent-death signal
+(PR_SET_PDEATHSIG). Everything it
 uses is computed in the parent before the fork: it only calls functions bound beforehand
 (setrlimit, prctl through ctypes, getppid, _exit) with arguments built beforehand: no
 import, no lock, nothing another thread could hold.

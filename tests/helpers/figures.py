@@ -203,9 +203,9 @@ def _repeats(counted: pd.DataFrame) -> dict[Any, Any]:
 
 def from_duckdb(folder: Path, fmt: str, name: str) -> dict[str, Any]:
     """Pass rates and counts per config x model, and per Check, as SQL over the files."""
-    runs, checks = f"{folder}/runs.{fmt}", f"{folder}/checks.{fmt}"
     import duckdb
 
+    runs, checks = f"{folder}/runs.{fmt}", f"{folder}/checks.{fmt}"
     pairs = duckdb.execute(
         f"SELECT config, model, count(passed), sum(passed), avg(passed), count(score), "
         f"sum(CASE WHEN counted THEN 1 ELSE 0 END) FROM '{runs}' WHERE eval = ? "
