@@ -7,6 +7,10 @@ guardian; its stdin ends when smevals does. Requests and answers are frames: a 4
 big-endian length, then that many bytes. A request that is not answered before its
 deadline, or an answer longer than the cap, kills the child's whole tree; the next request
 starts a new child. One request at a time per worker (a lock).
+
+The child is started from a thread that lasts as long as smevals: its parent-death signal
+is sent when the *thread* that started it ends (prctl(2)), and the job thread that asks
+first (`run -g -j 4`) may end while another job thread is waiting on a render.
 """
 
 from __future__ import annotations
@@ -16,13 +20,20 @@ import select
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 from smevals.proc import OWNED, guardian
 from smevals.proc.limits import Limits, before_exec
 from smevals.proc.tree import HELPERS, ROOTS, SPAWN_LOCK, Tree, become_subreaper, new_tag
 
 __all__ = ["Worker", "WorkerError", "read_frame", "write_frame"]
+
+T = TypeVar("T")
+_STARTERS: dict[int, ThreadPoolExecutor] = {}   # pid -> its lasting thread (a fork makes its own)
+_STARTERS_LOCK = threading.Lock()
 
 
 class WorkerError(Exception):
@@ -46,7 +57,7 @@ class Worker:
     def ask(self, request: bytes, timeout: float) -> bytes:
         with self._lock:
             proc = self._proc if self._proc is not None and self._proc.poll() is None \
-                else self._start()
+                else _in_lasting_thread(self._start)
             assert proc.stdin is not None and proc.stdout is not None
             deadline = time.monotonic() + timeout
             try:
@@ -136,6 +147,18 @@ class Worker:
         guardian.unregister(proc.pid)
         with SPAWN_LOCK:
             ROOTS.discard(proc.pid)
+
+
+def _in_lasting_thread(start: Callable[[], T]) -> T:
+    """`start()` called from the main thread, or else from one thread kept for this."""
+    if threading.current_thread() is threading.main_thread():
+        return start()
+    with _STARTERS_LOCK:
+        pool = _STARTERS.get(os.getpid())
+        if pool is None:
+            pool = _STARTERS[os.getpid()] = ThreadPoolExecutor(
+                1, thread_name_prefix="smevals-worker-start")
+    return pool.submit(start).result()
 
 
 def read_frame(stream: object) -> bytes | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,19 @@ def test_a_child_that_cannot_start() -> None:
     with pytest.raises(WorkerError) as failed:
         Worker(["/nonexistent/renderer"], {}, Limits()).ask(b"x", 5)
     assert failed.value.reason.startswith("cannot start /nonexistent/renderer: ")
+
+
+def test_a_worker_outlives_the_thread_that_started_it(worker: Worker) -> None:
+    """A child's parent-death signal follows the *thread* that started it (prctl(2)): in
+    `run -g -j 4` the job thread that rendered first may end while another one renders,
+    and that render failed with the renderer killed (seen once in CI on suites/pelican)."""
+    answers: list[bytes] = []
+    thread = threading.Thread(target=lambda: answers.append(worker.ask(b"first", 20)))
+    thread.start()
+    thread.join()
+    first = worker._proc
+    assert answers == [b"FIRST"] and first is not None
+    first_pid = first.pid
+    for _ in range(20):                    # the signal, if sent, lands within this time
+        assert worker.ask(b"again", 20) == b"AGAIN"
+    assert worker._proc is first and first.pid == first_pid and first.poll() is None
