@@ -13,7 +13,6 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +153,8 @@ def _extract_all(revision: Revision, entries: list[tuple[str, str, str, str]],
                *(f":(literal){path}" for path in paths),
                what=f"cannot read {paths[0].rpartition('/')[0] or '.'} at revision "
                     f"{revision.label()}")
+    import tarfile  # here: only a read at a revision needs it
+
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         archive.extractall(mirror, filter="data")
 

@@ -28,7 +28,7 @@ from smevals.store.index import RACY_NS
 VERSION = 1
 _CODE = ("schemas/eval.schema.json", "schemas/task.schema.json", "schemas/config.schema.json",
          "schemas/grader.schema.json", "schemas/__init__.py", "schemas/words.py",
-         "evaldef/yamlio.py", "evaldef/schema.py", "evaldef/datafile.py")
+         "evaldef/yamlio.py", "evaldef/yamlparse.py", "evaldef/schema.py", "evaldef/datafile.py")
 
 Stamp = tuple[int, int, int, int]
 Entry = tuple[Stamp, Any, Any, Any, bytes]          # stamp, data, locs, vlocs, raw

@@ -12,7 +12,7 @@ from smevals.evaldef.defcache import Definitions
 from smevals.evaldef.model import Check, Config, Eval, Grader, Task
 from smevals.evaldef.paths import path_problem
 from smevals.evaldef.schema import schema_problems
-from smevals.evaldef.yamlio import YamlDoc, YamlProblem, load_yaml
+from smevals.evaldef.yamlio import YamlDoc, YamlProblem
 
 RESERVED_GRADER = "human"      # the Grades `smevals label` writes
 RESERVED_CHECK_KEYS = frozenset(
@@ -151,6 +151,8 @@ def read_doc(path: Path, kind: str, problems: list[Problem],
 
 
 def _read_doc(path: Path, shown: str, kind: str, problems: list[Problem]) -> YamlDoc | None:
+    from smevals.evaldef.yamlparse import load_yaml  # PyYAML: only when a file is parsed
+
     try:
         doc = load_yaml(path, shown)
     except YamlProblem as exc:

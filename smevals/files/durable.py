@@ -26,9 +26,12 @@ import stat
 import threading
 import time
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from smevals.phases import phase
+
+if TYPE_CHECKING:       # imported where used: a read-only command never needs it
+    from concurrent.futures import ThreadPoolExecutor
 
 _THREADS = 2
 MAX_PENDING = 256           # folders waiting for their fsync
@@ -111,6 +114,8 @@ def _executor() -> ThreadPoolExecutor | None:
     with _lock:
         pool = _pool.get(pid)
         if pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _pool.clear()
             pool = _pool[pid] = ThreadPoolExecutor(_THREADS, thread_name_prefix="smevals-fsync")
         return pool

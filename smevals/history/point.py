@@ -18,7 +18,7 @@ from smevals.history.authoring import Authoring, Key
 from smevals.history.doc import RowDoc
 from smevals.report.rows import OLDER, STALE
 from smevals.report.summary import Group
-from smevals.run.plan import Runner, digest_of_config, inputs_of
+from smevals.run.plan import Runner, digest_of_config, digest_of_task
 from smevals.run.stale import Staleness
 from smevals.sides.read import NoStore, Side, SideSpec, report_side
 from smevals.store.layout import slug
@@ -155,8 +155,8 @@ caches.register(__name__, "_HASHED")
 
 
 def tasks_digest(ev: Eval) -> str:
-    """One hash of every Task's name and inputs hash (`run.plan.inputs_of`'s "task" part:
-    the Task without its answer keys)."""
+    """One hash of every Task's name and inputs hash (`run.plan.digest_of_task`, the "task"
+    part of a Run's inputs: the Task without its answer keys)."""
     seen = _HASHED.get(id(ev))
     if seen is not None and seen[0] is ev:
         return seen[1]
@@ -164,7 +164,7 @@ def tasks_digest(ev: Eval) -> str:
     digest = hashlib.sha256()
     if config is not None:
         for task in sorted(ev.tasks, key=lambda t: t.name):
-            part = inputs_of(task, config, NO_RUNNER, "", config_digest="-")["task"]
+            part = digest_of_task(task)
             digest.update(f"{task.name}\0{part}\0".encode("utf-8", "surrogatepass"))
     if len(_HASHED) > 64:
         _HASHED.clear()

@@ -18,7 +18,8 @@ from typing import Any
 import yaml
 
 from smevals.errors import SmevalsError
-from smevals.evaldef.yamlio import YamlProblem, bound_aliases
+from smevals.evaldef.yamlio import YamlProblem
+from smevals.evaldef.yamlparse import bound_aliases
 
 VAR = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 OPEN = re.compile(r"\{\{|\{%")

@@ -7,9 +7,12 @@ Every `<testsuite>` and the `<testsuites>` root carry the counts of the cases be
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:       # imported where used: a report in Markdown never needs it
+    import xml.etree.ElementTree as ET
 
 # A case's verdict element and the attribute that counts it.
 COUNTED = (("failure", "failures"), ("error", "errors"), ("skipped", "skipped"))
@@ -43,6 +46,8 @@ class Suite:
 
 def junit_xml(name: str, suites: Iterable[Suite]) -> str:
     """The document: a `<testsuites>` named `name`, the suites in the order given."""
+    import xml.etree.ElementTree as ET
+
     root = ET.Element("testsuites", name=name)
     for suite in suites:
         node = ET.SubElement(root, "testsuite", name=suite.name)
@@ -56,16 +61,18 @@ def junit_xml(name: str, suites: Iterable[Suite]) -> str:
 
 
 def _case(suite: ET.Element, case: Case) -> None:
+    from xml.etree.ElementTree import SubElement
+
     attrs = {"classname": case.classname, "name": case.name}
     if case.file is not None:
         attrs["file"] = case.file
-    node = ET.SubElement(suite, "testcase", attrs, time=f"{case.seconds:.3f}")
+    node = SubElement(suite, "testcase", attrs, time=f"{case.seconds:.3f}")
     verdict = case.verdict
     if verdict is None:
         return
     attrs = {key: value for key, value in (("type", verdict.type), ("message", verdict.message))
              if value is not None}
-    ET.SubElement(node, verdict.tag, attrs).text = verdict.text
+    SubElement(node, verdict.tag, attrs).text = verdict.text
 
 
 def _totals(node: ET.Element) -> None:

@@ -97,13 +97,15 @@ _UNKNOWN = "?"
 
 
 def inputs_of(task: Task, config: Config, runner: Runner, model: str,
-              config_digest: str | None = None, files: str | None = _UNKNOWN) -> Inputs:
+              config_digest: str | None = None, files: str | None = _UNKNOWN,
+              task_digest: str | None = None) -> Inputs:
     """Hashes of what determines a Run: the task (without grading), the config as written
     (with its model), the runner's content, and the Task's starting files when it has some.
     Paths on this machine are left out. `config_digest` is `digest_of_config(config,
-    model)` and `files` is `workspace_digest(task)`, when the caller already has them."""
+    model)`, `files` is `workspace_digest(task)` and `task_digest` is `task_digest(task)`,
+    when the caller already has them."""
     parts = {
-        "task": sha256_bytes(dumps(task.doc)),
+        "task": task_digest or digest_of_task(task),
         "config": config_digest or digest_of_config(config, model),
         "runner": runner.digest,
     }
@@ -128,6 +130,10 @@ def workspace_digest(task: Task) -> str | None:
     return found.digest if found else None
 
 
+def digest_of_task(task: Task) -> str:
+    return sha256_bytes(dumps(task.doc))
+
+
 def digest_of_config(config: Config, model: str) -> str:
     return sha256_bytes(dumps({**config.doc, "name": config.name, "model": model}))
 
@@ -142,8 +148,9 @@ def plan_jobs(ev: Eval, config: Config, runner: Runner, tasks: list[Task], model
     digests = {model: digest_of_config(config, model) for model in models}
     for task in tasks:
         files = workspace_digest(task)          # once per Task: it walks the files
+        task_digest = digest_of_task(task)
         for model in models:
-            inputs = inputs_of(task, config, runner, model, digests[model], files)
+            inputs = inputs_of(task, config, runner, model, digests[model], files, task_digest)
             existing = have[inputs["hash"]]
             wanted = 1 if repeat is None else max(0, repeat - existing)
             needs[(task.name, model)] = (inputs, existing, wanted)

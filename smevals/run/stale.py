@@ -15,7 +15,15 @@ from collections.abc import Iterable
 from smevals.errors import SmevalsError
 from smevals.evaldef.model import Eval
 from smevals.run.plan import REASONS as CHANGES
-from smevals.run.plan import Runner, differences, inputs_of, resolve_runner, workspace_digest
+from smevals.run.plan import (
+    Runner,
+    differences,
+    digest_of_config,
+    digest_of_task,
+    inputs_of,
+    resolve_runner,
+    workspace_digest,
+)
 from smevals.store.read import Obj
 from smevals.store.records import Inputs, RunBrief
 
@@ -39,6 +47,7 @@ class Staleness:
         self.wants: dict[Cell, Want | None] = {}
         self.inputs: dict[Cell, Inputs] = {}
         self.files: dict[str, str | None] = {}      # the digest of each Task's starting files
+        self.digests: dict[tuple[str, ...], str] = {}  # of each task, and config and model
 
     def runner(self, config_name: str) -> Runner | None:
         """The config's runner, or None when it cannot be found here."""
@@ -55,8 +64,13 @@ class Staleness:
             task = self.tasks[cell[0]]
             if task.name not in self.files:
                 self.files[task.name] = workspace_digest(task)
-            self.inputs[cell] = inputs_of(task, self.ev.configs[cell[1]], program, cell[2],
-                                          files=self.files[task.name])
+            config = self.ev.configs[cell[1]]
+            if (cell[0],) not in self.digests:
+                self.digests[(cell[0],)] = digest_of_task(task)
+            if cell[1:] not in self.digests:
+                self.digests[cell[1:]] = digest_of_config(config, cell[2])
+            self.inputs[cell] = inputs_of(task, config, program, cell[2], self.digests[cell[1:]],
+                                          self.files[task.name], self.digests[(cell[0],)])
         return self.inputs[cell]
 
     def expected(self, cell: Cell) -> Want | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +59,8 @@ _HOST: list[str] = [""]
 
 
 def host_name() -> str:
+    import socket
+
     _HOST[0] = _HOST_UNSAFE.sub("_", socket.gethostname()) or "host"
     return _HOST[0]
 

@@ -68,3 +68,24 @@ def test_every_public_name_is_the_apis() -> None:
             "types.ModuleType)]\n"
             "print(bad, len(smevals.__all__))")
     assert python(code) == "[] 13"
+
+
+def test_a_warm_report_imports_no_parser_it_does_not_need(tmp_path: Path) -> None:
+    """With the Eval from the definitions cache and the records from the index cache, a
+    report in Markdown needs no YAML parser, no thread pool, no tar reader, no XML writer
+    and no sockets (about 35 ms of imports, issue 38)."""
+    state1(make_qa(tmp_path / "qa"))
+    code = ("import sys, contextlib, io, os\n"
+            f"os.environ['SMEVALS_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+            "import smevals.store.index as index, smevals.evaldef.defcache as defcache\n"
+            "index.RACY_NS = defcache.RACY_NS = 0     # the files were written just now\n"
+            "from smevals.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out, "
+            "contextlib.suppress(SystemExit):\n"
+            "    main(['report', 'qa'])\n"
+            "print(out.getvalue().startswith('# qa'), sorted(m for m in ('yaml', "
+            "'concurrent.futures', 'tarfile', 'xml.etree.ElementTree', 'socket') "
+            "if m in sys.modules))")
+    first = python(code, cwd=tmp_path)                         # parsed, then cached
+    assert first.startswith("True [") and "'yaml'" in first, first
+    assert python(code, cwd=tmp_path) == "True []"
