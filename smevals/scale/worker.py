@@ -144,15 +144,29 @@ def _grade(ev: Eval, task: GradeTask, run: Obj[RunFields], store: Store,
 def _scratch() -> Store:
     """This worker thread's own store for making objects before they are sent back: in
     SMEVALS_DASK_SCRATCH (e.g. /dev/shm: nothing there needs to reach a disk, but runners
-    run in it, and /dev/shm is often mounted noexec), else the temporary directory."""
+    run in it, and /dev/shm is often mounted noexec), else the Dask worker's own folder,
+    which Dask removes with the worker, or purges at the next start on that machine when
+    the worker was killed (outside a worker, the temporary directory)."""
     store = getattr(_LOCAL, "store", None)
     if store is None:
-        base = os.environ.get("SMEVALS_DASK_SCRATCH") or None
-        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=base)
+        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=scratch_base())
         atexit.register(shutil.rmtree, folder, True)
         store = Store(Path(folder) / "store")
         _LOCAL.store = store
     return store
+
+
+def scratch_base() -> str | None:
+    """Where the scratch stores go (see `_scratch`); None: the temporary directory."""
+    named = os.environ.get("SMEVALS_DASK_SCRATCH")
+    if named:
+        return named
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().local_directory)
+    except (ImportError, ValueError):       # not in a Dask worker
+        return None
 
 
 def _eval(shipped: Shipped, name: str) -> Eval:

@@ -207,3 +207,24 @@ def test_dask_run_of_a_task_with_starting_files(cli, tmp_path: Path, scheduler: 
     (grade,) = (ev / "results" / "grades").rglob("grade.json")
     check = json.loads(grade.read_text())["checks"][0]
     assert check["notes"] == "command exited with code 1"
+
+
+def test_the_scratch_stores_are_in_the_workers_own_folder(scheduler: str) -> None:
+    """So that Dask removes them with the worker, and purges those of a killed worker
+    (test_worker_killed_mid_attempt left one in the temporary directory per session)."""
+    distributed = pytest.importorskip("distributed")
+
+    def where() -> tuple[str, str]:
+        from smevals.scale.worker import _scratch
+
+        return str(_scratch().root), distributed.get_worker().local_directory
+
+    with distributed.Client(scheduler) as client:
+        workers = sorted(client.scheduler_info()["workers"])
+        found = client.gather([client.submit(where, workers=[address], pure=False)
+                               for address in workers])
+        assert len(found) == 2
+        for pair in found:
+            store, own = (Path(one) for one in pair)
+            assert store.parent.parent == own and store.parent.name.startswith(
+                "smevals-worker-"), pair
