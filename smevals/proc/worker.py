@@ -158,7 +158,11 @@ def _in_lasting_thread(start: Callable[[], T]) -> T:
         if pool is None:
             pool = _STARTERS[os.getpid()] = ThreadPoolExecutor(
                 1, thread_name_prefix="smevals-worker-start")
-    return pool.submit(start).result()
+    try:
+        future = pool.submit(start)
+    except RuntimeError:            # the interpreter is shutting down: no new thread
+        return start()
+    return future.result()
 
 
 def read_frame(stream: object) -> bytes | None:

@@ -79,3 +79,21 @@ def test_a_worker_outlives_the_thread_that_started_it(worker: Worker) -> None:
     for _ in range(20):                    # the signal, if sent, lands within this time
         assert worker.ask(b"again", 20) == b"AGAIN"
     assert worker._proc is first and first.pid == first_pid and first.poll() is None
+
+
+def test_a_worker_is_still_started_while_the_interpreter_shuts_down(
+        worker: Worker, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Then no new thread can be had (the starter refuses work): the asking thread starts it."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from smevals.proc import worker as module
+
+    closed = ThreadPoolExecutor(1)
+    closed.shutdown()
+    monkeypatch.setitem(module._STARTERS, os.getpid(), closed)
+    answers: list[bytes] = []
+    thread = threading.Thread(target=lambda: answers.append(worker.ask(b"late", 20)))
+    thread.start()
+    thread.join()
+    assert answers == [b"LATE"]
