@@ -210,7 +210,7 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
                     run_pool(prep.jobs, work, opts.jobs, done, prep.session.groups.cancel)
                 finally:
                     committer.close()
-            if grading and prep.grader:
+            if grading and prep.grader and _may_be_left(prep, summary):
                 _grade_leftovers(prep, opts, ui, summary, grading)
     except Interrupted:
         summary.interrupted = True
@@ -218,6 +218,15 @@ def _execute(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,
 
 def _wait(future: Future[Made] | None) -> Made | None:
     return None if future is None else future.result()
+
+
+def _may_be_left(prep: Prepared, summary: RunSummary) -> bool:
+    """Whether the selection may hold a successful Run with no current Grade: one made
+    before this command (its plan saw it), or one made now and not graded. When neither,
+    the store is not read again to look (a first `run -g` of a large Eval)."""
+    if any(pair.existing or pair.stale for pair in prep.pairs):
+        return True
+    return any(made.ok and grade is None for made, grade in summary.results)
 
 
 def _grade_leftovers(prep: Prepared, opts: RunOptions, ui: RunUI, summary: RunSummary,

@@ -9,6 +9,7 @@ import signal
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from tests.helpers import SMEVALS, make_eval, wait_for, write
 
@@ -102,6 +103,32 @@ def test_run_g_grades_runs_an_interrupt_left_ungraded(cli, tmp_path: Path):
     res = cli("run", str(ev), "-c", "other", "-t", "one", "-g")
     assert res.code == 0 and "no current Grade" not in res.out   # not in its selection
     assert len(graded(ev)) == 5
+
+
+def test_a_first_run_g_reads_the_store_again_only_when_a_run_may_be_left(
+        cli, tmp_path: Path, monkeypatch) -> None:
+    """With no Run in its selection when it started and every Run it made graded, `run -g`
+    does not read the whole store again to look for Runs left without a Grade."""
+    import smevals.commands.grade as grading
+
+    looked: list[int] = []
+    real = grading.grade_leftovers
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        looked.append(1)
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(grading, "grade_leftovers", counted)
+    ev = make_eval(tmp_path / "ev")
+    assert cli("run", str(ev), "-n", "2", "-g").code == 0
+    assert (looked, len(graded(ev))) == ([], 4)
+    assert cli("run", str(ev), "-n", "3", "-g").code == 0           # earlier Runs: it looks
+    assert (looked, len(graded(ev))) == ([1], 6)
+    write(ev / "tasks" / "three.yaml", "prompt: hello three\n")
+    assert cli("run", str(ev), "-t", "three").code == 0             # ungraded, then -g again
+    res = cli("run", str(ev), "-t", "three", "-n", "2", "-g")
+    assert res.code == 0 and looked == [1, 1] and len(graded(ev)) == 8, res.both
+    assert "(no current Grade) ... grade: pass" in res.out
 
 
 CONTEND = """
