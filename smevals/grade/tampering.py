@@ -64,6 +64,8 @@ def marks_of(ev: Eval, grader: Grader, run: dict[str, Any], run_dir: Path,
     changes = run.get("workspace")
     changes = changes if isinstance(changes, dict) else {}
     deleted = [p for p in (changes.get("deleted") or []) if isinstance(p, str)]
+    if not agent and not deleted:       # every mark is of a file the agent left or deleted
+        return [], 0
     hidden = _hidden(ev, grader, task)
     allow, protect = machinery.patterns(task, "allow"), machinery.patterns(task, "protect")
     read = machinery.folder_reader(run_dir)
