@@ -160,9 +160,8 @@ def tasks_digest(ev: Eval) -> str:
     seen = _HASHED.get(id(ev))
     if seen is not None and seen[0] is ev:
         return seen[1]
-    config = next(iter(ev.configs.values()), None)
     digest = hashlib.sha256()
-    if config is not None:
+    if ev.configs:                  # an Eval without configs: the digest of no Task
         for task in sorted(ev.tasks, key=lambda t: t.name):
             part = digest_of_task(task)
             digest.update(f"{task.name}\0{part}\0".encode("utf-8", "surrogatepass"))

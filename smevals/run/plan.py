@@ -102,7 +102,7 @@ def inputs_of(task: Task, config: Config, runner: Runner, model: str,
     """Hashes of what determines a Run: the task (without grading), the config as written
     (with its model), the runner's content, and the Task's starting files when it has some.
     Paths on this machine are left out. `config_digest` is `digest_of_config(config,
-    model)`, `files` is `workspace_digest(task)` and `task_digest` is `task_digest(task)`,
+    model)`, `files` is `workspace_digest(task)` and `task_digest` is `digest_of_task(task)`,
     when the caller already has them."""
     parts = {
         "task": task_digest or digest_of_task(task),

@@ -47,7 +47,8 @@ class Staleness:
         self.wants: dict[Cell, Want | None] = {}
         self.inputs: dict[Cell, Inputs] = {}
         self.files: dict[str, str | None] = {}      # the digest of each Task's starting files
-        self.digests: dict[tuple[str, ...], str] = {}  # of each task, and config and model
+        self.task_digests: dict[str, str] = {}
+        self.config_digests: dict[tuple[str, str], str] = {}     # by (config, model)
 
     def runner(self, config_name: str) -> Runner | None:
         """The config's runner, or None when it cannot be found here."""
@@ -64,13 +65,13 @@ class Staleness:
             task = self.tasks[cell[0]]
             if task.name not in self.files:
                 self.files[task.name] = workspace_digest(task)
-            config = self.ev.configs[cell[1]]
-            if (cell[0],) not in self.digests:
-                self.digests[(cell[0],)] = digest_of_task(task)
-            if cell[1:] not in self.digests:
-                self.digests[cell[1:]] = digest_of_config(config, cell[2])
-            self.inputs[cell] = inputs_of(task, config, program, cell[2], self.digests[cell[1:]],
-                                          self.files[task.name], self.digests[(cell[0],)])
+            if task.name not in self.task_digests:
+                self.task_digests[task.name] = digest_of_task(task)
+            config, pair = self.ev.configs[cell[1]], (cell[1], cell[2])
+            if pair not in self.config_digests:
+                self.config_digests[pair] = digest_of_config(config, cell[2])
+            self.inputs[cell] = inputs_of(task, config, program, cell[2], self.config_digests[pair],
+                                          self.files[task.name], self.task_digests[task.name])
         return self.inputs[cell]
 
     def expected(self, cell: Cell) -> Want | None:

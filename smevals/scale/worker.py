@@ -149,14 +149,14 @@ def _scratch() -> Store:
     the worker was killed (outside a worker, the temporary directory)."""
     store = getattr(_LOCAL, "store", None)
     if store is None:
-        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=scratch_base())
+        folder = tempfile.mkdtemp(prefix="smevals-worker-", dir=_scratch_base())
         atexit.register(shutil.rmtree, folder, True)
         store = Store(Path(folder) / "store")
         _LOCAL.store = store
     return store
 
 
-def scratch_base() -> str | None:
+def _scratch_base() -> str | None:
     """Where the scratch stores go (see `_scratch`); None: the temporary directory."""
     named = os.environ.get("SMEVALS_DASK_SCRATCH")
     if named:
