@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "development.md"
-PACKAGE = ROOT / "smevals"
+PACKAGE = ROOT / "src" / "smevals"
 
 
 # --- the code -----------------------------------------------------------------------------

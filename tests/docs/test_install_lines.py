@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "smevals"
 # the commands that fetch what they name from a package index
 INSTALL = re.compile(r"\b(?:pip3? install|pip wheel|pip download|pipx install|pipx inject"
                      r"|uv pip install|uv tool install|uv add|uvx)\b(.*)")
@@ -45,7 +46,7 @@ def _arguments(rest: str) -> list[str]:
 
 def documents() -> list[Path]:
     docs = sorted(p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".yml"))
-    code = sorted((ROOT / "smevals").rglob("*.py")) + sorted((ROOT / "schemas").glob("*.json"))
+    code = sorted((PACKAGE).rglob("*.py")) + sorted((ROOT / "schemas").glob("*.json"))
     return [ROOT / "README.md", *docs, *code, *sorted((ROOT / "suites").rglob("README.md"))]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-PACKAGED = Path(__file__).resolve().parents[2] / "smevals" / "schemas"
+PACKAGED = Path(__file__).resolve().parents[2] / "src" / "smevals" / "schemas"
 COMMENT = re.compile(r"^# yaml-language-server: \$schema=(\S+)$", re.M)
 
 

@@ -67,11 +67,11 @@ def layout_problems(tests: Path, package: Path) -> list[str]:
 
 
 def test_tests_mirror_the_package_and_share_code_only_through_helpers(tmp_path: Path) -> None:
-    assert layout_problems(ROOT / "tests", ROOT / "smevals") == []
+    assert layout_problems(ROOT / "tests", ROOT / "src" / "smevals") == []
     (tmp_path / "tests" / "store").mkdir(parents=True)
     (tmp_path / "tests" / "stuff").mkdir()
     (tmp_path / "tests" / "store" / "builder.py").write_text("")
     (tmp_path / "tests" / "store" / "test_a.py").write_text("")
-    assert layout_problems(tmp_path / "tests", ROOT / "smevals") == [
+    assert layout_problems(tmp_path / "tests", ROOT / "src" / "smevals") == [
         "tests/stuff/ names no part of smevals", "tests/store/builder.py is shared code "
         "outside tests/helpers"]

@@ -17,6 +17,7 @@ import pytest
 import smevals
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "smevals"
 
 
 def test_version(cli) -> None:
@@ -93,8 +94,8 @@ def test_the_import_contracts_hold() -> None:
 def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package's Python files, copied, for breaking one contract at a time."""
     root = tmp_path_factory.mktemp("pkg")
-    for path in (ROOT / "smevals").rglob("*.py"):
-        target = root / path.relative_to(ROOT)
+    for path in PACKAGE.rglob("*.py"):
+        target = root / path.relative_to(PACKAGE.parent)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
     return root
@@ -183,7 +184,7 @@ def _private_uses(text: str, where: str) -> tuple[str, ...]:
 
 
 def test_no_private_name_is_used_across_modules() -> None:
-    assert private_names_used_across_modules(ROOT / "smevals") == []
+    assert private_names_used_across_modules(PACKAGE) == []
 
 
 @pytest.mark.parametrize(("file", "line", "message"), [
@@ -205,9 +206,9 @@ def test_each_command_module_pairs_a_cli_module() -> None:
     commands contract (a wildcard), every CLI module in its own (pyproject.toml)."""
     import tomllib
 
-    commands = sorted(p.stem.removesuffix("_") for p in (ROOT / "smevals" / "commands").glob("*.py")
+    commands = sorted(p.stem.removesuffix("_") for p in (PACKAGE / "commands").glob("*.py")
                       if p.stem != "__init__")
-    clis = {p.stem.removesuffix("_cmd") for p in (ROOT / "smevals" / "cli").glob("*_cmd.py")}
+    clis = {p.stem.removesuffix("_cmd") for p in (PACKAGE / "cli").glob("*_cmd.py")}
     assert [name for name in commands if name not in clis] == []
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     listed = {c["id"]: c.get("modules") for c in contracts["contracts"]}

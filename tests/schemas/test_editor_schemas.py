@@ -26,7 +26,7 @@ def test_every_comment_in_the_shipped_suites_resolves_in_the_checkout_and_the_pa
     assert set(kinds) == {"eval", "task", "config", "grader", "fixture"}
     assert kinds["eval"] == len([p for p in suites.iterdir() if (p / "eval.yaml").is_file()])
     # installed, the suites sit in the package (smevals/suites) beside smevals/schemas
-    assert resolve_all(suites, base=ROOT / "smevals" / "suites") == kinds
+    assert resolve_all(suites, base=ROOT / "src" / "smevals" / "suites") == kinds
 
 
 def test_init_writes_the_schemas_and_points_every_file_at_them(tmp_path: Path) -> None:
