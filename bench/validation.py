@@ -159,14 +159,16 @@ def report_all(store_root: Path, before: str) -> None:
 
 
 def tree_at(rev: str, into: Path) -> Path | None:
-    """The package as it was at `rev` (git archive), for PYTHONPATH; None when unknown."""
+    """The folder holding the package as it was at `rev` (git archive), for PYTHONPATH:
+    `src/` from the src layout on, the top before; None when unknown."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "smevals"],
-                             capture_output=True)
-    if archive.returncode != 0:
-        return None
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    return into
+    for folder in ("src/smevals", "smevals"):
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, folder],
+                                 capture_output=True)
+        if archive.returncode == 0:
+            subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+            return into / folder.removesuffix("smevals")
+    return None
 
 
 def timed(args: list[str], tree: Path, cache: Path) -> tuple[float, str]:
@@ -186,7 +188,7 @@ def timed(args: list[str], tree: Path, cache: Path) -> tuple[float, str]:
 def report_commands(tmp: Path, store_root: Path, opts: argparse.Namespace) -> None:
     """Both trees taken in turn, `--repeats` times (the best of each is printed), so that
     other work on the machine weighs on both alike."""
-    trees = {"now": ROOT, f"at {opts.before}": tree_at(opts.before, tmp / "before")}
+    trees = {"now": ROOT / "src", f"at {opts.before}": tree_at(opts.before, tmp / "before")}
     probe = tmp / "load.py"
     probe.write_text(LOAD)
     ev = make_eval(tmp / "ev", opts.tasks, "#!/bin/sh\necho hi\n",

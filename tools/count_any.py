@@ -47,7 +47,7 @@ def bare_any_functions(root: Path) -> Iterator[tuple[Path, int, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("package", nargs="?", default="smevals", type=Path)
+    parser.add_argument("package", nargs="?", default="src/smevals", type=Path)
     parser.add_argument("--list", action="store_true", help="name each function")
     options = parser.parse_args(argv)
     found = list(bare_any_functions(options.package))
