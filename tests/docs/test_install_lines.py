@@ -46,7 +46,7 @@ def _arguments(rest: str) -> list[str]:
 
 def documents() -> list[Path]:
     docs = sorted(p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".yml"))
-    code = sorted((PACKAGE).rglob("*.py")) + sorted((ROOT / "schemas").glob("*.json"))
+    code = sorted(PACKAGE.rglob("*.py")) + sorted((ROOT / "schemas").glob("*.json"))
     return [ROOT / "README.md", *docs, *code, *sorted((ROOT / "suites").rglob("README.md"))]
 
 
