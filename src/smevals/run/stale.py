@@ -46,7 +46,7 @@ class Staleness:
         self.runners: dict[str, Runner | None] = {}
         self.wants: dict[Cell, Want | None] = {}
         self.inputs: dict[Cell, Inputs] = {}
-        self.files: dict[str, str | None] = {}      # the digest of each Task's starting files
+        self.workspace_digests: dict[str, str | None] = {}    # of each Task's starting files
         self.task_digests: dict[str, str] = {}
         self.config_digests: dict[tuple[str, str], str] = {}     # by (config, model)
 
@@ -63,15 +63,17 @@ class Staleness:
         if cell not in self.inputs:
             program = self.runner(cell[1]) or Runner(None, None, "", "")
             task = self.tasks[cell[0]]
-            if task.name not in self.files:
-                self.files[task.name] = workspace_digest(task)
+            if task.name not in self.workspace_digests:
+                self.workspace_digests[task.name] = workspace_digest(task)
             if task.name not in self.task_digests:
                 self.task_digests[task.name] = digest_of_task(task)
             config, pair = self.ev.configs[cell[1]], (cell[1], cell[2])
             if pair not in self.config_digests:
                 self.config_digests[pair] = digest_of_config(config, cell[2])
-            self.inputs[cell] = inputs_of(task, config, program, cell[2], self.config_digests[pair],
-                                          self.files[task.name], self.task_digests[task.name])
+            self.inputs[cell] = inputs_of(task, config, program, cell[2],
+                                          self.config_digests[pair],
+                                          self.workspace_digests[task.name],
+                                          self.task_digests[task.name])
         return self.inputs[cell]
 
     def expected(self, cell: Cell) -> Want | None:
