@@ -158,3 +158,41 @@ def test_lock_files_removed_on_release_keep_claims_exclusive(tmp_path: Path):
     assert [p.returncode for p in procs] == [0, 0, 0, 0], errs
     assert (tmp_path / "counter").read_text() == "600"
     assert list((tmp_path / ".staging" / ".claims").iterdir()) == []
+
+
+INTERRUPT_AS_THEY_START = """
+import os, signal, sys, threading, time
+from smevals.proc import signals
+from smevals.run.engine import Interrupted, run_pool
+
+signals.install()
+cleaned = []
+
+def work(item):
+    try:
+        if item == 0:       # the first job interrupts the command while the others start
+            os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.3)
+    finally:
+        cleaned.append(item)   # a job's clean-up (its staging folder's removal)
+
+try:
+    run_pool(range(8), work, 4, lambda r: None, lambda: None)
+except Interrupted:
+    print("interrupted, cleaned", sorted(cleaned))
+except KeyboardInterrupt:
+    print("raw interrupt, cleaned", sorted(cleaned))
+"""
+
+
+def test_an_interrupt_while_the_jobs_start_waits_for_their_clean_up(tmp_path: Path):
+    """Ctrl-C that lands while `-j N` starts its worker threads (they run jobs at once)
+    stops the session like one later: every started job ends, clean-up included, before
+    the command exits. It used to escape as a bare interrupt, leaving the jobs' staging
+    folders behind."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_AS_THEY_START], capture_output=True,
+                          text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "interrupted, cleaned [0, 1, 2, 3]\n", "")

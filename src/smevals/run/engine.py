@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
 from smevals.phases import phase
+from smevals.proc.signals import deferred
 
 J = TypeVar("J")
 _WAKE = 0.1     # seconds
@@ -99,9 +100,10 @@ def run_pool(items: Iterable[J], work: Callable[[J], R | Future[R] | None], work
     threads = [threading.Thread(target=pool.run, daemon=True, name=f"smevals-job-{i}")
                for i in range(max(1, workers))]
     done: list[R] = []
-    for thread in threads:
-        thread.start()
     try:
+        with deferred():    # an interrupt while they start is raised once all have started,
+            for thread in threads:          # so that every one is waited for below
+                thread.start()
         _collect(pool, len(threads), done, on_done)
     except KeyboardInterrupt:
         on_cancel()
