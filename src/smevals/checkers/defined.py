@@ -6,7 +6,8 @@ ran fewer is seen.
 smevals' unittest runner counts the suite it would run. A count that cannot be had (another
 command, a collection error in the clean tree, a deadline) is None, and the Check goes by
 `expect_tests` alone. Counts are kept for the process, by the command and the digests of
-both sets of files: the Runs of one Task are counted once.
+both sets of files: the Runs of one Task are counted once, also when their Checks run at
+once (`-j`): one thread counts while the others wait for its count.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,6 +36,8 @@ class RunFn(Protocol):
 
 
 _KEPT: dict[tuple[str, ...], int | None] = {}
+_COUNTING: dict[tuple[str, ...], threading.Lock] = {}  # key -> held while one thread counts
+_GUARD = threading.Lock()
 KEEP = 256
 
 
@@ -46,12 +50,20 @@ def defined_tests(spec: str | list[str], runner: str, start: Starting | None,
         return None
     key = (json.dumps(spec), runner, start.digest if start is not None else "", hidden.digest,
            sys.executable)
-    if key in _KEPT:
-        return _KEPT[key]
-    found = _collect(spec, runner, start, hidden, run)
-    if len(_KEPT) >= KEEP:
-        _KEPT.clear()
-    _KEPT[key] = found
+    with _GUARD:
+        if key in _KEPT:
+            return _KEPT[key]
+        one = _COUNTING.setdefault(key, threading.Lock())
+    with one:               # the Checks of a Task's Runs graded at once: one counts, the
+        with _GUARD:        # others wait for its count
+            if key in _KEPT:
+                return _KEPT[key]
+        found = _collect(spec, runner, start, hidden, run)
+        with _GUARD:
+            if len(_KEPT) >= KEEP:
+                _KEPT.clear()
+            _KEPT[key] = found
+            _COUNTING.pop(key, None)
     return found
 
 
