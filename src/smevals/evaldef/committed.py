@@ -54,11 +54,10 @@ def resolve(path: Path, rev: str) -> Revision:
     except SourceError as exc:
         raise SmevalsError(f"{exc}, so --rev/diff cannot read '{rev}'") from None
     try:
-        commit = gitcat.git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
-                            what=f"unknown revision '{rev}'")
+        commit = gitcat.commit_id(repo, rev, what=f"unknown revision '{rev}'")
     except SourceError as exc:
         raise SmevalsError(_no_commits(repo, rev) or str(exc)) from None
-    return Revision(rev, repo, commit.decode().strip())
+    return Revision(rev, repo, commit)
 
 
 def _no_commits(repo: Path, rev: str) -> str | None:

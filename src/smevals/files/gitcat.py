@@ -60,6 +60,26 @@ def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
     return found
 
 
+def commit_id(cwd: Path, rev: str, what: str) -> str:
+    """The id of the commit `rev` names (SourceError saying `what` if none): asked of git
+    once per process when `rev` is an object id (`known_commits` may have answered)."""
+    args = ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+    ask = git_by_id if is_object_id(rev) else git
+    return ask(cwd, *args, what=what).decode().strip()
+
+
+def known_commits(cwd: Path, ids: Iterable[str]) -> None:
+    """Note that `ids` name commits of the repository at `cwd` (git listed them as such),
+    so that `commit_id` need not ask git about them."""
+    for one in ids:
+        if is_object_id(one):
+            key = (os.fspath(cwd), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                   f"{one}^{{commit}}")
+            if key not in _KEPT:
+                _KEPT[key] = f"{one}\n".encode()
+                _kept_bytes[0] += len(one) + 1
+
+
 def is_object_id(text: str) -> bool:
     """Whether `text` is a full object id (SHA-1 or SHA-256), not a name that can move."""
     return _OBJECT_ID.fullmatch(text) is not None

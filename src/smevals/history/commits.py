@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from smevals.errors import SmevalsError
-from smevals.files.gitcat import SourceError, cat_many, git
+from smevals.files.gitcat import SourceError, cat_many, commit_id, git, known_commits
 
 MAX_TEXT = 200              # characters of an author or subject kept
 
@@ -42,8 +42,10 @@ class Range:
         newest first, at most `n`."""
         count = ["--max-count", str(n)] if n is not None else []
         specs = [f":(literal){p}" if p else ":/" for p in paths]
-        return _git(self.repo, "rev-list", *self.options, *count, *self.limits, "--",
-                    *specs).split()
+        listed = _git(self.repo, "rev-list", *self.options, *count, *self.limits, "--",
+                      *specs).split()
+        known_commits(self.repo, listed)        # reading each later asks git nothing more
+        return listed
 
     def read(self) -> tuple[int, bool]:
         """How many commits of the range this clone holds, and whether it is shallow."""
@@ -73,14 +75,13 @@ class Walk:
 def _commit(repo: Path, rev: str, option: str) -> str:
     """The commit `rev` names, or exit 2 naming the option."""
     try:
-        out = git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
-                  f"{rev}^{{commit}}", what=f"{option}: unknown revision '{rev}'")
+        out = commit_id(repo, rev, what=f"{option}: unknown revision '{rev}'")
     except SourceError as exc:
         if option == "HEAD":
             raise SmevalsError(f"{repo} has no commits yet: commit the Eval and its results "
                                "first (git add, git commit)") from None
         raise SmevalsError(str(exc)) from None
-    return out.decode().strip()
+    return out
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -16,9 +16,8 @@ from smevals.files.gitcat import (
     Started,
     cat_files,
     cat_many,
-    git,
+    commit_id,
     git_by_id,
-    is_object_id,
     ls_tree_result,
     ls_tree_start,
     ls_trees,
@@ -51,9 +50,7 @@ class GitSource:
         self.rev = rev
         self.label = f"{rev}:{root}"
         self.repo, self.prefix = repo_and_prefix(self.root, root)
-        ask = git_by_id if is_object_id(rev) else git
-        self.commit = ask(self.repo, "rev-parse", "--verify", "--quiet", "--end-of-options",
-                          f"{rev}^{{commit}}", what=f"unknown revision '{rev}'").decode().strip()
+        self.commit = commit_id(self.repo, rev, what=f"unknown revision '{rev}'")
         self._tree: _Tree | None = None
         self._kind_trees: dict[str, str] | None = None
         self._listings: dict[str, Started] = {}
@@ -84,8 +81,8 @@ class GitSource:
         kind without a folder there is left out."""
         if self._kind_trees is None:
             spec = [f":(literal){self.prefix}/"] if self.prefix else []
-            out = git(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", *spec,
-                      what="cannot list the store")
+            out = git_by_id(self.repo, "ls-tree", "-z", "--full-tree", self.commit, "--", *spec,
+                            what="cannot list the store")
             names = {f"{kind}s": kind for kind in KINDS}
             found = {}
             for item in out.decode("utf-8", "surrogateescape").split("\0"):
@@ -229,7 +226,7 @@ LEVELS = {"run": 1, "grade": 2}     # runs/<task>, grades/<grader>/<task>: what 
 
 def _sub_folders(repo: Path, tree: str, levels: int) -> list[tuple[str, str]]:
     """(path, tree id) of each folder `levels` deep inside the kind's folder `tree`."""
-    out = git(repo, "ls-tree", "-z", tree, what="cannot list the store")
+    out = git_by_id(repo, "ls-tree", "-z", tree, what="cannot list the store")
     found = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _tab, name = item.partition("\t")
