@@ -82,7 +82,9 @@ def test_expose_must_be_absolute_existing_and_outside_the_eval(cli: CLI, tmp_pat
     for path, why in ((tmp_path / "nothing", f"'{tmp_path / 'nothing'}' does not exist here"),
                       (tmp_path, f"'{tmp_path}' holds the Eval's folder (its hidden files and "
                                  f"its results); expose only what the Task needs"),
-                      (Path("/"), "'/' is the whole machine")):
+                      (Path("/"), "'/' is the whole machine"),
+                      (Path("/dev/shm"), "'/dev/shm' lies in /dev, where the sandbox puts its "
+                                         "own; expose a path elsewhere")):
         (ev / "tasks" / "impl.yaml").write_text(TASK + f"sandbox:\n  expose: [/usr, {path}]\n")
         session(ev, "m", bash("true"))
         res = cli("run", str(ev), "-m", "m")

@@ -179,7 +179,7 @@ def build(workspace: str | os.PathLike[str], home: str | os.PathLike[str] | None
 
 def check_expose(paths: Iterable[str]) -> str | None:
     """Why an `expose:` list cannot be given here (a path that is not absolute, does not
-    exist or is `/`), or None."""
+    exist, is `/` or lies where the view puts its own: `/dev`, `/proc`), or None."""
     for path in paths:
         why = expose_problem(path)
         if why is not None:
@@ -197,6 +197,9 @@ def expose_problem(path: str, holds: str | None = None) -> str | None:
     real = os.path.realpath(path)
     if real == "/":
         return f"{path!r} is the whole machine"
+    fixed = _fixed(os.path.abspath(path)) or _fixed(real)
+    if fixed is not None:           # /dev/shm/...: the view's private /dev would cover it
+        return f"{path!r} lies in {fixed}, where the sandbox puts its own; expose a path elsewhere"
     if holds is not None and _under(os.path.realpath(holds), real):
         return (f"{path!r} holds the Eval's folder (its hidden files and its results); "
                 f"expose only what the Task needs")
