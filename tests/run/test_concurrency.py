@@ -1,5 +1,6 @@
 """Two commands at once never duplicate work (claims in the staging area, which die with
-their holder); `run -g` grades what an interrupt left ungraded."""
+their holder); `run -g` grades what an interrupt left ungraded; the worker threads of `-j`
+are all waited for when an interrupt or an error stops them as they start."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.helpers import SMEVALS, make_eval, wait_for, write
 
@@ -196,3 +199,28 @@ def test_an_interrupt_while_the_jobs_start_waits_for_their_clean_up(tmp_path: Pa
                           text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (
         0, "interrupted, cleaned [0, 1, 2, 3]\n", "")
+
+
+def test_a_worker_that_cannot_start_is_the_error_reported(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine refuses a second thread (out of threads): the first is stopped and waited
+    for, and that error is what the caller gets, not one about joining a thread that never
+    started."""
+    import threading
+
+    from smevals.run.engine import run_pool
+
+    started: list[int] = []
+    real_start = threading.Thread.start
+
+    def start(self: threading.Thread) -> None:
+        if started:
+            raise RuntimeError("can't start new thread")
+        started.append(1)
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    cancelled: list[bool] = []
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        run_pool(range(4), lambda item: item, 3, lambda r: None, lambda: cancelled.append(True))
+    assert cancelled == [True]

@@ -143,7 +143,8 @@ def _drain(pool: _Pool[J, R], threads: list[threading.Thread], done: list[R]) ->
     """After a stop: wait for the jobs under way and the results being placed, keeping
     what they finished in `done` (not reported)."""
     for thread in threads:
-        thread.join()
+        if thread.ident is not None:    # not one that could not start (no thread left)
+            thread.join()
     while True:
         with pool.lock:
             if not pool.later and pool.results.empty():
