@@ -265,18 +265,28 @@ def main() -> None:
 def run_in(base: Path, opts: argparse.Namespace) -> None:
     root = base / "repo"
     env = {"SMEVALS_CACHE_DIR": str(base / "cache")}
-    if (root / ".git").is_dir():
+    if (root / "ev" / "results").is_dir():     # built before: time the commands again
+        history = (root / ".git").is_dir()      # not when it was built with --no-diff
         for label, args in TIMED:
-            clocked(label, args, env, root)
+            if history or not _reads_git(args):
+                clocked(label, args, env, root)
         if opts.profile:
             os.environ.update(env)
             for _label, args in TIMED[1:2] + TIMED[-3:-2]:
-                profile(args, root)
+                if history or not _reads_git(args):
+                    profile(args, root)
         return
+    if root.exists():
+        sys.exit(f"{root} holds no built store (a build stopped half-way?): remove it, or "
+                 "give another --keep")
     root.mkdir(parents=True)
     runs = bench_report(root, opts, env)
     if not opts.no_diff:
         bench_diff(root, runs, opts, env)
+
+
+def _reads_git(args: list[str]) -> bool:
+    return args[0] == "diff" or "--rev" in args
 
 
 TIMED = [("report (markdown), cold or warm cache", ["report", "ev"]),
