@@ -16,7 +16,7 @@ import pytest
 from smevals.evaldef.load import load_eval
 from tests.helpers.golden import smevals
 from tests.helpers.qa import GRADER_V1, Builder, commit, git, make_qa, write
-from tests.helpers.sevencommits import EVAL, SUBJECTS, seven_commits
+from tests.helpers.sevencommits import EVAL, SUBJECTS, seven_repo
 
 ONLY_GRADER = ("score -0.27: all from the grader (-0.27 on the same 15 Runs, mean → min); "
                "pass rate unchanged; no other evidence (the same Runs on both sides)")
@@ -27,10 +27,7 @@ MIXED = ("score -0.05: from the grader (-0.25 on the same 5 Runs, mean → min);
 
 @pytest.fixture(scope="module")
 def seven(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("seven") / "repo"
-    repo.mkdir()
-    seven_commits(repo, {"SMEVALS_CACHE_DIR": str(repo.parent / "cache")})
-    return repo
+    return seven_repo(tmp_path_factory)
 
 
 def diff_json(repo: Path, *args: str) -> dict[str, Any]:

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import smevals
 from tests.helpers import run_cli
 from tests.helpers.qa import commit, git
+
+if TYPE_CHECKING:
+    import pytest
 
 SUITE = Path(smevals.__file__).parent / "suites" / "json-extraction"
 SUBJECTS = ("the Eval", "steady-7b", "mumble-1, a new model", "three samples each",
@@ -53,3 +57,11 @@ def seven_commits(repo: Path, env: dict[str, str]) -> Path:
         readme.write("\nRead the grader before the figures.\n")
     commit(repo, SUBJECTS[6])
     return ev
+
+
+def seven_repo(factory: pytest.TempPathFactory) -> Path:
+    """A new repository holding the seven commits (its cache folder beside it)."""
+    repo = factory.mktemp("seven") / "repo"
+    repo.mkdir()
+    seven_commits(repo, {"SMEVALS_CACHE_DIR": str(repo.parent / "cache")})
+    return repo

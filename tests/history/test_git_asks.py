@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SMEVALS
-from tests.helpers.sevencommits import EVAL, seven_commits
+from tests.helpers.sevencommits import EVAL, seven_repo
 
 SHIM = """#!/bin/sh
 printf '%s\\n' "$*" >> "{log}"
@@ -23,10 +23,7 @@ exec {git} "$@"
 
 @pytest.fixture(scope="module")
 def seven(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("seven") / "repo"
-    repo.mkdir()
-    seven_commits(repo, {"SMEVALS_CACHE_DIR": str(repo.parent / "cache")})
-    return repo
+    return seven_repo(tmp_path_factory)
 
 
 def asked(repo: Path, tmp_path: Path, *args: str) -> list[str]:

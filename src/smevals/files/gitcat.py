@@ -60,24 +60,26 @@ def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
     return found
 
 
+def _verify(rev: str) -> tuple[str, ...]:
+    """git's arguments for the commit `rev` names."""
+    return ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
+
+
 def commit_id(cwd: Path, rev: str, what: str) -> str:
     """The id of the commit `rev` names (SourceError saying `what` if none): asked of git
     once per process when `rev` is an object id (`known_commits` may have answered)."""
-    args = ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}")
     ask = git_by_id if is_object_id(rev) else git
-    return ask(cwd, *args, what=what).decode().strip()
+    return ask(cwd, *_verify(rev), what=what).decode().strip()
 
 
 def known_commits(cwd: Path, ids: Iterable[str]) -> None:
     """Note that `ids` name commits of the repository at `cwd` (git listed them as such),
     so that `commit_id` need not ask git about them."""
     for one in ids:
-        if is_object_id(one):
-            key = (os.fspath(cwd), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                   f"{one}^{{commit}}")
-            if key not in _KEPT:
-                _KEPT[key] = f"{one}\n".encode()
-                _kept_bytes[0] += len(one) + 1
+        key = (os.fspath(cwd), *_verify(one))
+        if is_object_id(one) and key not in _KEPT:
+            _KEPT[key] = f"{one}\n".encode()
+            _kept_bytes[0] += len(_KEPT[key])
 
 
 def is_object_id(text: str) -> bool:
