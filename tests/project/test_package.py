@@ -217,6 +217,21 @@ def test_each_command_module_pairs_a_cli_module() -> None:
         f"smevals.cli.{name}_cmd" for name in clis)
 
 
+def test_each_command_is_found_by_its_name() -> None:
+    """`smevals X` is defined in cli/X_cmd.py, and each cli/X_cmd.py defines a command of
+    its name (what two commands share lives in a module without `_cmd`)."""
+    import smevals.cli.commands  # noqa: F401  (attaches every command to the group)
+    from smevals.cli.base import cli
+
+    where = {name: command.callback.__module__ for name, command in cli.commands.items()
+             if command.callback is not None}
+    assert sorted(where) == sorted(cli.commands)
+    assert {name: module for name, module in where.items()
+            if module != f"smevals.cli.{name}_cmd"} == {}
+    clis = {p.stem.removesuffix("_cmd") for p in (PACKAGE / "cli").glob("*_cmd.py")}
+    assert sorted(clis) == sorted(where)
+
+
 def test_unexpected_bug_shows_no_traceback_but_debug_does(tmp_path: Path) -> None:
     code = ("import smevals.cli.base as b, click\n"
             "@b.cli.command('boom')\n"

@@ -14,6 +14,7 @@ from smevals.cli import (  # noqa: F401
     label_cmd,
     log_cmd,
     merge_cmd,
+    regrade_cmd,
     report_cmd,
     run_cmd,
     schemas_cmd,
