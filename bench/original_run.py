@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -56,11 +55,6 @@ def make(root: Path, tasks: int, checker: str) -> Path:
     return root
 
 
-def fresh(ev: Path) -> None:
-    for name in ("results", "runs"):
-        shutil.rmtree(ev / name, ignore_errors=True)
-
-
 def spread(values: list[tuple[float, float]]) -> str:
     walls, cpus = sorted(v[0] for v in values), sorted(v[1] for v in values)
     return (f"wall {walls[0]:.2f} s ({walls[0]:.2f}-{walls[-1]:.2f}), "
@@ -90,11 +84,13 @@ def main() -> None:
         del sides["original 0.2.0"]
     found: dict[str, list[tuple[float, float]]] = {label: [] for label in sides}
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as tmp:
-        evs = {label: make(Path(tmp) / f"ev{i}", opts.n, opts.checker)
-               for i, label in enumerate(sides)}
-        for _ in range(opts.trials):
+        for trial in range(opts.trials):
+            # every trial a new Eval, nothing removed until the end: on a file system that
+            # makes a new file dearer after removals (docs/performance.md, "Why creating
+            # files slows down"), removing one trial's store would slow the next one's
+            evs = {label: make(Path(tmp) / f"ev{i}-{trial}", opts.n, opts.checker)
+                   for i, label in enumerate(sides)}
             for i, (label, (exe, *args)) in enumerate(sides.items()):
-                fresh(evs[label])
                 env = {"SMEVALS_CACHE_DIR": str(Path(tmp) / f"cache{i}")}   # one each
                 found[label].append(timed(exe, [a.format(ev=evs[label]) for a in args],
                                           Path(tmp), env))
