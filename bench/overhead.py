@@ -13,7 +13,7 @@ work the wall time means little, the CPU time still does.
 
 The machine may be shared: each figure is the minimum of several trials (`--trials`), the
 spread printed beside it, and the load average at the end. Every trial writes into a fresh
-store. Then each command runs once more with `SMEVALS_PHASES` (smevals/phases.py) and the
+store (`SMEVALS_STORE`), and no store is removed before the end. Then each command runs once more with `SMEVALS_PHASES` (smevals/phases.py) and the
 table of where its own time went is printed: per phase, its wall and CPU time per Run (or
 Grade), each phase's time less the phases inside it; "start-up" is the CPU used before the
 command began (Python, the imports), "unmarked" the command's CPU in no phase (the other
@@ -30,6 +30,7 @@ Usage: python bench/overhead.py [-n N] [--trials T] [--smoke] [--against PATH] [
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import resource
@@ -95,14 +96,24 @@ def spread(values: list[float], unit: str = "s", scale: float = 1.0) -> str:
     return f"{low:.2f} {unit} (trials {low:.2f}-{high:.2f})"
 
 
+_STORES: dict[Path, Path] = {}      # Eval -> the store folder of its newest command
+_COUNT = itertools.count()
+
+
 def results(ev: Path) -> Path:
-    return ev / "results"
+    """The Eval's store in the folder its newest command was given (SMEVALS_STORE)."""
+    return _STORES[ev] / "bench"
 
 
-def fresh_store(ev: Path, base: Path | None) -> None:
-    shutil.rmtree(results(ev), ignore_errors=True)
+def fresh_store(ev: Path, base: Path | None) -> dict[str, str]:
+    """A new store folder for the Eval's next command, `base` copied in, given as the
+    environment that points the command at it. The last one is left where it is until the
+    end: on a file system that makes new files dearer after removals (docs/performance.md,
+    "Why creating files slows down"), removing it would slow the command timed next."""
+    _STORES[ev] = ev.parent / "stores" / str(next(_COUNT))
     if base is not None:
         shutil.copytree(base, results(ev), symlinks=True)
+    return {"SMEVALS_STORE": str(_STORES[ev])}
 
 
 def one_run_dir(ev: Path) -> Path:
@@ -216,8 +227,7 @@ def fsync_figures(root: Path, n: int, trials: int) -> None:
                 os.rename(stage, cell / "obj")
                 parent(str(cell))
             sync_pending()
-            times[way].append(time.perf_counter() - start)
-            shutil.rmtree(base)
+            times[way].append(time.perf_counter() - start)      # removed at the end only
     print(f"making {n} objects durable (write, fsync, rename, parent fsync):")
     for way, values in times.items():
         print(f"  {way}: {min(values) / n * 1000:.2f} ms per object "
@@ -245,30 +255,31 @@ def main() -> None:
         big, small = evs[0], evs[1]
 
         def run(exe: str, ev: Path) -> Clock:
-            fresh_store(ev, None)
-            return timed(exe, ["run", str(ev), "-j", "1"], caches[exe])
+            store = fresh_store(ev, None)
+            return timed(exe, ["run", str(ev), "-j", "1"], {**caches[exe], **store})
 
         measure("run -j 1", "Run", n, trials, exes, run, bare_runs, (big, small))
-        fresh_store(big, None)
-        phases(exes[0], ["run", str(big), "-j", "1"], caches[exes[0]], n, "Run", Path(tmp))
+        store = fresh_store(big, None)
+        phases(exes[0], ["run", str(big), "-j", "1"], {**caches[exes[0]], **store}, n, "Run",
+               Path(tmp))
 
         kept = {}
         for ev in evs:
-            fresh_store(ev, None)
-            timed(exes[0], ["run", str(ev), "-j", "1"], caches[exes[0]])
+            store = fresh_store(ev, None)
+            timed(exes[0], ["run", str(ev), "-j", "1"], {**caches[exes[0]], **store})
             kept[ev] = Path(tmp) / f"{ev.name}-runs"
             shutil.copytree(results(ev), kept[ev], symlinks=True)
         run_dir = one_run_dir(big)
 
         def grade(exe: str, ev: Path) -> Clock:
-            fresh_store(ev, kept[ev])
-            return timed(exe, ["grade", str(ev), "-j", "1"], caches[exe])
+            store = fresh_store(ev, kept[ev])
+            return timed(exe, ["grade", str(ev), "-j", "1"], {**caches[exe], **store})
 
         measure("grade -j 1, two checker programs", "Grade", n, trials, exes, grade,
                 lambda ev, k: bare_grades(ev, k, run_dir), (big, small))
-        fresh_store(big, kept[big])
-        phases(exes[0], ["grade", str(big), "-j", "1"], caches[exes[0]], n, "Grade",
-               Path(tmp))
+        store = fresh_store(big, kept[big])
+        phases(exes[0], ["grade", str(big), "-j", "1"], {**caches[exes[0]], **store}, n,
+               "Grade", Path(tmp))
         fsync_figures(Path(tmp), n, trials)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
