@@ -13,11 +13,12 @@ work the wall time means little, the CPU time still does.
 
 The machine may be shared: each figure is the minimum of several trials (`--trials`), the
 spread printed beside it, and the load average at the end. Every trial writes into a fresh
-store (`SMEVALS_STORE`), and no store is removed before the end. Then each command runs once more with `SMEVALS_PHASES` (smevals/phases.py) and the
-table of where its own time went is printed: per phase, its wall and CPU time per Run (or
-Grade), each phase's time less the phases inside it; "start-up" is the CPU used before the
-command began (Python, the imports), "unmarked" the command's CPU in no phase (the other
-threads, the main thread's waiting loop, printing).
+store (`SMEVALS_STORE`), and no store is removed before the end. Then each command runs once
+more with `SMEVALS_PHASES` (smevals/phases.py) and the table of where its own time went is
+printed: per phase, its wall and CPU time per Run (or Grade), each phase's time less the
+phases inside it; "start-up" is the CPU used before the command began (Python, the
+imports), "unmarked" the command's CPU in no phase (the other threads, the main thread's
+waiting loop, printing).
 
 `--against OTHER_SMEVALS` times another installation's `smevals` executable too (say
 a venv of the previous commit), alternating with this one trial by trial, so that both
