@@ -46,3 +46,16 @@ def test_checks_asking_at_once_share_one_count(monkeypatch: pytest.MonkeyPatch) 
 
 def test_another_command_is_not_counted() -> None:
     assert defined.defined_tests("make test", "", None, files("a1"), None) is None  # type: ignore[arg-type]
+
+
+def test_the_counts_are_emptied_between_in_process_commands() -> None:
+    """The counts are a cache of the process, emptied with the others (smevals.caches)
+    between the commands that tests/helpers/cli.py runs in one process."""
+    from smevals import caches
+
+    defined._KEPT[("probe",)] = 1
+    try:
+        assert "smevals.checkers.defined._KEPT" in caches.clear_loaded()
+        assert defined._KEPT == {}
+    finally:
+        defined._KEPT.pop(("probe",), None)

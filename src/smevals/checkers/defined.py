@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from smevals import caches
 from smevals.checkers.cmdline import Plan, ReportFolder, plan, report_folder
 from smevals.checkers.testcounts import collected_by_pytest
 from smevals.proc.sandbox import Outcome
@@ -37,6 +38,7 @@ class RunFn(Protocol):
 
 _KEPT: dict[tuple[str, ...], int | None] = {}
 _COUNTING: dict[tuple[str, ...], threading.Lock] = {}  # key -> held while one thread counts
+caches.register(__name__, "_KEPT", "_COUNTING")
 _GUARD = threading.Lock()
 KEEP = 256
 
