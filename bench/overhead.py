@@ -106,15 +106,15 @@ def results(ev: Path) -> Path:
     return _STORES[ev] / "bench"
 
 
-def fresh_store(ev: Path, base: Path | None) -> dict[str, str]:
-    """A new store folder for the Eval's next command, `base` copied in, given as the
-    environment that points the command at it. The last one is left where it is until the
-    end: on a file system that makes new files dearer after removals (docs/performance.md,
-    "Why creating files slows down"), removing it would slow the command timed next."""
+def fresh_store(ev: Path, base: Path | None, env: dict[str, str]) -> dict[str, str]:
+    """`env` pointing the Eval's next command at a new store folder, `base` copied in. The
+    last one is left where it is until the end: on a file system that makes new files
+    dearer after removals (docs/performance.md, "Why creating files slows down"), removing
+    it would slow the command timed next."""
     _STORES[ev] = ev.parent / "stores" / str(next(_COUNT))
     if base is not None:
         shutil.copytree(base, results(ev), symlinks=True)
-    return {"SMEVALS_STORE": str(_STORES[ev])}
+    return {**env, "SMEVALS_STORE": str(_STORES[ev])}
 
 
 def one_run_dir(ev: Path) -> Path:
@@ -256,31 +256,27 @@ def main() -> None:
         big, small = evs[0], evs[1]
 
         def run(exe: str, ev: Path) -> Clock:
-            store = fresh_store(ev, None)
-            return timed(exe, ["run", str(ev), "-j", "1"], {**caches[exe], **store})
+            return timed(exe, ["run", str(ev), "-j", "1"], fresh_store(ev, None, caches[exe]))
 
         measure("run -j 1", "Run", n, trials, exes, run, bare_runs, (big, small))
-        store = fresh_store(big, None)
-        phases(exes[0], ["run", str(big), "-j", "1"], {**caches[exes[0]], **store}, n, "Run",
-               Path(tmp))
+        phases(exes[0], ["run", str(big), "-j", "1"], fresh_store(big, None, caches[exes[0]]),
+               n, "Run", Path(tmp))
 
         kept = {}
         for ev in evs:
-            store = fresh_store(ev, None)
-            timed(exes[0], ["run", str(ev), "-j", "1"], {**caches[exes[0]], **store})
+            timed(exes[0], ["run", str(ev), "-j", "1"], fresh_store(ev, None, caches[exes[0]]))
             kept[ev] = Path(tmp) / f"{ev.name}-runs"
             shutil.copytree(results(ev), kept[ev], symlinks=True)
         run_dir = one_run_dir(big)
 
         def grade(exe: str, ev: Path) -> Clock:
-            store = fresh_store(ev, kept[ev])
-            return timed(exe, ["grade", str(ev), "-j", "1"], {**caches[exe], **store})
+            return timed(exe, ["grade", str(ev), "-j", "1"],
+                         fresh_store(ev, kept[ev], caches[exe]))
 
         measure("grade -j 1, two checker programs", "Grade", n, trials, exes, grade,
                 lambda ev, k: bare_grades(ev, k, run_dir), (big, small))
-        store = fresh_store(big, kept[big])
-        phases(exes[0], ["grade", str(big), "-j", "1"], {**caches[exes[0]], **store}, n,
-               "Grade", Path(tmp))
+        phases(exes[0], ["grade", str(big), "-j", "1"],
+               fresh_store(big, kept[big], caches[exes[0]]), n, "Grade", Path(tmp))
         fsync_figures(Path(tmp), n, trials)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 

@@ -52,7 +52,9 @@ def test_log_verifies_only_head(seven: Path, tmp_path: Path) -> None:
     assert sum(" ls-tree -z --full-tree " in line for line in lines) == 7     # once a commit
 
 
-def test_build_history_verifies_each_name_once(seven: Path, tmp_path: Path) -> None:
+def test_build_history_verifies_only_head(seven: Path, tmp_path: Path) -> None:
+    """No commit id is verified; HEAD, a name that can move, is asked by each of the two
+    readers (the site's report and the history) at most."""
     lines = asked(seven, tmp_path, "build", EVAL, "--history", "7", "-o",
                   str(tmp_path / "site"))
     counts = verified(lines)

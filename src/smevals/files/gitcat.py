@@ -51,13 +51,18 @@ def git_by_id(cwd: Path, *args: str, what: str) -> bytes:
     key = (os.fspath(cwd), *args)
     found = _KEPT.get(key)
     if found is None:
-        found = git(cwd, *args, what=what)
-        if _kept_bytes[0] + len(found) > _KEEP_BYTES:
-            _KEPT.clear()
-            _kept_bytes[0] = 0
-        _KEPT[key] = found
-        _kept_bytes[0] += len(found)
+        found = _keep(key, git(cwd, *args, what=what))
     return found
+
+
+def _keep(key: tuple[str, ...], answer: bytes) -> bytes:
+    """Keep git's `answer` to `key`, within _KEEP_BYTES (all forgotten when it is passed)."""
+    if _kept_bytes[0] + len(answer) > _KEEP_BYTES:
+        _KEPT.clear()
+        _kept_bytes[0] = 0
+    _KEPT[key] = answer
+    _kept_bytes[0] += len(answer)
+    return answer
 
 
 def _verify(rev: str) -> tuple[str, ...]:
@@ -78,8 +83,7 @@ def known_commits(cwd: Path, ids: Iterable[str]) -> None:
     for one in ids:
         key = (os.fspath(cwd), *_verify(one))
         if is_object_id(one) and key not in _KEPT:
-            _KEPT[key] = f"{one}\n".encode()
-            _kept_bytes[0] += len(_KEPT[key])
+            _keep(key, f"{one}\n".encode())
 
 
 def is_object_id(text: str) -> bool:

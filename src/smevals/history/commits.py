@@ -75,13 +75,12 @@ class Walk:
 def _commit(repo: Path, rev: str, option: str) -> str:
     """The commit `rev` names, or exit 2 naming the option."""
     try:
-        out = commit_id(repo, rev, what=f"{option}: unknown revision '{rev}'")
+        return commit_id(repo, rev, what=f"{option}: unknown revision '{rev}'")
     except SourceError as exc:
         if option == "HEAD":
             raise SmevalsError(f"{repo} has no commits yet: commit the Eval and its results "
                                "first (git add, git commit)") from None
         raise SmevalsError(str(exc)) from None
-    return out
 
 
 def _git(repo: Path, *args: str) -> str:
